@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const header = `{"go_module":"pixretry","mutants_total":%d,"files":[{"file_name":"retry/do.go","mutations":[%s]}]}`
+
+func writeReport(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// reportOf builds a report with one mutant per status, on lines 1, 2, 3...
+func reportOf(statuses ...string) string {
+	var parts []string
+	for i, s := range statuses {
+		parts = append(parts, fmt.Sprintf(`{"type":"CONDITIONALS_BOUNDARY","status":%q,"line":%d,"column":7}`, s, i+1))
+	}
+	return fmt.Sprintf(header, len(statuses), strings.Join(parts, ","))
+}
+
+func TestRunPassesWhenEveryMutantIsKilledOrNotViable(t *testing.T) {
+	var out bytes.Buffer
+	path := writeReport(t, reportOf("KILLED", "NOT VIABLE", "KILLED"))
+	if err := run([]string{path}, &out); err != nil {
+		t.Fatalf("run() = %v, want nil; output:\n%s", err, out.String())
+	}
+	if got, want := out.String(), "3 mutants: 2 killed, 1 not viable, 0 lived, 0 timed out, 0 not covered"; !strings.Contains(got, want) {
+		t.Errorf("output = %q, want it to contain %q", got, want)
+	}
+}
+
+func TestRunFailsOnEverySurvivingStatus(t *testing.T) {
+	for _, status := range []string{"LIVED", "TIMED OUT", "NOT COVERED", "SKIPPED", "RUNNABLE"} {
+		t.Run(status, func(t *testing.T) {
+			var out bytes.Buffer
+			path := writeReport(t, reportOf("KILLED", status))
+			err := run([]string{path}, &out)
+			if !errors.Is(err, errSurvivors) {
+				t.Fatalf("run() = %v, want %v", err, errSurvivors)
+			}
+			if got, want := out.String(), "retry/do.go:2:7 CONDITIONALS_BOUNDARY "+status+"\n"; !strings.Contains(got, want) {
+				t.Errorf("output = %q, want it to contain %q", got, want)
+			}
+		})
+	}
+}
+
+func TestRunFailsOnAnySurvivorAcrossReports(t *testing.T) {
+	clean := writeReport(t, reportOf("KILLED"))
+	dirty := writeReport(t, reportOf("LIVED"))
+	if err := run([]string{clean, dirty}, new(bytes.Buffer)); !errors.Is(err, errSurvivors) {
+		t.Errorf("run() = %v, want %v", err, errSurvivors)
+	}
+}
+
+func TestRunRejectsReportsThatProveNothing(t *testing.T) {
+	cases := map[string]string{
+		"empty":        `{"go_module":"pixretry","mutants_total":0,"files":[]}`,
+		"inconsistent": strings.Replace(reportOf("KILLED"), `"mutants_total":1`, `"mutants_total":5`, 1),
+		"not json":     `gremlins crashed`,
+	}
+	for name, body := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := run([]string{writeReport(t, body)}, new(bytes.Buffer))
+			if err == nil || errors.Is(err, errSurvivors) {
+				t.Errorf("run() = %v, want a report error", err)
+			}
+		})
+	}
+	t.Run("missing", func(t *testing.T) {
+		if err := run([]string{filepath.Join(t.TempDir(), "none.json")}, new(bytes.Buffer)); err == nil {
+			t.Error("run() = nil, want an error for a missing report")
+		}
+	})
+	t.Run("no arguments", func(t *testing.T) {
+		if err := run(nil, new(bytes.Buffer)); err == nil {
+			t.Error("run() = nil, want a usage error")
+		}
+	})
+}
