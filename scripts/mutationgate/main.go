@@ -78,9 +78,10 @@ func check(path string, out io.Writer) (int, error) {
 		return 0, err
 	}
 	counts := map[string]int{}
-	survivors := 0
+	listed, survivors := 0, 0
 	for _, f := range r.Files {
 		for _, m := range f.Mutations {
+			listed++
 			counts[m.Status]++
 			if !passing[m.Status] {
 				survivors++
@@ -89,7 +90,7 @@ func check(path string, out io.Writer) (int, error) {
 		}
 	}
 	fmt.Fprintf(out, "%s: %d mutants: %d killed, %d not viable, %d lived, %d timed out, %d not covered\n",
-		path, r.Total, counts["KILLED"], counts["NOT VIABLE"], counts["LIVED"], counts["TIMED OUT"], counts["NOT COVERED"])
+		path, listed, counts["KILLED"], counts["NOT VIABLE"], counts["LIVED"], counts["TIMED OUT"], counts["NOT COVERED"])
 	return survivors, nil
 }
 
@@ -102,12 +103,19 @@ func read(path string) (report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return r, fmt.Errorf("mutationgate: %s: %w", path, err)
 	}
-	listed := 0
+	// gremlins' mutants_total counts only the mutants that ran to a verdict (killed, lived,
+	// not viable); TIMED OUT and NOT COVERED ones are listed but not counted in it.
+	listed, ran := 0, 0
 	for _, f := range r.Files {
-		listed += len(f.Mutations)
+		for _, m := range f.Mutations {
+			listed++
+			if m.Status == "KILLED" || m.Status == "LIVED" || m.Status == "NOT VIABLE" {
+				ran++
+			}
+		}
 	}
-	if r.Total == 0 || listed != r.Total {
-		return r, fmt.Errorf("mutationgate: %s: %d mutants listed, %d in total: an empty or inconsistent report proves nothing", path, listed, r.Total)
+	if listed == 0 || ran != r.Total {
+		return r, fmt.Errorf("mutationgate: %s: %d mutants listed, %d ran to a verdict, mutants_total %d: an empty or inconsistent report proves nothing", path, listed, ran, r.Total)
 	}
 	return r, nil
 }
