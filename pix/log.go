@@ -1,0 +1,76 @@
+package pix
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"pixretry/retry"
+)
+
+// observe logs one attempt; retry.Do calls it once per attempt, before any wait.
+func (s *sending) observe(a retry.Attempt) {
+	level := slog.LevelInfo
+	if a.Err != nil {
+		level = slog.LevelWarn
+	}
+	if !s.log.Enabled(s.ctx, level) {
+		return
+	}
+	wait := time.Duration(0)
+	if a.Stop == retry.StopNone {
+		wait = a.Wait
+	}
+	attrs := []slog.Attr{slog.Int("attempt", a.Number), slog.String("key", s.key)}
+	if a.Err == nil {
+		attrs = append(attrs, slog.String("outcome", settledOutcome(s.last.Replayed)))
+	} else {
+		attrs = append(attrs, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
+	}
+	attrs = append(attrs, slog.Bool("transient", a.Transient), slog.Duration("wait", wait),
+		slog.Duration("elapsed", time.Since(s.start)))
+	s.log.LogAttrs(s.ctx, level, "pix attempt", attrs...)
+}
+
+func settledOutcome(replayed bool) string {
+	if replayed {
+		return "replayed"
+	}
+	return "settled"
+}
+
+// reason says in a few words why an attempt failed: "status 503 injected_fault", "timeout",
+// "connection reset", "contract violation" ...
+func reason(err error) string {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return strings.TrimSuffix("status "+strconv.Itoa(e.Status)+" "+e.Code, " ")
+	}
+	switch {
+	case errors.Is(err, ErrContract):
+		return "contract violation"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case isTimeout(err):
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
+		return "connection closed"
+	}
+	return "transport error"
+}
+
+// isTimeout reports whether err is a timeout: an attempt's deadline (context.DeadlineExceeded
+// is a net.Error), a dial or response-header timeout.
+func isTimeout(err error) bool {
+	e, ok := errors.AsType[net.Error](err)
+	return ok && e.Timeout()
+}

@@ -1,0 +1,47 @@
+package pix
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// bodyLimit is the largest answer body read, in bytes: 64 KiB.
+const bodyLimit = 65536
+
+// answer is what one attempt got back: the status, the headers, and at most bodyLimit+1 bytes
+// of the body (one more than allowed, so that an oversized body can be told apart).
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// post sends one payment request and reads the answer, both under ctx.
+//
+// The request's body cannot be rewound (GetBody is nil), so net/http never resends it on its
+// own: see the package documentation. The body of the answer is read to its end when it is
+// within the limit, which returns the connection to the pool, and closed in every case.
+func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return answer{}, fmt.Errorf("pix: building the request: %w", err)
+	}
+	req.GetBody = nil
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, application/problem+json")
+	resp, err := c.do(req)
+	if err != nil {
+		return answer{}, fmt.Errorf("pix: %w", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, bodyLimit+1))
+	if err != nil {
+		return answer{}, fmt.Errorf("pix: reading the %d answer: %w", resp.StatusCode, err)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+}
