@@ -1,0 +1,148 @@
+// Command psp runs the Pix PSP simulator of package pixretry/psp on a real address, with the
+// /_psp/ control surface on. It is a test double: point a client under test at it, inject
+// faults over HTTP, read the ledger back.
+//
+// Usage:
+//
+//	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-ispb 12345678]
+//
+// It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
+// one line per payment request on stderr, and on SIGINT or SIGTERM stops accepting, lets
+// requests in flight finish (for up to 15 s) and exits 0. Bad flags exit 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"pixretry/psp"
+)
+
+// shutdownGrace bounds how long a shutdown waits for requests in flight (a late or slow fault
+// may hold one); then the remaining connections are closed.
+const shutdownGrace = 15 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// usageError is a bad command line; the message has been printed with the usage.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitCode is 0 for success or -h, 2 for a bad command line, 1 (after printing err) otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		return 2
+	}
+	fmt.Fprintln(stderr, err)
+	return 1
+}
+
+// run serves the simulator on the address in args until ctx ends, then shuts down gracefully.
+// It prints the URL it listens on to stdout once it accepts connections; logs go to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, addr, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg.Logger = logger
+	handler, err := psp.NewServer(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("psp: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String()
+	logger.Info("psp: listening", "url", url, "tokens", len(cfg.Tokens),
+		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL)
+	return serveUntil(ctx, srv, ln, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
+}
+
+// serveUntil serves ln with srv, calls ready once it serves, and shuts srv down gracefully
+// when ctx ends: no new connections, requests in flight finish (for up to shutdownGrace).
+func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, logger *slog.Logger, ready func()) error {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	ready()
+	select {
+	case err := <-served:
+		return fmt.Errorf("psp: serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("psp: shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if err != nil {
+		srv.Close()
+		err = fmt.Errorf("psp: shutdown: %w", err)
+	}
+	<-served // http.ErrServerClosed
+	return err
+}
+
+// parseFlags reads the command line into a psp.Config (control surface on) and an address.
+func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
+	fs := flag.NewFlagSet("psp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	tokens := fs.String("tokens", psp.DefaultToken, "accepted bearer tokens, comma-separated")
+	balance := fs.String("balance", "1000.00", "the payer's starting balance, as in 150.00")
+	keyTTL := fs.Duration("key-ttl", psp.DefaultKeyTTL, "how long a completed Idempotency-Key is remembered")
+	ispb := fs.String("ispb", psp.DefaultISPB, "8-digit ISPB used in endToEndIds")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return psp.Config{}, "", err
+		}
+		return psp.Config{}, "", usageError{err} // the flag package has printed it
+	}
+	cfg := psp.Config{Tokens: strings.Split(*tokens, ","), KeyTTL: *keyTTL, ISPB: *ispb, Control: true}
+	cents, err := psp.ParseBalance(*balance)
+	cfg.BalanceCents = cents
+	switch {
+	case fs.NArg() > 0:
+		err = fmt.Errorf("psp: unexpected arguments %q", fs.Args())
+	case err != nil:
+		err = fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
+	case *keyTTL <= 0:
+		err = fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", *keyTTL)
+	case *ispb == "":
+		err = errors.New("psp: -ispb: want 8 digits")
+	default:
+		_, err = psp.NewServer(cfg) // checks -tokens and -ispb
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		fs.Usage()
+		return psp.Config{}, "", usageError{err}
+	}
+	return cfg, *addr, nil
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"pixretry/psp"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// started is run going in the background.
+type started struct {
+	url    string
+	cancel context.CancelFunc
+	done   chan error   // run's result
+	logs   chan string  // stderr, line by line, until run returns
+	client *http.Client // one connection per request, waits for 100 Continue
+}
+
+// mustStart calls run with args plus -addr 127.0.0.1:0 and waits for the URL it prints.
+func mustStart(t *testing.T, args ...string) *started {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	outR, outW := io.Pipe()
+	errR, errW := io.Pipe()
+	s := &started{cancel: cancel, done: make(chan error, 1), logs: make(chan string, 100)}
+	go func() {
+		err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), outW, errW)
+		outW.Close()
+		errW.Close()
+		s.done <- err
+	}()
+	go func() {
+		defer close(s.logs)
+		for sc := bufio.NewScanner(errR); sc.Scan(); {
+			select {
+			case s.logs <- sc.Text():
+			default: // nobody is watching: drop the line
+			}
+		}
+	}()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	go io.Copy(io.Discard, outR)
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "psp: listening on ")
+	if err != nil || !ok {
+		cancel()
+		t.Fatalf("run printed %q, %v; want its URL (run: %v)", line, err, <-s.done)
+	}
+	s.url = url
+	tr := &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: time.Hour}
+	t.Cleanup(tr.CloseIdleConnections)
+	s.client = &http.Client{Transport: tr}
+	return s
+}
+
+// stop cancels run's context and returns its result.
+func (s *started) stop() error {
+	s.cancel()
+	return <-s.done
+}
+
+// do sends method path with body (JSON if not empty) and a key, and returns status and body.
+func (s *started) do(t *testing.T, method, path, key string, body io.Reader) (int, string) {
+	t.Helper()
+	r, err := http.NewRequest(method, s.url+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Authorization", "Bearer smoke")
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set(psp.IdempotencyKeyHeader, key)
+	resp, err := s.client.Do(r)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+const payment = `{"valor":"150.00","chave":"pix@example.com"}`
+
+func TestSmoke(t *testing.T) {
+	s := mustStart(t, "-tokens", "smoke,other", "-balance", "200.00", "-key-ttl", "1h", "-ispb", "87654321")
+
+	status, body := s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment))
+	if status != 201 || !strings.Contains(body, `"endToEndId":"E87654321`) {
+		t.Errorf("payment = %d %s, want 201 with an endToEndId of ISPB 87654321", status, body)
+	}
+	status, _ = s.do(t, "POST", psp.ControlFaultsPath, "", strings.NewReader(`{"faults":[{"kind":"status","status":503}]}`))
+	if status != 204 {
+		t.Errorf("POST %s = %d, want 204", psp.ControlFaultsPath, status)
+	}
+	if status, _ = s.do(t, "POST", psp.PaymentsPath, "k2", strings.NewReader(payment)); status != 503 {
+		t.Errorf("payment with a fault queued = %d, want 503", status)
+	}
+	if status, _ = s.do(t, "POST", psp.PaymentsPath, "k2", strings.NewReader(payment)); status != 422 {
+		t.Errorf("payment over the balance = %d, want 422", status)
+	}
+	if status, body = s.do(t, "GET", psp.ControlBalancePath, "", nil); status != 200 || body != `{"balance":"50.00"}`+"\n" {
+		t.Errorf("GET %s = %d %s, want 200 50.00", psp.ControlBalancePath, status, body)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("run() = %v, want nil after the context ends", err)
+	}
+}
+
+// TestShutdownLetsARequestInFlightFinish holds a payment in the handler by streaming its body:
+// with Expect: 100-continue the client sends the body only once the handler reads it, so a
+// finished first write proves the request is in flight.
+func TestShutdownLetsARequestInFlightFinish(t *testing.T) {
+	s := mustStart(t, "-tokens", "smoke")
+	body, bodyW := io.Pipe()
+	answered := make(chan int, 1)
+	go func() {
+		r, _ := http.NewRequest("POST", s.url+psp.PaymentsPath, body)
+		r.Header.Set("Authorization", "Bearer smoke")
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(psp.IdempotencyKeyHeader, "k1")
+		r.Header.Set("Expect", "100-continue")
+		resp, err := s.client.Do(r)
+		if err != nil {
+			t.Errorf("the payment in flight failed: %v", err)
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	io.WriteString(bodyW, payment[:10]) // returns once the handler is reading the body
+
+	s.cancel()
+	waitForLog(t, s.logs, "psp: shutting down")
+	waitRefused(t, s.url) // Shutdown has closed the listener
+	io.WriteString(bodyW, payment[10:])
+	bodyW.Close()
+	if got := <-answered; got != 201 {
+		t.Errorf("the payment in flight got %d, want 201", got)
+	}
+	if err := <-s.done; err != nil {
+		t.Errorf("run() = %v, want nil", err)
+	}
+}
+
+func waitForLog(t *testing.T, logs <-chan string, want string) {
+	t.Helper()
+	for line := range logs {
+		if strings.Contains(line, want) {
+			return
+		}
+	}
+	t.Fatalf("the log never said %q", want)
+}
+
+// waitRefused dials the server until the connection is refused.
+func waitRefused(t *testing.T, url string) {
+	t.Helper()
+	addr := strings.TrimPrefix(url, "http://")
+	for {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return
+		}
+		conn.Close()
+	}
+}
+
+func TestBadFlagsExit2(t *testing.T) {
+	tests := map[string][]string{
+		"unknown flag":        {"-nope"},
+		"positional argument": {"serve"},
+		"balance format":      {"-balance", "1.5"},
+		"negative balance":    {"-balance", "-1.00"},
+		"zero key TTL":        {"-key-ttl", "0s"},
+		"bad key TTL":         {"-key-ttl", "soon"},
+		"empty token":         {"-tokens", "a,,b"},
+		"no tokens":           {"-tokens", ""},
+		"short ISPB":          {"-ispb", "123"},
+		"empty ISPB":          {"-ispb", ""},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), args, &stdout, &stderr)
+			if got := exitCode(err, io.Discard); got != 2 {
+				t.Errorf("exit code = %d (run: %v), want 2", got, err)
+			}
+			if !strings.Contains(stderr.String(), "Usage of psp") || stdout.Len() != 0 {
+				t.Errorf("stderr = %q, stdout = %q; want a message and the usage on stderr only", stderr.String(), stdout.String())
+			}
+		})
+	}
+}
+
+func TestHelpExits0(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, io.Discard, &stderr)
+	if !errors.Is(err, flag.ErrHelp) || exitCode(err, io.Discard) != 0 || !strings.Contains(stderr.String(), "-key-ttl") {
+		t.Errorf("run(-h) = %v, exit %d, stderr %q; want help and 0", err, exitCode(err, io.Discard), stderr.String())
+	}
+}
+
+func TestListenFailureExits1(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	err = run(context.Background(), []string{"-addr", ln.Addr().String()}, io.Discard, io.Discard)
+	var printed bytes.Buffer
+	if got := exitCode(err, &printed); got != 1 || !strings.Contains(printed.String(), "psp: ") {
+		t.Errorf("exit code = %d, printed %q; want 1 and the error", got, printed.String())
+	}
+}

@@ -1,0 +1,60 @@
+package psp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
+// byte. header holds extra fields (Allow, Retry-After, WWW-Authenticate); it may be nil.
+type answer struct {
+	status      int
+	contentType string
+	body        []byte
+	header      http.Header
+	replayed    bool
+}
+
+// jsonAnswer encodes v as the body of a status answer of type contentType.
+func jsonAnswer(status int, contentType string, v any) answer {
+	return answer{status: status, contentType: contentType, body: marshal(v)}
+}
+
+// problemAnswer is the one helper that turns a Problem into an application/problem+json
+// answer.
+func problemAnswer(p Problem) answer {
+	return jsonAnswer(p.Status, problemContentType, p)
+}
+
+// write sends a. key, when not empty, is echoed in Idempotency-Key as the client sent it.
+func (a answer) write(w http.ResponseWriter, key string) {
+	h := w.Header()
+	for name, values := range a.header {
+		h[name] = values
+	}
+	h.Set("Content-Type", a.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	if key != "" {
+		h.Set(IdempotencyKeyHeader, key)
+	}
+	if a.replayed {
+		h.Set(ReplayedHeader, "true")
+	}
+	w.WriteHeader(a.status)
+	w.Write(a.body) // a failed write means the client has gone: nothing left to tell it
+}
+
+// marshal encodes v as JSON without HTML escaping ("<" stays "<"), followed by a newline. The
+// values passed here (plain structs of strings and numbers) cannot fail to encode.
+func marshal(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Errorf("psp: encoding a response: %w", err))
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,90 @@
+package psp_test
+
+import (
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"pixretry/psp"
+)
+
+// BenchmarkPayment measures a payment over loopback HTTP, beside a bare net/http handler that
+// answers a fixed 201: the ratio is what the simulator costs over net/http itself.
+func BenchmarkPayment(b *testing.B) {
+	s := mustServer(b, func(c *psp.Config) { c.BalanceCents = math.MaxInt64 })
+	body := []byte(`{"endToEndId":"E1234567820250101120000000000001","valor":"150.00","chave":"pix@example.com","status":"REALIZADO","horario":"2025-01-01T12:00:00Z"}` + "\n")
+	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		w.Write(body)
+	})
+	b.Run("bare-201", func(b *testing.B) {
+		benchmarkPost(b, bare, func(int) string { return "k" })
+	})
+	var fresh atomic.Int64 // unique across runs of the sub-benchmark
+	b.Run("fresh-keys", func(b *testing.B) {
+		benchmarkPost(b, s, func(int) string { return "fresh-" + strconv.FormatInt(fresh.Add(1), 10) })
+	})
+	b.Run("replay", func(b *testing.B) {
+		benchmarkPost(b, s, func(int) string { return "replayed" })
+	})
+}
+
+// benchmarkPost posts a payment to h over loopback b.N times, the i-th with key(i), on one
+// kept-alive connection, and fails on any answer other than 201. It reports the share of
+// replayed answers as replays/op.
+func benchmarkPost(b *testing.B, h http.Handler, key func(int) string) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := srv.Client()
+	b.ReportAllocs()
+	i, replays := 0, 0
+	for b.Loop() {
+		r, _ := http.NewRequest(http.MethodPost, srv.URL+psp.PaymentsPath, strings.NewReader(validBody))
+		r.Header.Set("Authorization", "Bearer "+token)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(psp.IdempotencyKeyHeader, key(i))
+		i++
+		resp, err := client.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		if resp.Header.Get(psp.ReplayedHeader) == "true" {
+			replays++
+		}
+	}
+	b.ReportMetric(float64(replays)/float64(i), "replays/op")
+}
+
+// BenchmarkHandler measures the simulator alone, in process (no sockets): what a payment
+// costs on top of net/http.
+func BenchmarkHandler(b *testing.B) {
+	s := mustServer(b, func(c *psp.Config) { c.BalanceCents = math.MaxInt64 })
+	var fresh atomic.Int64
+	b.Run("fresh-keys", func(b *testing.B) {
+		benchmarkServe(b, s, func() string { return "fresh-" + strconv.FormatInt(fresh.Add(1), 10) })
+	})
+	b.Run("replay", func(b *testing.B) {
+		benchmarkServe(b, s, func() string { return "replayed" })
+	})
+}
+
+func benchmarkServe(b *testing.B, s *psp.Server, key func() string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if a := pay(s, key(), validBody); a.status != http.StatusCreated {
+			b.Fatalf("status %d", a.status)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package psp_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"pixretry/psp"
+)
+
+func TestNewServerRejectsBadConfig(t *testing.T) {
+	tests := map[string]func(*psp.Config){
+		"no tokens":         func(c *psp.Config) { c.Tokens = nil },
+		"empty token":       func(c *psp.Config) { c.Tokens = []string{"ok", ""} },
+		"token with space":  func(c *psp.Config) { c.Tokens = []string{"a b"} },
+		"negative balance":  func(c *psp.Config) { c.BalanceCents = -1 },
+		"negative TTL":      func(c *psp.Config) { c.KeyTTL = -1 },
+		"short ISPB":        func(c *psp.Config) { c.ISPB = "1234567" },
+		"ISPB with letters": func(c *psp.Config) { c.ISPB = "1234567a" },
+	}
+	for name, edit := range tests {
+		t.Run(name, func(t *testing.T) {
+			cfg := psp.DefaultConfig()
+			edit(&cfg)
+			s, err := psp.NewServer(cfg)
+			if !errors.Is(err, psp.ErrInvalidConfig) || s != nil {
+				t.Errorf("NewServer() = %v, %v; want nil, %v", s, err, psp.ErrInvalidConfig)
+			}
+		})
+	}
+}
+
+func TestZeroValuesOfConfig(t *testing.T) {
+	s := mustServer(t, func(c *psp.Config) {
+		*c = psp.Config{Tokens: []string{"t"}} // balance 0, default TTL and ISPB, no logger
+	})
+	if got := s.BalanceCents(); got != 0 {
+		t.Errorf("BalanceCents() = %d, want 0", got)
+	}
+	r := paymentRequest("k1", validBody)
+	r.Header.Set("Authorization", "Bearer t")
+	wantProblem(t, serve(s, r), 422, psp.CodeInsufficientFunds)
+
+	s = mustServer(t, func(c *psp.Config) { *c = psp.Config{Tokens: []string{token}, BalanceCents: 15000} })
+	pay(s, "k1", validBody)
+	ledger := s.Settlements()
+	if len(ledger) != 1 {
+		t.Fatalf("%d settlements, want 1", len(ledger))
+	}
+	wantEndToEndID(t, ledger[0].EndToEndID, psp.DefaultISPB, ledger[0].SettledAt)
+}
+
+func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {
+	var buf bytes.Buffer
+	s := mustServer(t, func(c *psp.Config) {
+		c.Tokens = []string{"secret-token"}
+		c.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	})
+	s.Inject(psp.Status(503))
+	r := paymentRequest("k1", validBody)
+	r.Header.Set("Authorization", "Bearer secret-token")
+	serve(s, r)
+	r = paymentRequest("k1", validBody)
+	r.Header.Set("Authorization", "Bearer secret-token")
+	serve(s, r)
+	logged := buf.String()
+	if got := strings.Count(logged, "\n"); got != 2 {
+		t.Errorf("%d records, want 2:\n%s", got, logged)
+	}
+	for _, want := range []string{"status=503", "fault=status", "status=201", "key=k1"} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("the log lacks %q:\n%s", want, logged)
+		}
+	}
+	if strings.Contains(logged, "secret-token") {
+		t.Errorf("the log holds the token:\n%s", logged)
+	}
+}
+
+func TestDefaultConfig(t *testing.T) {
+	cfg := psp.DefaultConfig()
+	if len(cfg.Tokens) != 1 || cfg.Tokens[0] != "test-token" || cfg.BalanceCents != 100000 ||
+		cfg.KeyTTL != psp.DefaultKeyTTL || cfg.ISPB != "12345678" || cfg.Control || cfg.Logger != nil {
+		t.Errorf("DefaultConfig() = %+v", cfg)
+	}
+}

@@ -1,0 +1,113 @@
+package psp
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Paths of the control surface, mounted when Config.Control is set.
+const (
+	ControlFaultsPath      = "/_psp/faults"
+	ControlSettlementsPath = "/_psp/settlements"
+	ControlBalancePath     = "/_psp/balance"
+	ControlResetPath       = "/_psp/reset"
+)
+
+// controlRoutes is the HTTP face of Inject, ClearFaults, Settlements, BalanceCents and Reset.
+// It needs no token: it is a test double's back door. POST /_psp/faults takes
+// {"faults":[...]} as application/json (at most MaxBodyBytes) and queues all or none: any bad
+// fault is a 400 invalid_request whose violacoes name each one ("faults[1]").
+func (s *Server) controlRoutes() map[string]map[string]http.HandlerFunc {
+	return map[string]map[string]http.HandlerFunc{
+		ControlFaultsPath: {
+			http.MethodPost:   s.postFaults,
+			http.MethodDelete: noContent(s.ClearFaults),
+		},
+		ControlSettlementsPath: {http.MethodGet: s.getSettlements},
+		ControlBalancePath:     {http.MethodGet: s.getBalance},
+		ControlResetPath:       {http.MethodPost: noContent(s.Reset)},
+	}
+}
+
+// noContent is a handler that calls do and answers 204.
+func noContent(do func()) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		do()
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// postFaults queues {"faults":[...]} and answers 204, or queues none and answers 400 naming
+// each bad fault.
+func (s *Server) postFaults(w http.ResponseWriter, r *http.Request) {
+	faults, err := readFaults(w, r)
+	if err != nil {
+		errorAnswer(err).write(w, "")
+		return
+	}
+	s.Inject(faults...)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// readFaults reads a {"faults":[...]} body (application/json, at most MaxBodyBytes).
+func readFaults(w http.ResponseWriter, r *http.Request) ([]Fault, error) {
+	body, err := readJSONBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	members, bad := decodeObject(body, "faults")
+	if members == nil {
+		return nil, invalid(CodeInvalidRequest, bad...)
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(members["faults"], &raws); err != nil || raws == nil {
+		bad = append(bad, Violation{"faults", "required: a JSON array of faults"})
+	}
+	faults := make([]Fault, len(raws))
+	for i, raw := range raws {
+		if err := faults[i].UnmarshalJSON(raw); err != nil {
+			bad = append(bad, Violation{fmt.Sprintf("faults[%d]", i), err.Error()})
+		}
+	}
+	if len(bad) > 0 {
+		return nil, invalid(CodeInvalidRequest, bad...)
+	}
+	return faults, nil
+}
+
+type settlementsBody struct {
+	Count       int              `json:"count"`
+	Settlements []settlementJSON `json:"settlements"`
+}
+
+type settlementJSON struct {
+	EndToEndID     string `json:"endToEndId"`
+	IdempotencyKey string `json:"idempotencyKey"`
+	Valor          string `json:"valor"`
+	Chave          string `json:"chave"`
+	Horario        string `json:"horario"`
+}
+
+func (s *Server) getSettlements(w http.ResponseWriter, _ *http.Request) {
+	ledger := s.Settlements()
+	body := settlementsBody{Count: len(ledger), Settlements: make([]settlementJSON, len(ledger))}
+	for i, st := range ledger {
+		body.Settlements[i] = settlementJSON{
+			EndToEndID:     st.EndToEndID,
+			IdempotencyKey: st.IdempotencyKey,
+			Valor:          FormatAmount(st.AmountCents),
+			Chave:          st.PixKey,
+			Horario:        st.SettledAt.Format(time.RFC3339Nano),
+		}
+	}
+	jsonAnswer(http.StatusOK, jsonContentType, body).write(w, "")
+}
+
+func (s *Server) getBalance(w http.ResponseWriter, _ *http.Request) {
+	body := struct {
+		Balance string `json:"balance"`
+	}{FormatAmount(s.BalanceCents())}
+	jsonAnswer(http.StatusOK, jsonContentType, body).write(w, "")
+}

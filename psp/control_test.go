@@ -1,0 +1,170 @@
+package psp_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"pixretry/psp"
+)
+
+// control sends a control request with a JSON body (if not empty).
+func control(s *psp.Server, method, path, body string) answer {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	return serve(s, r)
+}
+
+func wantNoContent(tb testing.TB, a answer) {
+	tb.Helper()
+	if a.status != http.StatusNoContent || a.body != "" {
+		tb.Errorf("answer = %d %q, want 204 and no body", a.status, a.body)
+	}
+}
+
+func TestControlInjectsFaults(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mustServer(t, withControl)
+		wantNoContent(t, control(s, "POST", psp.ControlFaultsPath,
+			`{"faults":[{"kind":"status","status":503,"retry_after_s":2},{"kind":"late","delay_ms":1500}]}`))
+		a := pay(s, "k1", validBody)
+		wantProblem(t, a, 503, psp.CodeInjectedFault)
+		if got := a.header.Get("Retry-After"); got != "2" {
+			t.Errorf("Retry-After = %q, want 2", got)
+		}
+		start := time.Now()
+		wantSettled(t, pay(s, "k1", validBody))
+		if got := time.Since(start); got != 1500*time.Millisecond {
+			t.Errorf("the late answer took %v, want 1.5s", got)
+		}
+	})
+}
+
+func TestControlEmptyFaultListQueuesNothing(t *testing.T) {
+	s := mustServer(t, withControl)
+	wantNoContent(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[]}`))
+	wantSettled(t, pay(s, "k1", validBody))
+}
+
+func TestControlRejectsBadFaults(t *testing.T) {
+	tests := []struct {
+		name, body string
+		fields     []string // the violacoes' campo
+	}{
+		{"unknown kind", `{"faults":[{"kind":"drop"},{"kind":"boom"}]}`, []string{"faults[1]"}},
+		{"bad field", `{"faults":[{"kind":"status","status":"503"}]}`, []string{"faults[0]"}},
+		{"field of another kind", `{"faults":[{"kind":"drop","delay_ms":5}]}`, []string{"faults[0]"}},
+		{"each bad fault", `{"faults":[{"kind":"x"},{"kind":"drop"},{"kind":"slow"}]}`, []string{"faults[0]", "faults[2]"}},
+		{"no faults", `{}`, []string{"faults"}},
+		{"faults null", `{"faults":null}`, []string{"faults"}},
+		{"faults not a list", `{"faults":{"kind":"drop"}}`, []string{"faults"}},
+		{"unknown member", `{"faults":[],"other":1}`, []string{"other"}},
+		{"not JSON", `faults: drop`, []string{"body"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustServer(t, withControl)
+			p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, tt.body), 400, psp.CodeInvalidRequest)
+			var fields []string
+			for _, v := range p.Violations {
+				fields = append(fields, v.Field)
+				if v.Reason == "" {
+					t.Errorf("violation of %s has no reason", v.Field)
+				}
+			}
+			if diff := cmp.Diff(tt.fields, fields); diff != "" {
+				t.Errorf("violacoes fields mismatch (-want +got):\n%s", diff)
+			}
+			wantSettled(t, pay(s, "k1", validBody)) // nothing was queued
+		})
+	}
+}
+
+func TestControlFaultsNeedJSON(t *testing.T) {
+	s := mustServer(t, withControl)
+	r := httptest.NewRequest("POST", psp.ControlFaultsPath, strings.NewReader(`{"faults":[{"kind":"drop"}]}`))
+	r.Header.Set("Content-Type", "text/plain")
+	wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
+	wantSettled(t, pay(s, "k1", validBody))
+}
+
+func TestControlClearsFaults(t *testing.T) {
+	s := mustServer(t, withControl)
+	s.Inject(psp.Status(503), psp.Status(503))
+	wantNoContent(t, control(s, "DELETE", psp.ControlFaultsPath, ""))
+	wantSettled(t, pay(s, "k1", validBody))
+}
+
+func TestControlReadsLedgerAndBalance(t *testing.T) {
+	s := mustServer(t, withControl)
+	wantJSON(t, control(s, "GET", psp.ControlSettlementsPath, ""), `{"count":0,"settlements":[]}`)
+	wantJSON(t, control(s, "GET", psp.ControlBalancePath, ""), `{"balance":"1000.00"}`)
+
+	pay(s, `"k1"`, validBody)
+	pay(s, "k2", `{"valor":"0.05","chave":"12345678901"}`)
+	ledger := s.Settlements()
+	want := `{"count":2,"settlements":[` +
+		`{"endToEndId":"` + ledger[0].EndToEndID + `","idempotencyKey":"k1","valor":"150.00","chave":"pix@example.com","horario":"` + ledger[0].SettledAt.Format(time.RFC3339Nano) + `"},` +
+		`{"endToEndId":"` + ledger[1].EndToEndID + `","idempotencyKey":"k2","valor":"0.05","chave":"12345678901","horario":"` + ledger[1].SettledAt.Format(time.RFC3339Nano) + `"}]}`
+	wantJSON(t, control(s, "GET", psp.ControlSettlementsPath, ""), want)
+	wantJSON(t, control(s, "GET", psp.ControlBalancePath, ""), `{"balance":"849.95"}`)
+}
+
+// wantJSON checks a 200 application/json answer whose body is want (and a newline).
+func wantJSON(tb testing.TB, a answer, want string) {
+	tb.Helper()
+	if a.status != 200 || a.header.Get("Content-Type") != "application/json" || a.body != want+"\n" {
+		tb.Errorf("answer = %d %s %s, want 200 application/json %s", a.status, a.header.Get("Content-Type"), a.body, want)
+	}
+}
+
+func TestControlReset(t *testing.T) {
+	s := mustServer(t, withControl)
+	pay(s, "k1", validBody)
+	s.Inject(psp.Status(503))
+	wantNoContent(t, control(s, "POST", psp.ControlResetPath, ""))
+	if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 100000 {
+		t.Errorf("after reset: %d settlements, balance %d; want 0, 100000", n, b)
+	}
+	wantSettled(t, pay(s, "k1", validBody)) // the key is forgotten and the fault gone
+}
+
+func TestControlMethods(t *testing.T) {
+	s := mustServer(t, withControl)
+	tests := []struct{ method, path, allow string }{
+		{"GET", psp.ControlFaultsPath, "DELETE, POST"},
+		{"POST", psp.ControlSettlementsPath, "GET"},
+		{"DELETE", psp.ControlBalancePath, "GET"},
+		{"GET", psp.ControlResetPath, "POST"},
+	}
+	for _, tt := range tests {
+		a := control(s, tt.method, tt.path, "")
+		wantProblem(t, a, 405, psp.CodeMethodNotAllowed)
+		if got := a.header.Get("Allow"); got != tt.allow {
+			t.Errorf("%s %s: Allow = %q, want %q", tt.method, tt.path, got, tt.allow)
+		}
+	}
+}
+
+func TestResetDuringAFlightKeepsTheNewLedgerClean(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mustServer(t)
+		s.Inject(psp.Slow(time.Second))
+		done := make(chan answer)
+		go func() { done <- pay(s, "k1", validBody) }()
+		synctest.Wait()
+		s.Reset()
+		wantSettled(t, <-done) // it settles against the discarded state
+		if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 100000 {
+			t.Errorf("after a reset mid-flight: %d settlements, balance %d; want 0, 100000", n, b)
+		}
+		wantSettled(t, pay(s, "k1", validBody))
+	})
+}

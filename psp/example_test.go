@@ -1,0 +1,121 @@
+package psp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"pixretry/psp"
+)
+
+func ExampleNewServer() {
+	srv, err := psp.NewServer(psp.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(srv) // or http.ListenAndServe(addr, srv)
+	defer ts.Close()
+
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+psp.PaymentsPath,
+		strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+	req.Header.Set("Authorization", "Bearer test-token")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(psp.IdempotencyKeyHeader, "order-42")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status)
+	fmt.Println(psp.FormatAmount(srv.BalanceCents()))
+	// Output:
+	// 201 Created
+	// 850.00
+}
+
+func ExampleServer_Inject() {
+	srv, _ := psp.NewServer(psp.DefaultConfig())
+	srv.Inject(psp.StatusRetryAfter(503, 2*time.Second), psp.Status(503))
+
+	send := func() {
+		req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
+			strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+		req.Header.Set("Authorization", "Bearer test-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(psp.IdempotencyKeyHeader, "order-42") // the same key on every attempt
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		fmt.Printf("%d Retry-After=%q Idempotent-Replayed=%q\n",
+			rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get(psp.ReplayedHeader))
+	}
+	send() // 503 with Retry-After
+	send() // 503
+	send() // settles
+	send() // replays
+	fmt.Println(len(srv.Settlements()), "settlement")
+	// Output:
+	// 503 Retry-After="2" Idempotent-Replayed=""
+	// 503 Retry-After="" Idempotent-Replayed=""
+	// 201 Retry-After="" Idempotent-Replayed=""
+	// 201 Retry-After="" Idempotent-Replayed="true"
+	// 1 settlement
+}
+
+func ExampleFault_MarshalJSON() {
+	body, _ := json.Marshal(map[string][]psp.Fault{"faults": {
+		psp.StatusRetryAfter(503, 2*time.Second),
+		psp.Slow(1500 * time.Millisecond),
+		psp.Late(3 * time.Second),
+		psp.Drop(),
+		psp.ResetConn(),
+		psp.Down(10 * time.Second),
+	}})
+	fmt.Println(string(body))
+	// Output:
+	// {"faults":[{"kind":"status","status":503,"retry_after_s":2},{"kind":"slow","delay_ms":1500},{"kind":"late","delay_ms":3000},{"kind":"drop"},{"kind":"reset"},{"kind":"down","duration_ms":10000}]}
+}
+
+func ExampleParseAmount() {
+	for _, s := range []string{"150.00", "0.01", "1.5", "0.00"} {
+		cents, err := psp.ParseAmount(s)
+		fmt.Println(cents, err)
+	}
+	// Output:
+	// 15000 <nil>
+	// 1 <nil>
+	// 0 psp: invalid amount: "1.5" is not 1 to 10 digits, a dot and 2 digits
+	// 0 psp: invalid amount: "0.00" is not greater than zero
+}
+
+func ExampleFormatAmount() {
+	fmt.Println(psp.FormatAmount(15000), psp.FormatAmount(5))
+	// Output: 150.00 0.05
+}
+
+func ExampleValidPixKey() {
+	for _, k := range []string{"12345678901", "+5511987654321", "pix@example.com", "Pix@example.com"} {
+		fmt.Println(k, psp.ValidPixKey(k))
+	}
+	// Output:
+	// 12345678901 true
+	// +5511987654321 true
+	// pix@example.com true
+	// Pix@example.com false
+}
+
+func ExampleServer_Settlements() {
+	srv, _ := psp.NewServer(psp.DefaultConfig())
+	req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
+		strings.NewReader(`{"valor":"10.00","chave":"12345678901","infoPagador":"lunch"}`))
+	req.Header.Set("Authorization", "Bearer test-token")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(psp.IdempotencyKeyHeader, "lunch-1")
+	srv.ServeHTTP(httptest.NewRecorder(), req)
+	for _, s := range srv.Settlements() {
+		fmt.Println(s.IdempotencyKey, s.AmountCents, s.PixKey, s.Description, len(s.EndToEndID))
+	}
+	// Output: lunch-1 1000 12345678901 lunch 32
+}

@@ -1,0 +1,83 @@
+package psp
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// faultJSON is the JSON form of a Fault. A nil pointer is an absent member.
+type faultJSON struct {
+	Kind        FaultKind `json:"kind"`
+	Status      *int      `json:"status,omitempty"`
+	RetryAfterS *int64    `json:"retry_after_s,omitempty"`
+	DelayMS     *int64    `json:"delay_ms,omitempty"`
+	DurationMS  *int64    `json:"duration_ms,omitempty"`
+}
+
+// MarshalJSON writes f in the control API's form, durations in whole milliseconds (truncated)
+// and RetryAfter in whole seconds (rounded up). An invalid f is an error wrapping
+// ErrInvalidFault.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(f.wire())
+}
+
+// UnmarshalJSON reads the control API's form strictly: kind must be known, the members must
+// be exactly those the kind takes (no unknown, repeated or missing ones), numbers must be
+// integers in range. Errors wrap ErrInvalidFault.
+func (f *Fault) UnmarshalJSON(data []byte) error {
+	_, bad := decodeObject(data, "kind", "status", "retry_after_s", "delay_ms", "duration_ms")
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s %s", ErrInvalidFault, bad[0].Field, bad[0].Reason)
+	}
+	var w faultJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidFault, err)
+	}
+	got := w.fault()
+	if err := got.validate(); err != nil {
+		return err
+	}
+	// Writing got back must give what was read: this catches missing members, members the kind
+	// does not take, a zero retry_after_s and numbers too large for a time.Duration.
+	if !reflect.DeepEqual(got.wire(), w) {
+		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, w.Kind, faultUsage[w.Kind])
+	}
+	*f = got
+	return nil
+}
+
+// wire is the JSON form of a valid f.
+func (f Fault) wire() faultJSON {
+	w := faultJSON{Kind: f.Kind}
+	ms := f.Duration.Milliseconds()
+	switch f.Kind {
+	case FaultStatus:
+		w.Status = &f.Status
+		if f.RetryAfter > 0 {
+			s := wholeSeconds(f.RetryAfter)
+			w.RetryAfterS = &s
+		}
+	case FaultSlow, FaultLate:
+		w.DelayMS = &ms
+	case FaultDown:
+		w.DurationMS = &ms
+	}
+	return w
+}
+
+// fault reads w leniently; validate and wire tell whether it was well formed.
+func (w faultJSON) fault() Fault {
+	var none int64
+	return Fault{
+		Kind:       w.Kind,
+		Status:     *cmp.Or(w.Status, new(int)),
+		RetryAfter: time.Duration(*cmp.Or(w.RetryAfterS, &none)) * time.Second,
+		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, &none)) * time.Millisecond,
+	}
+}

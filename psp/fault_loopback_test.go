@@ -1,0 +1,81 @@
+package psp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+
+	"pixretry/psp"
+)
+
+// mustLoopback serves s on 127.0.0.1:0 until the test ends, with a client that opens a
+// connection per request (so net/http cannot silently resend a payment) and gives up after
+// 10 s of wall time: a bound for a broken build, never reached by a passing test.
+func mustLoopback(tb testing.TB, s *psp.Server) (*httptest.Server, *http.Client) {
+	srv := httptest.NewServer(s)
+	tb.Cleanup(srv.Close)
+	tr := &http.Transport{DisableKeepAlives: true}
+	tb.Cleanup(tr.CloseIdleConnections)
+	return srv, &http.Client{Transport: tr, Timeout: 10 * time.Second}
+}
+
+// transportError sends a payment and returns the error the client saw instead of an answer.
+func transportError(tb testing.TB, client *http.Client, url string) error {
+	tb.Helper()
+	resp, err := post(context.Background(), client, url, "k1", validBody)
+	if err == nil {
+		resp.Body.Close()
+		tb.Fatalf("POST answered %d, want a transport error", resp.StatusCode)
+	}
+	return err
+}
+
+func TestOverTCPDropIsEOFAfterTheCommit(t *testing.T) {
+	s := mustServer(t)
+	srv, client := mustLoopback(t, s)
+	s.Inject(psp.Drop())
+	if err := transportError(t, client, srv.URL); !errors.Is(err, io.EOF) {
+		t.Fatalf("POST error = %v, want EOF (a closed connection, not a reset)", err)
+	}
+	if n := len(s.Settlements()); n != 1 {
+		t.Fatalf("%d settlements after a drop, want 1", n)
+	}
+	a := mustPost(t, client, srv.URL, "k1", validBody)
+	if a.status != 201 || a.header.Get(psp.ReplayedHeader) != "true" {
+		t.Errorf("retry = %d replayed %q, want a replayed 201", a.status, a.header.Get(psp.ReplayedHeader))
+	}
+}
+
+func TestOverTCPResetIsConnectionReset(t *testing.T) {
+	s := mustServer(t)
+	srv, client := mustLoopback(t, s)
+	s.Inject(psp.ResetConn())
+	if err := transportError(t, client, srv.URL); !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("POST error = %v, want connection reset by peer", err)
+	}
+	if n := len(s.Settlements()); n != 0 {
+		t.Fatalf("%d settlements after a reset, want 0", n)
+	}
+	wantSettled(t, mustPost(t, client, srv.URL, "k1", validBody))
+}
+
+func TestOverTCPDownResetsEveryConnection(t *testing.T) {
+	s := mustServer(t)
+	srv, client := mustLoopback(t, s)
+	s.Inject(psp.Down(time.Hour))
+	for range 3 {
+		if err := transportError(t, client, srv.URL); !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("POST error = %v, want connection reset by peer", err)
+		}
+	}
+	if n := len(s.Settlements()); n != 0 {
+		t.Fatalf("%d settlements while down, want 0", n)
+	}
+	s.Reset()
+	wantSettled(t, mustPost(t, client, srv.URL, "k1", validBody))
+}

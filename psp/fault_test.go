@@ -1,0 +1,158 @@
+package psp_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"pixretry/psp"
+)
+
+func TestFaultJSON(t *testing.T) {
+	tests := []struct {
+		fault psp.Fault
+		json  string
+	}{
+		{psp.Status(503), `{"kind":"status","status":503}`},
+		{psp.Status(400), `{"kind":"status","status":400}`},
+		{psp.Status(599), `{"kind":"status","status":599}`},
+		{psp.StatusRetryAfter(429, 2*time.Second), `{"kind":"status","status":429,"retry_after_s":2}`},
+		{psp.Slow(1500 * time.Millisecond), `{"kind":"slow","delay_ms":1500}`},
+		{psp.Slow(0), `{"kind":"slow","delay_ms":0}`},
+		{psp.Late(3 * time.Second), `{"kind":"late","delay_ms":3000}`},
+		{psp.Drop(), `{"kind":"drop"}`},
+		{psp.ResetConn(), `{"kind":"reset"}`},
+		{psp.Down(time.Minute), `{"kind":"down","duration_ms":60000}`},
+		{psp.Down(9223372036854 * time.Millisecond), `{"kind":"down","duration_ms":9223372036854}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.json, func(t *testing.T) {
+			got, err := json.Marshal(tt.fault)
+			if err != nil || string(got) != tt.json {
+				t.Errorf("json.Marshal(%+v) = %s, %v; want %s", tt.fault, got, err, tt.json)
+			}
+			var back psp.Fault
+			if err := json.Unmarshal([]byte(tt.json), &back); err != nil || back != tt.fault {
+				t.Errorf("json.Unmarshal(%s) = %+v, %v; want %+v", tt.json, back, err, tt.fault)
+			}
+		})
+	}
+}
+
+func TestFaultJSONRounds(t *testing.T) {
+	tests := []struct {
+		fault psp.Fault
+		json  string
+	}{
+		{psp.StatusRetryAfter(503, 1500*time.Millisecond), `{"kind":"status","status":503,"retry_after_s":2}`},
+		{psp.StatusRetryAfter(503, time.Nanosecond), `{"kind":"status","status":503,"retry_after_s":1}`},
+		{psp.StatusRetryAfter(503, 0), `{"kind":"status","status":503}`},
+		{psp.Slow(1999 * time.Microsecond), `{"kind":"slow","delay_ms":1}`},
+	}
+	for _, tt := range tests {
+		if got, err := json.Marshal(tt.fault); err != nil || string(got) != tt.json {
+			t.Errorf("json.Marshal(%+v) = %s, %v; want %s", tt.fault, got, err, tt.json)
+		}
+	}
+}
+
+// invalidFaults cannot be injected or encoded.
+var invalidFaults = map[string]psp.Fault{
+	"zero":                   {},
+	"unknown kind":           {Kind: "boom"},
+	"status 399":             psp.Status(399),
+	"status 600":             psp.Status(600),
+	"status 0":               {Kind: psp.FaultStatus},
+	"negative retry after":   psp.StatusRetryAfter(503, -time.Second),
+	"negative delay":         psp.Slow(-time.Nanosecond),
+	"negative down":          psp.Down(-time.Second),
+	"status with a duration": {Kind: psp.FaultStatus, Status: 503, Duration: time.Second},
+	"slow with a status":     {Kind: psp.FaultSlow, Status: 503},
+	"late with retry after":  {Kind: psp.FaultLate, RetryAfter: time.Second},
+	"drop with a duration":   {Kind: psp.FaultDrop, Duration: time.Second},
+	"reset with a status":    {Kind: psp.FaultReset, Status: 503},
+}
+
+func TestInvalidFaults(t *testing.T) {
+	for name, f := range invalidFaults {
+		t.Run(name, func(t *testing.T) {
+			if _, err := json.Marshal(f); !errors.Is(err, psp.ErrInvalidFault) {
+				t.Errorf("json.Marshal(%+v) error = %v, want %v", f, err, psp.ErrInvalidFault)
+			}
+			s := mustServer(t)
+			func() {
+				defer func() {
+					err, _ := recover().(error)
+					if !errors.Is(err, psp.ErrInvalidFault) {
+						t.Errorf("Inject(%+v) panicked with %v, want %v", f, err, psp.ErrInvalidFault)
+					}
+				}()
+				s.Inject(psp.Status(503), f) // all or nothing
+			}()
+			wantSettled(t, pay(s, "k", validBody))
+		})
+	}
+}
+
+func TestFaultUnmarshalRejects(t *testing.T) {
+	tests := map[string]string{
+		"unknown kind":           `{"kind":"boom"}`,
+		"no kind":                `{"status":503}`,
+		"kind not a string":      `{"kind":5}`,
+		"status 399":             `{"kind":"status","status":399}`,
+		"status 600":             `{"kind":"status","status":600}`,
+		"status missing":         `{"kind":"status"}`,
+		"status a string":        `{"kind":"status","status":"503"}`,
+		"status a fraction":      `{"kind":"status","status":503.5}`,
+		"retry_after_s zero":     `{"kind":"status","status":503,"retry_after_s":0}`,
+		"retry_after_s negative": `{"kind":"status","status":503,"retry_after_s":-1}`,
+		"retry_after_s too big":  `{"kind":"status","status":503,"retry_after_s":9223372037}`,
+		"slow without delay":     `{"kind":"slow"}`,
+		"slow with status":       `{"kind":"slow","delay_ms":1,"status":503}`,
+		"slow with duration_ms":  `{"kind":"slow","duration_ms":1}`,
+		"late with both":         `{"kind":"late","delay_ms":1,"duration_ms":1}`,
+		"negative delay":         `{"kind":"late","delay_ms":-1}`,
+		"delay too big":          `{"kind":"late","delay_ms":9223372036855}`,
+		"drop with delay":        `{"kind":"drop","delay_ms":0}`,
+		"reset with status":      `{"kind":"reset","status":503}`,
+		"down with delay_ms":     `{"kind":"down","delay_ms":1000}`,
+		"down without duration":  `{"kind":"down"}`,
+		"unknown member":         `{"kind":"drop","why":"x"}`,
+		"repeated member":        `{"kind":"drop","kind":"drop"}`,
+		"null":                   `null`,
+		"array":                  `[{"kind":"drop"}]`,
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := psp.Drop()
+			if err := f.UnmarshalJSON([]byte(in)); !errors.Is(err, psp.ErrInvalidFault) {
+				t.Errorf("UnmarshalJSON(%s) error = %v, want %v", in, err, psp.ErrInvalidFault)
+			}
+			if f != psp.Drop() {
+				t.Errorf("UnmarshalJSON(%s) changed the fault to %+v", in, f)
+			}
+		})
+	}
+}
+
+func TestFaultConstructors(t *testing.T) {
+	got := []psp.Fault{
+		psp.Status(503), psp.StatusRetryAfter(429, time.Second), psp.Slow(time.Second),
+		psp.Late(2 * time.Second), psp.Drop(), psp.ResetConn(), psp.Down(3 * time.Second),
+	}
+	want := []psp.Fault{
+		{Kind: psp.FaultStatus, Status: 503},
+		{Kind: psp.FaultStatus, Status: 429, RetryAfter: time.Second},
+		{Kind: psp.FaultSlow, Duration: time.Second},
+		{Kind: psp.FaultLate, Duration: 2 * time.Second},
+		{Kind: psp.FaultDrop},
+		{Kind: psp.FaultReset},
+		{Kind: psp.FaultDown, Duration: 3 * time.Second},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("constructors mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,164 @@
+package psp
+
+import (
+	"cmp"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// servePayment is POST /v1/pix/payments, in the order the package documentation gives.
+func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
+	f := s.nextFault()
+	switch f.Kind {
+	case FaultReset, FaultDown:
+		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
+		hangUp(w, true)
+		return
+	case FaultStatus:
+		s.deliver(w, faultAnswer(f), "", f)
+		return
+	}
+	a, rawKey := s.process(w, r, f)
+	s.deliver(w, a, rawKey, f)
+}
+
+// nextFault consumes the fault this payment request draws: a FaultDown while a down window is
+// open (nothing consumed), else the head of the queue, else the zero Fault.
+func (s *Server) nextFault() Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.Before(s.downUntil) {
+		return Down(s.downUntil.Sub(now))
+	}
+	if len(s.faults) == 0 {
+		return Fault{}
+	}
+	f := s.faults[0]
+	s.faults = s.faults[1:]
+	if f.Kind == FaultDown {
+		s.downUntil = now.Add(f.Duration)
+	}
+	return f
+}
+
+// process runs the checks and the commit. It returns the answer and the Idempotency-Key as
+// sent ("" until it has been found valid).
+func (s *Server) process(w http.ResponseWriter, r *http.Request, f Fault) (answer, string) {
+	token, err := s.bearerToken(r.Header)
+	if err != nil {
+		return errorAnswer(err), ""
+	}
+	rawKey, key, err := idempotencyKey(r.Header)
+	if err != nil {
+		return errorAnswer(err), ""
+	}
+	p, err := readPayment(w, r)
+	if err != nil {
+		return errorAnswer(err), rawKey
+	}
+	return s.settle(scope{token, key}, p, f), rawKey
+}
+
+// readPayment reads and validates the body of a payment request.
+func readPayment(w http.ResponseWriter, r *http.Request) (payment, error) {
+	body, err := readJSONBody(w, r)
+	if err != nil {
+		return payment{}, err
+	}
+	return decodePayment(body)
+}
+
+// settle reserves the key, waits out a slow fault and commits. A key already known answers
+// without committing: 422 for a different payment, 409 while in flight, else the replay.
+func (s *Server) settle(sc scope, p payment, f Fault) answer {
+	b, a, reserved := s.reserve(sc, p)
+	if !reserved {
+		return a
+	}
+	if f.Kind == FaultSlow {
+		time.Sleep(f.Duration) // not cut short by the client leaving: a real PSP would not know
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now().UTC()
+	return b.commit(sc, Settlement{
+		Token:          sc.token,
+		IdempotencyKey: sc.key,
+		EndToEndID:     newEndToEndID(s.cfg.ISPB, now),
+		AmountCents:    p.cents,
+		PixKey:         p.chave,
+		Description:    p.info,
+		SettledAt:      now,
+	}, now.Add(s.cfg.KeyTTL))
+}
+
+// reserve puts sc in flight for p and returns the book to commit to, unless sc is already
+// known: then it returns the answer instead.
+func (s *Server) reserve(sc scope, p payment) (*book, answer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.book.find(sc, time.Now())
+	if e == nil {
+		s.book.keys[sc] = &entry{payment: p}
+		return s.book, answer{}, true
+	}
+	if e.payment != p {
+		return nil, errorAnswer(fail(CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used for a different payment")), false
+	}
+	if e.answer == nil {
+		return nil, errorAnswer(fail(CodeIdempotencyKeyInUse,
+			"a request with this Idempotency-Key is still being processed; retry later")), false
+	}
+	replay := *e.answer
+	replay.replayed = true
+	return nil, replay, false
+}
+
+// deliver writes a, or holds it for a late fault, or hangs up instead for a drop fault.
+// rawKey, when not empty, is echoed.
+func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault) {
+	s.cfg.Logger.Info("psp: payment", "status", a.status, "key", rawKey,
+		"replayed", a.replayed, "fault", cmp.Or(f.Kind, "none"))
+	switch f.Kind {
+	case FaultLate:
+		time.Sleep(f.Duration) // not cut short by the client leaving: the answer is written late or lost
+	case FaultDrop:
+		hangUp(w, false)
+		return
+	}
+	a.write(w, rawKey)
+}
+
+// faultAnswer is the answer of a status fault.
+func faultAnswer(f Fault) answer {
+	a := problemAnswer(Problem{
+		Type:   problemTypePrefix + CodeInjectedFault,
+		Title:  http.StatusText(f.Status),
+		Status: f.Status,
+		Detail: "fault injected: the PSP answers " + strconv.Itoa(f.Status) + " before any processing",
+		Code:   CodeInjectedFault,
+	})
+	if f.RetryAfter > 0 {
+		a.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(f.RetryAfter), 10)}}
+	}
+	return a
+}
+
+// hangUp closes the request's connection without an answer: with a TCP reset (RST) if reset
+// is true and the connection is TCP, else with a plain close (the client reads EOF). If the
+// connection cannot be taken over (HTTP/2, a recorder), it aborts the handler, which net/http
+// turns into a closed connection or stream.
+func hangUp(w http.ResponseWriter, reset bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok && reset {
+		tcp.SetLinger(0) // close with RST instead of FIN
+	}
+	conn.Close()
+}

@@ -1,0 +1,107 @@
+package psp
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// The code member of every problem the Server answers with.
+const (
+	CodeUnauthorized          = "unauthorized"
+	CodeIdempotencyKeyMissing = "idempotency_key_missing"
+	CodeIdempotencyKeyInvalid = "idempotency_key_invalid"
+	CodeUnsupportedMediaType  = "unsupported_media_type"
+	CodePayloadTooLarge       = "payload_too_large"
+	CodeInvalidRequest        = "invalid_request"
+	CodeInsufficientFunds     = "insufficient_funds"
+	CodeIdempotencyKeyInUse   = "idempotency_key_in_use"
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"
+	CodeNotFound              = "not_found"
+	CodeMethodNotAllowed      = "method_not_allowed"
+	CodeInjectedFault         = "injected_fault"
+	CodeInternal              = "internal_error"
+)
+
+const (
+	problemTypePrefix  = "urn:pixretry:psp:problem:"
+	problemContentType = "application/problem+json"
+	jsonContentType    = "application/json"
+)
+
+// Problem is the application/problem+json body (RFC 9457) of every error answer. Violations is
+// present on 400 answers only.
+type Problem struct {
+	Type       string      `json:"type"`
+	Title      string      `json:"title"`
+	Status     int         `json:"status"`
+	Detail     string      `json:"detail"`
+	Code       string      `json:"code"`
+	Violations []Violation `json:"violacoes,omitempty"`
+}
+
+// Violation names one field of a rejected request and why it was rejected. Field is a body
+// member ("valor"), a header ("Idempotency-Key"), "body" for the body as a whole, or, on the
+// control surface, a path such as "faults[1]".
+type Violation struct {
+	Field  string `json:"campo"`
+	Reason string `json:"motivo"`
+}
+
+// failure is an error the Server answers with a problem. code selects the status; header
+// holds extra answer header fields (Allow, WWW-Authenticate), if any.
+type failure struct {
+	code       string
+	detail     string
+	violations []Violation
+	header     http.Header
+}
+
+func (f *failure) Error() string { return "psp: " + f.code + ": " + f.detail }
+
+func fail(code, format string, args ...any) *failure {
+	return &failure{code: code, detail: fmt.Sprintf(format, args...)}
+}
+
+// invalid is a 400 whose violations say which field is wrong and why.
+func invalid(code string, violations ...Violation) *failure {
+	f := fail(code, "the request has %d violation(s); see violacoes", len(violations))
+	f.violations = violations
+	return f
+}
+
+// statusOf is the one place that maps an error code to an HTTP status.
+var statusOf = map[string]int{
+	CodeUnauthorized:          http.StatusUnauthorized,
+	CodeIdempotencyKeyMissing: http.StatusBadRequest,
+	CodeIdempotencyKeyInvalid: http.StatusBadRequest,
+	CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	CodePayloadTooLarge:       http.StatusRequestEntityTooLarge,
+	CodeInvalidRequest:        http.StatusBadRequest,
+	CodeInsufficientFunds:     http.StatusUnprocessableEntity,
+	CodeIdempotencyKeyInUse:   http.StatusConflict,
+	CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	CodeNotFound:              http.StatusNotFound,
+	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	CodeInternal:              http.StatusInternalServerError,
+}
+
+// errorAnswer is the one place that turns an error into an answer: the problem+json of a
+// *failure, its status given by statusOf; any other error is a 500 internal_error.
+func errorAnswer(err error) answer {
+	f, ok := errors.AsType[*failure](err)
+	if !ok {
+		f = fail(CodeInternal, "%v", err)
+	}
+	status := statusOf[f.code]
+	a := problemAnswer(Problem{
+		Type:       problemTypePrefix + f.code,
+		Title:      http.StatusText(status),
+		Status:     status,
+		Detail:     f.detail,
+		Code:       f.code,
+		Violations: f.violations,
+	})
+	a.header = f.header
+	return a
+}

@@ -1,0 +1,99 @@
+package psp
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// MaxInfoPagadorLen is the longest infoPagador, in characters (Unicode code points).
+const MaxInfoPagadorLen = 140
+
+// payment is a validated payment request. It is comparable, and two requests with equal
+// values are the same payment: it is the fingerprint the key store compares. The amount is
+// held in cents, so "0150.00" and "150.00" are the same payment.
+type payment struct {
+	cents int64
+	chave string
+	info  string
+}
+
+// The members of a payment body, in the order their violations are reported.
+var (
+	valorField = stringField{"valor", true, valorViolation}
+	chaveField = stringField{"chave", true, chaveViolation}
+	infoField  = stringField{"infoPagador", false, infoViolation}
+)
+
+// decodePayment decodes and validates a payment body. Every violation is reported: unknown or
+// repeated members as they appear, then valor, chave and infoPagador.
+func decodePayment(body []byte) (payment, error) {
+	members, bad := decodeObject(body, valorField.name, chaveField.name, infoField.name)
+	if members == nil {
+		return payment{}, invalid(CodeInvalidRequest, bad...)
+	}
+	valor, bad := valorField.read(members, bad)
+	chave, bad := chaveField.read(members, bad)
+	info, bad := infoField.read(members, bad)
+	if len(bad) > 0 {
+		return payment{}, invalid(CodeInvalidRequest, bad...)
+	}
+	cents, _ := ParseAmount(valor) // valorViolation has accepted it
+	return payment{cents: cents, chave: chave, info: info}, nil
+}
+
+// stringField is a body member whose value is a JSON string.
+type stringField struct {
+	name     string
+	required bool
+	// check returns why a value is bad, or "" for a good one.
+	check func(string) string
+}
+
+// read returns the member's value ("" if absent) and bad with a violation appended if the
+// member is missing but required, is not a JSON string or fails check.
+func (f stringField) read(members map[string]json.RawMessage, bad []Violation) (string, []Violation) {
+	raw, present := members[f.name]
+	if !present && !f.required {
+		return "", bad
+	}
+	var v any
+	_ = json.Unmarshal(raw, &v) // absent (nil raw) leaves v nil; decodeObject has checked the syntax
+	s, isString := v.(string)
+	reason := "must be a JSON string"
+	switch {
+	case !present:
+		reason = "required"
+	case isString:
+		reason = f.check(s)
+	}
+	if reason == "" {
+		return s, bad
+	}
+	return s, append(bad, Violation{f.name, reason})
+}
+
+func valorViolation(s string) string {
+	cents, err := ParseBalance(s)
+	if err != nil {
+		return `must match ^\d{1,10}\.\d{2}$, as in "150.00"`
+	}
+	if cents == 0 {
+		return "must be greater than zero"
+	}
+	return ""
+}
+
+func chaveViolation(s string) string {
+	if ValidPixKey(s) {
+		return ""
+	}
+	return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
+		"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
+}
+
+func infoViolation(s string) string {
+	if utf8.RuneCountInString(s) <= MaxInfoPagadorLen {
+		return ""
+	}
+	return "must be at most 140 characters"
+}
