@@ -71,7 +71,7 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // (key, attempts, endToEndId, replayed) or "pix payment failed" at Error (key, attempts,
 // outcome_unknown, error).
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
-	return c.send(ctx, uuid.NewString(), p)
+	return c.send(ctx, uuid.NewString(), p, false)
 }
 
 // SendWithKey is Send under the caller's Idempotency-Key: 1 to 255 visible ASCII characters
@@ -79,8 +79,15 @@ func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 // resume a payment whose key was stored with it, or to learn the outcome of one that ended in
 // [ErrOutcomeUnknown]: the PSP replays the stored outcome, or makes the payment once. The
 // same key with a different payment fails with [ErrKeyReused].
+//
+// The key may already hold this payment's settlement (that is what resuming means), so the
+// promise is kept differently than in Send: unless the PSP answers for the key definitively
+// (a receipt, [ErrInsufficientFunds] or [ErrKeyReused]) the error is an [*OutcomeUnknownError],
+// even when no attempt was made (ctx already ended, an invalid Client) or the first attempt
+// was refused with, say, a 401. Only an invalid payment or key ([ErrInvalidPayment], nothing
+// sent) is not: the PSP could never have accepted it.
 func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receipt, error) {
-	return c.send(ctx, key, p)
+	return c.send(ctx, key, p, true)
 }
 
 // endpoint checks the Client's fields and returns the URL payments are posted to.

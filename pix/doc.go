@@ -12,11 +12,14 @@
 // # The promise
 //
 // An error that does not satisfy errors.Is(err, [ErrOutcomeUnknown]) means the PSP holds no
-// settlement for this key and this payment. When an attempt may have reached the PSP and the
-// call ends without a definitive answer for the key (a 201, or the stored 422
-// insufficient_funds), the error is an [*OutcomeUnknownError] carrying the key: call
-// [Client.SendWithKey] with that key and the same payment to learn the outcome (it replays the
-// settlement, or makes the payment once).
+// settlement for this key and this payment. When an attempt may have reached the PSP, or the
+// key came from the caller (SendWithKey: it may already hold the settlement), and the call
+// ends without a definitive answer for the key (a 201, the stored 422 insufficient_funds, or
+// 422 idempotency_key_reused: the key holds another payment), the error is an
+// [*OutcomeUnknownError] carrying the key: call [Client.SendWithKey] with that key and the
+// same payment to learn the outcome (it replays the settlement, or makes the payment once).
+// Only a payment or key that fails local validation ([ErrInvalidPayment], nothing sent) is
+// known not to be settled without asking the PSP.
 //
 // # One wire request, one attempt
 //

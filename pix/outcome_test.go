@@ -1,6 +1,7 @@
 package pix_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -12,8 +13,8 @@ import (
 	"pixretry/retry"
 )
 
-// TestOutcomeUnknown proves the promise: an error that is not ErrOutcomeUnknown means the PSP
-// holds no settlement for the key. Each row drives the real PSP through a sequence of faults;
+// TestOutcomeUnknown proves the promise for Send (a fresh key): an error that is not
+// ErrOutcomeUnknown means the PSP holds no settlement for the key. Each row drives the real PSP through a sequence of faults;
 // rows that end unknown show why they must (some hold a settlement), rows that do not end
 // unknown have the ledger checked.
 func TestOutcomeUnknown(t *testing.T) {
@@ -90,11 +91,12 @@ func TestOutcomeUnknown(t *testing.T) {
 					change = func(*pix.Client) {}
 				}
 
-				_, err := f.client(change).SendWithKey(t.Context(), "order-1", p)
+				_, err := f.client(change).Send(t.Context(), p)
 				time.Sleep(time.Hour) // every held answer is done: the ledger is final
 
-				assertOutcome(t, err, tc.wantUnknown, tc.wantAttempts)
-				if got := len(f.settlementsFor("order-1")); got != tc.wantSettlements {
+				key := f.rec.keys()[0]
+				assertOutcome(t, err, key, tc.wantUnknown, tc.wantAttempts)
+				if got := len(f.settlementsFor(key)); got != tc.wantSettlements {
 					t.Errorf("PSP holds %d settlements for the key, want %d", got, tc.wantSettlements)
 				}
 				var perr *pix.Error
@@ -108,7 +110,7 @@ func TestOutcomeUnknown(t *testing.T) {
 
 // assertOutcome checks the honesty of err: ErrOutcomeUnknown exactly when wantUnknown, with
 // the key and the attempt count; otherwise the attempt count from the log.
-func assertOutcome(t *testing.T, err error, wantUnknown bool, wantAttempts int) {
+func assertOutcome(t *testing.T, err error, key string, wantUnknown bool, wantAttempts int) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("Send() succeeded, want an error")
@@ -117,8 +119,8 @@ func assertOutcome(t *testing.T, err error, wantUnknown bool, wantAttempts int) 
 		t.Fatalf("errors.Is(err, ErrOutcomeUnknown) = %t, want %t; err = %v", got, wantUnknown, err)
 	}
 	var unknown *pix.OutcomeUnknownError
-	if errors.As(err, &unknown) && (unknown.Key != "order-1" || unknown.Attempts != wantAttempts) {
-		t.Errorf("OutcomeUnknownError = {Key %q, Attempts %d}, want {order-1, %d}", unknown.Key, unknown.Attempts, wantAttempts)
+	if errors.As(err, &unknown) && (unknown.Key != key || unknown.Attempts != wantAttempts) {
+		t.Errorf("OutcomeUnknownError = {Key %q, Attempts %d}, want {%s, %d}", unknown.Key, unknown.Attempts, key, wantAttempts)
 	}
 }
 
@@ -165,5 +167,69 @@ func TestOutcomeUnknownErrorMessage(t *testing.T) {
 	}
 	if !retry.Transient(err) {
 		t.Errorf("retry.Transient(%v) = false, want true (the 503 inside)", err)
+	}
+}
+
+// TestSendWithKeyOutcomeIsUnknownUntilThePSPAnswersForTheKey proves the promise for a key
+// with a history: the key already holds this payment's settlement (a first call settled it),
+// and a second call that gets no definitive answer for the key must not claim that nothing
+// was paid. A property test found the first version of pix saying "400, nothing paid" here.
+func TestSendWithKeyOutcomeIsUnknownUntilThePSPAnswersForTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		faults      []psp.Fault
+		change      func(*pix.Client)
+		ctx         func(context.Context) (context.Context, context.CancelFunc)
+		payment     pix.Payment // payment if zero
+		wantUnknown bool
+		wantErr     error // also reachable; nil: none
+	}{
+		{name: "400 on the first attempt", faults: []psp.Fault{psp.Status(400)}, wantUnknown: true},
+		{name: "415 on the first attempt", faults: []psp.Fault{psp.Status(415)}, wantUnknown: true},
+		{name: "unknown token", change: func(c *pix.Client) { c.Token = "stolen" }, wantUnknown: true},
+		{name: "context ended before the first attempt", ctx: canceled, wantUnknown: true, wantErr: context.Canceled},
+		{name: "invalid Client", change: func(c *pix.Client) { c.BaseURL = "pipe" }, wantUnknown: true},
+		{name: "another amount: key reused", payment: pix.Payment{AmountCents: 1, PixKey: payment.PixKey},
+			wantErr: pix.ErrKeyReused},
+		{name: "invalid payment: nothing sent", payment: pix.Payment{AmountCents: -1, PixKey: payment.PixKey},
+			wantErr: pix.ErrInvalidPayment},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newVirtualFixture(t, psp.Config{})
+				if _, err := f.client().SendWithKey(t.Context(), "order-1", payment); err != nil {
+					t.Fatalf("first SendWithKey() error = %v", err)
+				}
+				f.psp.Inject(tc.faults...)
+				ctx, cancel := context.WithCancel(t.Context())
+				if tc.ctx != nil {
+					ctx, cancel = tc.ctx(ctx)
+				}
+				defer cancel()
+				p := tc.payment
+				if p == (pix.Payment{}) {
+					p = payment
+				}
+				change := tc.change
+				if change == nil {
+					change = func(*pix.Client) {}
+				}
+
+				_, err := f.client(change).SendWithKey(ctx, "order-1", p)
+
+				if err == nil {
+					t.Fatal("second SendWithKey() succeeded, want an error")
+				}
+				if got := errors.Is(err, pix.ErrOutcomeUnknown); got != tc.wantUnknown {
+					t.Errorf("errors.Is(err, ErrOutcomeUnknown) = %t, want %t; err = %v", got, tc.wantUnknown, err)
+				}
+				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+					t.Errorf("second SendWithKey() error = %v, want one wrapping %v", err, tc.wantErr)
+				}
+				if got := len(f.settlementsFor("order-1")); got != 1 {
+					t.Errorf("PSP holds %d settlements for the key, want the first call's 1", got)
+				}
+			})
+		})
 	}
 }

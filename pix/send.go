@@ -30,16 +30,21 @@ type sending struct {
 	last           Receipt // the last attempt's receipt, for its log record
 }
 
-// send checks the Client, the key and the payment, then makes the attempts.
-func (c *Client) send(ctx context.Context, key string, p Payment) (Receipt, error) {
+// send checks the key and the payment, then the Client, then makes the attempts. A fresh key
+// has no history at the PSP; a key of the caller's (resumed) may already hold this payment's
+// settlement, so until the PSP gives a definitive answer for it the outcome is unknown. An
+// invalid payment or key is the exception: the PSP could never have accepted it.
+func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) (Receipt, error) {
 	s := &sending{client: c, ctx: ctx, log: c.logger(), start: time.Now(), key: key, payment: p}
-	endpoint, err := c.endpoint()
-	if err == nil {
-		err = validateKey(key)
-	}
+	err := validateKey(key)
 	if err == nil {
 		err = p.validate()
 	}
+	if err != nil {
+		return Receipt{}, s.failed(err)
+	}
+	s.mayHaveSettled = resumed
+	endpoint, err := c.endpoint()
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
@@ -102,10 +107,12 @@ func mayHaveSettled(err error) bool {
 }
 
 // failed logs the end of a payment that did not settle and returns its error: an
-// OutcomeUnknownError when an attempt may have settled it and the PSP's last word is not the
-// stored refusal of insufficient funds.
+// OutcomeUnknownError when the PSP may hold its settlement (an attempt may have settled it, or
+// the key came with a history) and the PSP's last word is not definitive for this key and this
+// payment. Two refusals are: insufficient funds (the key's stored outcome) and key reused (the
+// key holds another payment, so none of this one).
 func (s *sending) failed(err error) error {
-	unknown := s.mayHaveSettled && !errors.Is(err, ErrInsufficientFunds)
+	unknown := s.mayHaveSettled && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused)
 	if unknown {
 		err = &OutcomeUnknownError{Key: s.key, Attempts: s.attempts, Err: err}
 	}

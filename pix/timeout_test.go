@@ -149,7 +149,7 @@ func TestCallerContext(t *testing.T) {
 				defer cancel()
 				start := time.Now()
 
-				_, err := f.client().SendWithKey(ctx, "k", payment)
+				_, err := f.client().Send(ctx, payment)
 
 				if got := time.Since(start); got != tc.wantTook {
 					t.Errorf("Send() returned after %v, want %v", got, tc.wantTook)
