@@ -1,0 +1,242 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"pixretry/pix"
+	"pixretry/psp"
+	"pixretry/retry"
+)
+
+// Every generator below shrinks toward the plainest case: one attempt, no delay, no fault, a
+// small valid payment, no duplicate sender.
+
+// msRange draws a duration from lo to hi milliseconds: counterexamples read in round numbers.
+func msRange(lo, hi int) *rapid.Generator[time.Duration] {
+	return rapid.Map(rapid.IntRange(lo, hi), func(n int) time.Duration { return time.Duration(n) * time.Millisecond })
+}
+
+// policyGen draws AttemptsMax 1–8, DelayBase 0–1 s and DelayMax from DelayBase to DelayBase+4 s.
+func policyGen() *rapid.Generator[retry.Policy] {
+	return rapid.Custom(func(t *rapid.T) retry.Policy {
+		p := retry.Policy{
+			AttemptsMax: rapid.IntRange(1, 8).Draw(t, "AttemptsMax"),
+			DelayBase:   msRange(0, 1000).Draw(t, "DelayBase"),
+		}
+		p.DelayMax = p.DelayBase + msRange(0, 4000).Draw(t, "DelayMax-DelayBase")
+		return p
+	})
+}
+
+// attemptTimeoutGen draws no limit, or 1 ms to 3 s.
+func attemptTimeoutGen() *rapid.Generator[time.Duration] {
+	return rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 3000))
+}
+
+// faultGen draws any fault: a status from 400 to 599 (the transient ones often) with or
+// without Retry-After (1–8 s, so above DelayMax as well as below), slow and late holds shorter
+// and longer than the attempt timeout, drop, reset, and down windows from 0 to 10 minutes
+// (longer than any retry budget).
+func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
+	status := rapid.Custom(func(t *rapid.T) psp.Fault {
+		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})).Draw(t, "status")
+		if after := rapid.IntRange(0, 8).Draw(t, "retry_after_s"); after > 0 {
+			return psp.StatusRetryAfter(code, time.Duration(after)*time.Second)
+		}
+		return psp.Status(code)
+	})
+	return rapid.OneOf(
+		status,
+		rapid.Map(holdGen(timeout), psp.Slow),
+		rapid.Map(holdGen(timeout), psp.Late),
+		rapid.Just(psp.Drop()),
+		rapid.Just(psp.ResetConn()),
+		rapid.Map(rapid.OneOf(msRange(0, 2000), msRange(2000, 600_000)), psp.Down),
+	)
+}
+
+// holdGen draws how long a slow or late fault holds a request: shorter than the attempt
+// timeout or longer; up to 3 s when there is no timeout. Never exactly the timeout: the answer
+// and the deadline would then fall at the same virtual instant, and which wins would depend
+// on the scheduler, not on the input (see startGen).
+func holdGen(timeout time.Duration) *rapid.Generator[time.Duration] {
+	if timeout == 0 {
+		return msRange(0, 3000)
+	}
+	ms := int(timeout / time.Millisecond)
+	return rapid.OneOf(msRange(0, ms-1), msRange(ms+1, ms+3000))
+}
+
+// startGen draws when call i starts: 0 to 3 s, on a millisecond grid shifted by 2^i
+// microseconds. Fault durations, timeouts and delays are whole milliseconds and every call (and
+// every chain of calls that reconcile one another, whose shifts add up: sums of distinct powers
+// of two differ) sits on its own shift, so the events of different calls never fall at the same
+// virtual instant. In a synctest bubble, goroutines that wake at one instant run in an order
+// the scheduler picks, and a run must depend on its input alone for rapid to replay and shrink
+// it.
+func startGen(i int) *rapid.Generator[time.Duration] {
+	return rapid.Map(msRange(0, 3000), func(d time.Duration) time.Duration {
+		return d + time.Duration(1<<i)*time.Microsecond
+	})
+}
+
+// deadlineGen draws the caller's deadline: none (half the time), or 1 ms to 6 s on a grid
+// shifted by half a millisecond, which no other event of a run sits on (see startGen).
+func deadlineGen() *rapid.Generator[time.Duration] {
+	return rapid.OneOf(rapid.Just(time.Duration(0)), rapid.Map(msRange(0, 6000), func(d time.Duration) time.Duration {
+		return d + 500*time.Microsecond
+	}))
+}
+
+// jitterGen draws 1 to 4 jitter draws in [0, 1), on the 2⁻⁵³ grid of float64 draws.
+func jitterGen() *rapid.Generator[[]float64] {
+	u := rapid.Map(rapid.Uint64Range(0, 1<<53-1), func(k uint64) float64 { return float64(k) / (1 << 53) })
+	return rapid.SliceOfN(u, 1, 4)
+}
+
+// amountGen draws amounts around balance: affordable alone, at the edge (balance ± 2), or
+// anywhere up to twice the balance.
+func amountGen(balance int64) *rapid.Generator[int64] {
+	return rapid.OneOf(
+		rapid.Int64Range(1, max(balance, 1)),
+		rapid.Int64Range(max(balance-2, 1), balance+2),
+		rapid.Int64Range(1, 2*balance+2),
+	)
+}
+
+// pixKeyGen draws valid Pix keys of the five types, e-mails around the 77-byte limit included
+// (some of those are too long, and both sides must refuse them).
+func pixKeyGen() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.StringMatching(`[0-9]{11}`),
+		rapid.StringMatching(`[0-9]{14}`),
+		rapid.StringMatching(`\+[1-9][0-9]{1,14}`),
+		rapid.StringMatching(`[a-z0-9._+-]{1,20}@[a-z0-9]{1,10}\.(com|br)`),
+		rapid.StringMatching(`[a-z]{60,66}@example\.com`),
+		rapid.StringMatching(`[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`),
+	)
+}
+
+// Inputs that break the contract, one field at a time.
+var (
+	invalidAmounts = []int64{0, -1, -15000, 1_000_000_000_000}
+	invalidPixKeys = []string{
+		"", "1234567890", "123456789012", "+0551199999999", "+", "Pagador@Example.com",
+		"123e4567-E89B-42d3-a456-426614174000", "00000000000 ", "pix@", "a@-b.com",
+		strings.Repeat("a", 70) + "@example.com",
+	}
+	invalidDescriptions = []string{strings.Repeat("a", 141), strings.Repeat("ç", 141), "caf\xe9"}
+)
+
+// descriptionGen draws valid descriptions: none, plain text, any Unicode up to 140 characters,
+// and 140 two-byte characters (280 bytes: the limit counts characters).
+func descriptionGen() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.Just(""),
+		rapid.StringMatching(`[A-Za-z0-9 .,-]{1,40}`),
+		rapid.StringN(0, 140, -1),
+		rapid.Just(strings.Repeat("ç", 140)),
+	)
+}
+
+// paymentGen draws a payment around balance, valid seven times in eight; otherwise one field
+// breaks the contract.
+func paymentGen(balance int64) *rapid.Generator[pix.Payment] {
+	return rapid.Custom(func(t *rapid.T) pix.Payment {
+		p := pix.Payment{
+			AmountCents: amountGen(balance).Draw(t, "AmountCents"),
+			PixKey:      pixKeyGen().Draw(t, "PixKey"),
+			Description: descriptionGen().Draw(t, "Description"),
+		}
+		switch rapid.IntRange(0, 23).Draw(t, "broken field") {
+		case 21:
+			p.AmountCents = rapid.SampledFrom(invalidAmounts).Draw(t, "invalid AmountCents")
+		case 22:
+			p.PixKey = rapid.SampledFrom(invalidPixKeys).Draw(t, "invalid PixKey")
+		case 23:
+			p.Description = rapid.SampledFrom(invalidDescriptions).Draw(t, "invalid Description")
+		}
+		return p
+	})
+}
+
+// callsGen draws 1 to n calls, each starting 0–3 s into the run (startGen), with its own jitter
+// draws and maybe a caller's deadline. From the second on, a call may reconcile the one before
+// it (see callSpec.Reconcile) or be a duplicate sender: it shares an earlier call's key (both
+// then use SendWithKey), with the same payment or another, and runs concurrently with it.
+func callsGen(balance int64, n int) *rapid.Generator[[]callSpec] {
+	return rapid.Custom(func(t *rapid.T) []callSpec {
+		calls := make([]callSpec, rapid.IntRange(1, n).Draw(t, "number of calls"))
+		for i := range calls {
+			calls[i] = callSpec{
+				Payment:  paymentGen(balance).Draw(t, fmt.Sprintf("payment %d", i)),
+				After:    startGen(i).Draw(t, fmt.Sprintf("start of call %d", i)),
+				Deadline: deadlineGen().Draw(t, fmt.Sprintf("deadline of call %d", i)),
+				Jitter:   jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i)),
+			}
+			if i == 0 {
+				continue
+			}
+			switch rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("call %d is independent, reconciles, duplicates", i)) {
+			case 1:
+				calls[i].Reconcile = true
+			case 2:
+				duplicate(t, calls, i)
+			}
+		}
+		return calls
+	})
+}
+
+// duplicate makes call i a duplicate sender of an earlier call, unless that call reconciles
+// another (its key is known only when it starts).
+func duplicate(t *rapid.T, calls []callSpec, i int) {
+	j := rapid.IntRange(0, i-1).Draw(t, fmt.Sprintf("call %d duplicates", i))
+	if calls[j].Reconcile {
+		return
+	}
+	if calls[j].Key == "" {
+		calls[j].Key = fmt.Sprintf("shared-key-%d", j)
+	}
+	calls[i].Key = calls[j].Key
+	if rapid.Bool().Draw(t, fmt.Sprintf("call %d sends the same payment", i)) {
+		calls[i].Payment = calls[j].Payment
+	}
+}
+
+// sequentialCallsGen draws one Send followed by up to two calls that reconcile the call
+// before them, one after the other, each maybe with a caller's deadline: a run whose order of
+// events is fixed by virtual time.
+func sequentialCallsGen(balance int64) *rapid.Generator[[]callSpec] {
+	return rapid.Custom(func(t *rapid.T) []callSpec {
+		calls := make([]callSpec, 1+rapid.IntRange(0, 2).Draw(t, "reconciliations"))
+		for i := range calls {
+			calls[i] = callSpec{
+				Reconcile: i > 0,
+				After:     startGen(i).Draw(t, fmt.Sprintf("start of call %d", i)),
+				Deadline:  deadlineGen().Draw(t, fmt.Sprintf("deadline of call %d", i)),
+				Jitter:    jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i)),
+			}
+		}
+		calls[0].Payment = paymentGen(balance).Draw(t, "payment")
+		return calls
+	})
+}
+
+// scenarioGen draws a whole run whose calls calls draws for the balance.
+func scenarioGen(calls func(balance int64) *rapid.Generator[[]callSpec]) *rapid.Generator[scenario] {
+	return rapid.Custom(func(t *rapid.T) scenario {
+		sc := scenario{
+			Policy:         policyGen().Draw(t, "policy"),
+			AttemptTimeout: attemptTimeoutGen().Draw(t, "AttemptTimeout"),
+			BalanceCents:   rapid.Int64Range(0, 200_000).Draw(t, "balance"),
+		}
+		sc.Faults = rapid.SliceOfN(faultGen(sc.AttemptTimeout), 0, 10).Draw(t, "faults")
+		sc.Calls = calls(sc.BalanceCents).Draw(t, "calls")
+		return sc
+	})
+}

@@ -1,0 +1,184 @@
+package properties
+
+import (
+	"cmp"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+
+	"pixretry/pix"
+	"pixretry/retry"
+)
+
+// checkAttemptBudget is invariant 1: never more than AttemptsMax attempts. It counts attempts
+// three ways, and they must agree: the client's "pix attempt" records (numbered 1, 2, ... in
+// order, and matching Receipt.Attempts and the closing record), the round trips its HTTP
+// client made, and the requests the PSP received with the call's key. The last count catches
+// a request net/http would send again by itself, which no log or budget would see.
+func checkAttemptBudget(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		n := len(c.Attempts)
+		if n > tr.Policy.AttemptsMax {
+			v.addf("call %d made %d attempts, AttemptsMax is %d", i, n, tr.Policy.AttemptsMax)
+		}
+		if len(c.Trips) != n {
+			v.addf("call %d: %d round trips but %d attempt records", i, len(c.Trips), n)
+		}
+		for j, a := range c.Attempts {
+			if a.Number != j+1 {
+				v.addf("call %d: attempt record %d is numbered %d", i, j+1, a.Number)
+			}
+		}
+		if c.Err == nil && c.Receipt.Attempts != n {
+			v.addf("call %d: Receipt.Attempts = %d, but %d attempts were made", i, c.Receipt.Attempts, n)
+		}
+		if e, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err); ok && e.Attempts != n {
+			v.addf("call %d: OutcomeUnknownError.Attempts = %d, but %d attempts were made", i, e.Attempts, n)
+		}
+		if c.Summary != nil && c.Summary.Attempts != n {
+			v.addf("call %d: closing record says %d attempts, but %d were made", i, c.Summary.Attempts, n)
+		}
+	}
+	checkWireCount(&v, tr)
+	return v.err()
+}
+
+// checkWireCount reports every key under which the PSP received another number of requests
+// than the clients' transports sent.
+func checkWireCount(v *violations, tr Trace) {
+	sent, received := map[scope]int{}, map[scope]int{}
+	for _, c := range tr.Calls {
+		for _, t := range c.Trips {
+			sent[scope{tr.Token, t.Key}]++
+		}
+	}
+	for _, ex := range tr.Wire {
+		received[ex.scope()]++
+	}
+	for _, s := range slices.SortedFunc(maps.Keys(keysOf(sent, received)), compareScopes) {
+		if sent[s] != received[s] {
+			v.addf("key %q: the clients sent %d requests, the PSP received %d", s.key, sent[s], received[s])
+		}
+	}
+}
+
+// compareScopes orders scopes by token, then key, for reports that read the same every run.
+func compareScopes(a, b scope) int {
+	return cmp.Or(strings.Compare(a.token, b.token), strings.Compare(a.key, b.key))
+}
+
+// keysOf is the union of the key sets of a and b, as a map for maps.Keys.
+func keysOf(a, b map[scope]int) map[scope]bool {
+	out := map[scope]bool{}
+	for s := range a {
+		out[s] = true
+	}
+	for s := range b {
+		out[s] = true
+	}
+	return out
+}
+
+// checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
+// the first permanent failure. It reads the client's verdicts (every attempt before the last
+// failed and was logged transient) and checks them against the wire (no attempt before the
+// last got a final answer: 2xx or a status that is not 5xx, 409 or 429; and each logged verdict
+// matches the answer's class). The converse holds too: a call stops after a transient failure
+// only when its budget is spent or the server asked for a wait above DelayMax.
+func checkPermanentStops(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		for j, a := range c.Attempts {
+			last := j == len(c.Attempts)-1
+			switch {
+			case !last && a.Error == "":
+				v.addf("call %d: attempt %d succeeded, yet attempt %d followed", i, a.Number, a.Number+1)
+			case !last && !a.Transient:
+				v.addf("call %d: attempt %d failed permanently (%s), yet attempt %d followed", i, a.Number, a.Error, a.Number+1)
+			}
+			if j >= len(c.Trips) {
+				continue
+			}
+			t := c.Trips[j]
+			if !last && !transientTrip(t) {
+				v.addf("call %d: attempt %d got a final answer (%d), yet attempt %d followed", i, a.Number, t.Status, a.Number+1)
+			}
+			if a.Error != "" && a.Transient != transientTrip(t) {
+				v.addf("call %d: attempt %d logged transient=%v for a round trip with status %d, error %v", i, a.Number, a.Transient, t.Status, t.Err)
+			}
+		}
+		checkGaveUpEarly(&v, tr, i, c)
+	}
+	return v.err()
+}
+
+// checkGaveUpEarly reports call i if it stopped after a transient failure with budget left,
+// for no reason: neither a Retry-After above DelayMax nor the caller's deadline explains it.
+func checkGaveUpEarly(v *violations, tr Trace, i int, c Call) {
+	a, ok := lastOf(c.Attempts)
+	t, paired := lastOf(c.Trips)
+	if !ok || !paired || a.Error == "" || !a.Transient || len(c.Attempts) >= tr.Policy.AttemptsMax {
+		return
+	}
+	if t.hint() <= tr.Policy.DelayMax && !stoppedForDeadline(tr.Policy, c) {
+		v.addf("call %d stopped after transient attempt %d of %d (%s) with no reason to", i, a.Number, tr.Policy.AttemptsMax, a.Error)
+	}
+}
+
+// stoppedForDeadline reports whether the caller's deadline explains why call c made no attempt
+// after its last one, a transient failure: the deadline had passed, or the wait drawn after
+// that attempt would have ended at or after it (retry does not start such a wait).
+func stoppedForDeadline(p retry.Policy, c Call) bool {
+	a, _ := lastOf(c.Attempts)
+	t, _ := lastOf(c.Trips)
+	n := len(c.Attempts)
+	switch {
+	case c.Deadline.IsZero():
+		return false
+	case !a.At.Before(c.Deadline):
+		return true
+	case len(c.Draws) < n:
+		return false
+	}
+	wait := max(retry.FullJitter(ceilingOf(p, n), c.Draws[n-1]), t.hint())
+	return !a.At.Add(wait).Before(c.Deadline)
+}
+
+// checkFinalError is invariant 6: the final error is the last attempt's error. The call fails
+// exactly when its last attempt failed, and its error says what that attempt's record says
+// (pix logs the error's text, so the text is what the record can show). The values are
+// checked on the wire side: an answer's status stays reachable as a *pix.Error with that
+// status, and a transport failure as the very error the transport returned, with errors.As and
+// errors.Is.
+func checkFinalError(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		a, ok := lastOf(c.Attempts)
+		if !ok {
+			continue
+		}
+		switch {
+		case (c.Err == nil) != (a.Error == ""):
+			v.addf("call %d returned error %v, its last attempt %d error %q", i, c.Err, a.Number, a.Error)
+			continue
+		case c.Err == nil:
+			continue
+		case !strings.Contains(c.Err.Error(), a.Error):
+			v.addf("call %d returned %q, which does not say the last attempt's %q", i, c.Err, a.Error)
+		}
+		t, ok := lastOf(c.Trips)
+		if !ok || len(c.Trips) != len(c.Attempts) {
+			continue // invariant 1 reports it; the attempts cannot be paired with their trips
+		}
+		var pe *pix.Error
+		switch {
+		case t.Err != nil && !errors.Is(c.Err, t.Err):
+			v.addf("call %d: errors.Is(%v, the transport's %v) = false", i, c.Err, t.Err)
+		case t.Err == nil && (!errors.As(c.Err, &pe) || pe.Status != t.Status):
+			v.addf("call %d: error %v does not carry the last answer's status %d", i, c.Err, t.Status)
+		}
+	}
+	return v.err()
+}

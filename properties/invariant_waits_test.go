@@ -1,0 +1,126 @@
+package properties
+
+import (
+	"time"
+
+	"pixretry/retry"
+)
+
+// checkWaits is invariant 5: each wait lies in [0, min(DelayMax, DelayBase·2^(n−1))], or is at
+// least the Retry-After hint when one was given (and at most the larger of hint and ceiling); a
+// hint above DelayMax ends the call; no wait follows the last attempt; the call lasts at most
+// the sum of its ceilings (or hints) plus one attempt bound per attempt; and it keeps its
+// caller's deadline (no attempt starts at or after it, the call does not return after it).
+//
+// Virtual time makes this exact rather than statistical: the next attempt starts exactly the
+// logged wait after the previous one ended, the call returns at the very instant its last
+// attempt ended, and each wait is max(FullJitter(ceiling, u), hint) for the draw u the client
+// took from its jitter source (one draw per wait chosen, the one a caller's deadline refused
+// included; none after the last attempt otherwise).
+//
+// The attempt bound is the honest one. An attempt lasts as long as the PSP holds it, which only
+// a slow or late fault does, and never longer than AttemptTimeout when that is set (the
+// attempt's deadline cuts a slow or late answer short): min(AttemptTimeout, SlowestFault), or
+// SlowestFault when AttemptTimeout is 0. The "AttemptsMax × AttemptTimeout" is the
+// special case of a PSP slower than the timeout.
+func checkWaits(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		if len(c.Trips) == len(c.Attempts) { // else invariant 1 reports it: they cannot be paired
+			checkCallTime(&v, tr, i, c)
+		}
+	}
+	return v.err()
+}
+
+// checkCallTime checks the time line of call i: each attempt's duration and elapsed time, each
+// wait (checkWait), the end of the call and its whole duration.
+func checkCallTime(v *violations, tr Trace, i int, c Call) {
+	bound := attemptBound(tr)
+	budget := time.Duration(len(c.Attempts)) * bound
+	for j, a := range c.Attempts {
+		t := c.Trips[j]
+		if took := a.At.Sub(t.Start); took < 0 || took > bound {
+			v.addf("call %d: attempt %d took %v, the bound is %v", i, a.Number, took, bound)
+		}
+		if want := a.At.Sub(c.Start); a.Elapsed != want {
+			v.addf("call %d: attempt %d logged elapsed %v, it ended %v after the call began", i, a.Number, a.Elapsed, want)
+		}
+		if j == len(c.Attempts)-1 {
+			if a.Wait != 0 || !c.End.Equal(a.At) {
+				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait, c.End.Sub(a.At))
+			}
+			break
+		}
+		if hint := t.hint(); hint > tr.Policy.DelayMax {
+			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint, tr.Policy.DelayMax, a.Number+1)
+		}
+		budget += max(ceilingOf(tr.Policy, a.Number), t.hint())
+		checkWait(v, tr.Policy, i, c, j)
+	}
+	if took := c.End.Sub(c.Start); took > budget {
+		v.addf("call %d took %v, more than its budget %v", i, took, budget)
+	}
+	checkDeadline(v, i, c)
+	if want := drawsWanted(tr.Policy, c); len(c.Draws) != want {
+		v.addf("call %d took %d jitter draws for %d waits", i, len(c.Draws), want)
+	}
+}
+
+// checkDeadline checks that call i kept its caller's deadline: no attempt started at or after
+// it, and the call did not return after it.
+func checkDeadline(v *violations, i int, c Call) {
+	if c.Deadline.IsZero() {
+		return
+	}
+	for j, t := range c.Trips {
+		if !t.Start.Before(c.Deadline) {
+			v.addf("call %d: attempt %d started %v after the caller's deadline", i, j+1, t.Start.Sub(c.Deadline))
+		}
+	}
+	if c.End.After(c.Deadline) {
+		v.addf("call %d outlived its caller's deadline by %v", i, c.End.Sub(c.Deadline))
+	}
+}
+
+// drawsWanted is the number of jitter draws call c should have taken: one per wait chosen, that
+// is one per attempt but the last, and one more when the last failed transiently with budget
+// left and a wait was chosen only to find that the caller's deadline would come first.
+func drawsWanted(p retry.Policy, c Call) int {
+	n := len(c.Attempts)
+	a, ok := lastOf(c.Attempts)
+	t, _ := lastOf(c.Trips)
+	if ok && a.Transient && n < p.AttemptsMax && t.hint() <= p.DelayMax && !c.Deadline.IsZero() {
+		return n
+	}
+	return max(n-1, 0)
+}
+
+// checkWait checks the wait after attempt j+1 of call i, which is not the last: its bounds, its
+// value for the jitter draw the call took, and that the next attempt started when it ended.
+func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
+	a, t := c.Attempts[j], c.Trips[j]
+	ceiling, hint := ceilingOf(p, a.Number), t.hint()
+	switch {
+	case hint > 0 && (a.Wait < hint || a.Wait > max(ceiling, hint)):
+		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint, ceiling)
+	case hint == 0 && (a.Wait < 0 || a.Wait > ceiling):
+		v.addf("call %d: wait %v after attempt %d is outside [0, ceiling %v]", i, a.Wait, a.Number, ceiling)
+	}
+	if j < len(c.Draws) {
+		if want := max(retry.FullJitter(ceiling, c.Draws[j]), hint); a.Wait != want {
+			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number, ceiling, c.Draws[j], hint, want)
+		}
+	}
+	if gap := c.Trips[j+1].Start.Sub(a.At); gap != a.Wait {
+		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number, a.Wait)
+	}
+}
+
+// attemptBound is the longest one attempt can last in tr (see checkWaits).
+func attemptBound(tr Trace) time.Duration {
+	if tr.AttemptTimeout > 0 {
+		return min(tr.AttemptTimeout, tr.SlowestFault)
+	}
+	return tr.SlowestFault
+}

@@ -1,0 +1,103 @@
+package properties
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// pspModel is what the PSP's state should be, kept by the model-based test from the contract
+// alone: the balance, the ledger, and per token and key the payment and stored answer.
+type pspModel struct {
+	start     int64 // the starting balance, in cents
+	balance   int64
+	ttl       time.Duration
+	keys      map[scope]*modelKey
+	ledger    []modelSettlement // in settlement order
+	downUntil time.Time
+}
+
+// modelKey is a completed key.
+type modelKey struct {
+	payload payload
+	status  int       // 201 or 422 (insufficient_funds)
+	body    []byte    // the stored answer's body; nil until an answer has been seen (drop)
+	settled time.Time // the commit instant
+	expires time.Time // settled + KeyTTL: from then on the key is new again
+}
+
+// modelSettlement is one ledger entry; endToEndID is "" until an answer has shown it.
+type modelSettlement struct {
+	scope      scope
+	payload    payload
+	endToEndID string
+	at         time.Time
+}
+
+func newPSPModel(balance int64, ttl time.Duration) *pspModel {
+	return &pspModel{start: balance, balance: balance, ttl: ttl, keys: map[scope]*modelKey{}}
+}
+
+// live returns the key of sc if it is completed and not yet expired at now.
+func (m *pspModel) live(sc scope, now time.Time) (*modelKey, bool) {
+	k, ok := m.keys[sc]
+	if !ok || !now.Before(k.expires) {
+		return nil, false
+	}
+	return k, true
+}
+
+// liveScopes returns the keys alive at now, in a fixed order (so that draws replay).
+func (m *pspModel) liveScopes(now time.Time) []scope {
+	var out []scope
+	for _, sc := range slices.SortedFunc(maps.Keys(m.keys), compareScopes) {
+		if _, ok := m.live(sc, now); ok {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// down reports whether a down window is open at now.
+func (m *pspModel) down(now time.Time) bool { return now.Before(m.downUntil) }
+
+// commit is the PSP's commit of p under sc at now: a settlement if the balance allows it, else
+// a stored refusal. It returns the status to expect.
+func (m *pspModel) commit(sc scope, p payload, now time.Time) int {
+	status := 422
+	if p.cents() <= m.balance {
+		status = 201
+		m.balance -= p.cents()
+		m.ledger = append(m.ledger, modelSettlement{scope: sc, payload: p, at: now})
+	}
+	m.keys[sc] = &modelKey{payload: p, status: status, settled: now, expires: now.Add(m.ttl)}
+	return status
+}
+
+// learn records body as the answer stored under sc, once one has been seen, and the
+// endToEndId it shows in the ledger entry it belongs to.
+func (m *pspModel) learn(sc scope, body []byte, endToEndID string) {
+	k := m.keys[sc]
+	k.body = body
+	for i := range m.ledger {
+		if e := &m.ledger[i]; e.scope == sc && e.at.Equal(k.settled) {
+			e.endToEndID = endToEndID
+		}
+	}
+}
+
+// reset is the PSP's Reset: keys, ledger, balance and down window back to the start.
+func (m *pspModel) reset() {
+	*m = *newPSPModel(m.start, m.ttl)
+}
+
+// otherPayload returns a payload that differs from p in its description alone: the smallest
+// change a client reusing a key can make.
+func otherPayload(p payload) payload {
+	if p.InfoPagador == "" {
+		p.InfoPagador = "outro"
+	} else {
+		p.InfoPagador = ""
+	}
+	return p
+}

@@ -1,0 +1,112 @@
+package properties
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// wireRecorder is an http.Handler that records every request reaching next, and next's answer,
+// as an Exchange. It is safe for concurrent use. Call exchanges only after wait.
+type wireRecorder struct {
+	next http.Handler
+	mu   sync.Mutex
+	log  []*recorded
+}
+
+// recorded is one Exchange being recorded; done is closed when the handler has returned.
+type recorded struct {
+	ex   Exchange
+	done chan struct{}
+}
+
+func newWireRecorder(next http.Handler) *wireRecorder {
+	return &wireRecorder{next: next}
+}
+
+func (rec *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body) // a short read reaches psp as the truncated body it is
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rd := &recorded{done: make(chan struct{})}
+	defer close(rd.done)
+	rd.ex = Exchange{
+		Arrived: time.Now(),
+		Token:   strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
+		Key:     r.Header.Get("Idempotency-Key"),
+		Request: body,
+	}
+	rec.mu.Lock()
+	rec.log = append(rec.log, rd)
+	rec.mu.Unlock()
+	rec.next.ServeHTTP(&answerRecorder{ResponseWriter: w, ex: &rd.ex}, r)
+}
+
+// wait returns once every handler call has returned, those that begin meanwhile included:
+// psp's slow and late faults go on after the client gives up, and a slow one commits only at
+// its end. In a synctest bubble the wait lets virtual time run to that end. (A WaitGroup would
+// not do: a handler's Add is not ordered before wait by anything the race detector can see.)
+func (rec *wireRecorder) wait() {
+	for n := 0; ; {
+		rec.mu.Lock()
+		pending := rec.log[n:]
+		rec.mu.Unlock()
+		if len(pending) == 0 {
+			return
+		}
+		for _, rd := range pending {
+			<-rd.done
+		}
+		n += len(pending)
+	}
+}
+
+// exchanges returns a copy of the record, in the order the handler was entered. Call it after
+// wait.
+func (rec *wireRecorder) exchanges() []Exchange {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	out := make([]Exchange, len(rec.log))
+	for i, rd := range rec.log {
+		out[i] = rd.ex
+	}
+	return out
+}
+
+// answerRecorder copies into ex what the handler writes. It passes Hijack and Flush through, and
+// Unwrap lets http.NewResponseController reach the connection's own writer.
+type answerRecorder struct {
+	http.ResponseWriter
+	ex *Exchange
+}
+
+func (w *answerRecorder) WriteHeader(code int) {
+	if w.ex.Status == 0 {
+		w.ex.Status = code
+		w.ex.Answered = time.Now()
+		w.ex.Replayed = w.Header().Get("Idempotent-Replayed") == "true"
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *answerRecorder) Write(b []byte) (int, error) {
+	if w.ex.Status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.ex.Body = append(w.ex.Body, b...)
+	return w.ResponseWriter.Write(b)
+}
+
+// Hijack notes that the handler took the connection over (psp does, to close it).
+func (w *answerRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.ex.Hijacked = true
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func (w *answerRecorder) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *answerRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,162 @@
+package properties
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"pixretry/pipenet"
+	"pixretry/pix"
+	"pixretry/psp"
+	"pixretry/retry"
+)
+
+// The PSP every run talks to.
+const (
+	runToken  = "property-token"
+	runKeyTTL = 24 * time.Hour // longer than any run: no key expires mid-run
+)
+
+// scenario is one generated run: a policy, a PSP with a balance and a queue of faults, and the
+// calls made to it, each from its own goroutine.
+type scenario struct {
+	Policy         retry.Policy
+	AttemptTimeout time.Duration
+	BalanceCents   int64
+	Faults         []psp.Fault
+	Calls          []callSpec
+}
+
+// callSpec is one call of a scenario.
+type callSpec struct {
+	Payment pix.Payment
+	Key     string // SendWithKey's key; "" to Send
+	// Reconcile makes the call wait for the previous call to return and then send that call's
+	// payment again with SendWithKey under that call's key, the way a caller learns the outcome
+	// of a payment that ended in ErrOutcomeUnknown. Payment and Key are then ignored.
+	Reconcile bool
+	After     time.Duration // when the call starts: from the start of the run, or from the return of the call it reconciles
+	Deadline  time.Duration // the caller's context ends this long after the call starts; 0: never
+	Jitter    []float64     // the client's draws in [0, 1), taken in a cycle
+}
+
+// runScenario plays sc against a fresh PSP served over in-memory pipes and returns its trace,
+// once every call has returned and every PSP handler has finished (slow and late faults run
+// on after a client gives up). Call it inside a synctest bubble: time is virtual. The error
+// reports a PSP that would not start or a call whose log records break pix's log contract.
+func runScenario(sc scenario) (Trace, error) {
+	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents, KeyTTL: runKeyTTL})
+	if err != nil {
+		return Trace{}, err
+	}
+	wire := newWireRecorder(srv)
+	pipe := pipenet.NewServer(wire)
+	defer pipe.Close()
+	srv.Inject(sc.Faults...)
+	tr := Trace{
+		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
+		KeyTTL: runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
+		Calls: make([]Call, len(sc.Calls)),
+	}
+	var wg sync.WaitGroup
+	done := make([]chan struct{}, len(sc.Calls))
+	for i, spec := range sc.Calls {
+		done[i] = make(chan struct{})
+		wg.Go(func() {
+			defer close(done[i])
+			if spec.Reconcile {
+				<-done[i-1]
+				prev := tr.Calls[i-1]
+				spec.Payment, spec.Key = prev.Payment, reconcileKey(prev)
+			}
+			tr.Calls[i] = runCall(pipe.URL, pipe.Transport(), sc, spec)
+		})
+	}
+	wg.Wait()
+	wire.wait()
+	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.BalanceCents()
+	for i := range tr.Calls {
+		c := &tr.Calls[i]
+		if c.Attempts, c.Summary, err = parseRecords(c.Records); err != nil {
+			return tr, fmt.Errorf("call %d breaks pix's log contract: %w", i, err)
+		}
+	}
+	return tr, nil
+}
+
+// runCall makes one call with a client of its own (its own recorders and jitter source) that
+// shares the run's transport, and so its connections, with the other calls.
+func runCall(baseURL string, transport http.RoundTripper, sc scenario, spec callSpec) Call {
+	time.Sleep(spec.After)
+	trips := &tripRecorder{next: transport}
+	logs := newLogStore()
+	draws := &drawSource{cycle: spec.Jitter}
+	client := &pix.Client{
+		BaseURL: baseURL, Token: runToken, HTTPClient: &http.Client{Transport: trips},
+		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, Logger: slog.New(logs), Jitter: draws.next,
+	}
+	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Start: time.Now()}
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if spec.Deadline > 0 {
+		c.Deadline = c.Start.Add(spec.Deadline)
+		ctx, cancel = context.WithDeadline(ctx, c.Deadline)
+	}
+	defer cancel()
+	if spec.Key == "" {
+		c.Receipt, c.Err = client.Send(ctx, spec.Payment)
+	} else {
+		c.Receipt, c.Err = client.SendWithKey(ctx, spec.Key, spec.Payment)
+	}
+	c.End = time.Now()
+	c.Trips, c.Draws, c.Records = trips.recorded(), draws.taken(), logs.recorded()
+	return c
+}
+
+// reconcileKey is the key a caller would reconcile call c with: the one its
+// *pix.OutcomeUnknownError carries, else the one it used.
+func reconcileKey(c Call) string {
+	if e, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err); ok {
+		return e.Key
+	}
+	return cmp.Or(c.Key(), "never-used")
+}
+
+// slowest is the longest a slow or late fault among faults holds a request.
+func slowest(faults []psp.Fault) time.Duration {
+	var d time.Duration
+	for _, f := range faults {
+		if f.Kind == psp.FaultSlow || f.Kind == psp.FaultLate {
+			d = max(d, f.Duration)
+		}
+	}
+	return d
+}
+
+// drawSource hands out the draws of cycle in order, starting again at the end, and remembers
+// the draws taken. It is safe for concurrent use. cycle must not be empty.
+type drawSource struct {
+	mu    sync.Mutex
+	cycle []float64
+	took  []float64
+}
+
+// next is the source handed to pix.Client.Jitter.
+func (d *drawSource) next() float64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	u := d.cycle[len(d.took)%len(d.cycle)]
+	d.took = append(d.took, u)
+	return u
+}
+
+// taken returns the draws handed out so far, in order.
+func (d *drawSource) taken() []float64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]float64(nil), d.took...)
+}
