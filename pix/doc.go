@@ -28,5 +28,8 @@
 // and its body can be rewound. That hidden resend would not count against the retry budget,
 // would not be logged, and would consume the PSP's next fault. The client therefore makes each
 // request's body non-rewindable (Request.GetBody is nil): every request that reaches the wire
-// is an attempt that [retry.Do] counts, classifies and logs.
+// is an attempt that [retry.Do] counts, classifies and logs. The one case where that resend
+// was useful is taken over: an attempt on a pooled connection that fails before the PSP
+// answers a single byte (most likely closed by the server while idle) is transient, whatever
+// its error, and tried again within the budget.
 package pix

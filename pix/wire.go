@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 )
 
 // bodyLimit is the largest answer body read, in bytes: 64 KiB.
@@ -22,9 +23,13 @@ type answer struct {
 // post sends one payment request and reads the answer, both under ctx.
 //
 // The request's body cannot be rewound (GetBody is nil), so net/http never resends it on its
-// own: see the package documentation. The body of the answer is read to its end when it is
+// own: see the package documentation. A pooled connection that fails before the PSP answers
+// comes back as a *pooledConnError, which pix retries. The body of the answer is read to its
+// end when it is
 // within the limit, which returns the connection to the pool, and closed in every case.
 func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (answer, error) {
+	var w wire
+	ctx = httptrace.WithClientTrace(ctx, w.trace())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return answer{}, fmt.Errorf("pix: building the request: %w", err)
@@ -36,7 +41,7 @@ func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (a
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	resp, err := c.do(req)
 	if err != nil {
-		return answer{}, fmt.Errorf("pix: %w", err)
+		return answer{}, w.failed(fmt.Errorf("pix: %w", err))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, bodyLimit+1))

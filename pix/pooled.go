@@ -1,0 +1,48 @@
+package pix
+
+import (
+	"errors"
+	"net/http/httptrace"
+	"sync/atomic"
+
+	"pixretry/retry"
+)
+
+// pooledConnError is an attempt whose connection came from the pool and failed before the
+// PSP answered a single byte: most likely the server had closed it while it sat idle, the race
+// that keep-alive costs. net/http gives no sentinel for that ("http: server closed idle
+// connection"), and would resend such a request by itself if pix let it rewind the body; pix
+// does not (so that every wire request is an attempt) and retries it here instead, within the
+// budget. Whether the request left is not known, so the outcome stays "may have settled".
+type pooledConnError struct{ err error }
+
+func (e *pooledConnError) Error() string { return e.err.Error() }
+func (e *pooledConnError) Unwrap() error { return e.err }
+
+// wire follows one request through net/http with an httptrace.ClientTrace. The fields are
+// atomic because net/http reports from its own goroutines.
+type wire struct {
+	reused, answered atomic.Bool
+}
+
+func (w *wire) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { w.reused.Store(i.Reused) },
+		GotFirstResponseByte: func() { w.answered.Store(true) },
+	}
+}
+
+// failed wraps err, the failure of the round trip w followed, in a *pooledConnError when the
+// connection was reused and the PSP had not answered.
+func (w *wire) failed(err error) error {
+	if w.reused.Load() && !w.answered.Load() {
+		return &pooledConnError{err}
+	}
+	return err
+}
+
+// transient is retry.Transient, and a pooled connection that failed before any answer.
+func transient(err error) bool {
+	_, pooled := errors.AsType[*pooledConnError](err)
+	return pooled || retry.Transient(err)
+}
