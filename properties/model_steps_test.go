@@ -16,15 +16,7 @@ import (
 func (mc *pspMachine) fresh(t *rapid.T, sc scope, p payload, f psp.Fault) {
 	start := time.Now()
 	r := mc.post(sc, p)
-	switch {
-	case mc.m.down(start) || f.Kind == psp.FaultReset || f.Kind == psp.FaultDown:
-		if f.Kind == psp.FaultDown {
-			mc.m.downUntil = start.Add(f.Duration)
-		}
-		wantClosed(t, r)
-		return
-	case f.Kind == psp.FaultStatus:
-		wantInjected(t, r, f)
+	if mc.struckFirst(t, r, start, f) {
 		return
 	}
 	commitAt := start
@@ -49,17 +41,10 @@ func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 	k := mc.m.keys[sc]
 	start := time.Now()
 	r := mc.post(sc, k.payload)
-	switch {
-	case mc.m.down(start) || f.Kind == psp.FaultReset || f.Kind == psp.FaultDown:
-		if f.Kind == psp.FaultDown {
-			mc.m.downUntil = start.Add(f.Duration)
-		}
-		wantClosed(t, r)
+	if mc.struckFirst(t, r, start, f) {
 		return
-	case f.Kind == psp.FaultStatus:
-		wantInjected(t, r, f)
-		return
-	case f.Kind == psp.FaultDrop:
+	}
+	if f.Kind == psp.FaultDrop {
 		wantClosed(t, r)
 		return
 	}
@@ -74,6 +59,24 @@ func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 	if k.body == nil {
 		mc.learn(t, sc, r.Body)
 	}
+}
+
+// struckFirst reports whether the request sent at start met a fault that strikes before any
+// processing (an open down window, reset, down, status), after checking its reply and
+// recording a new down window in the model.
+func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fault) bool {
+	switch {
+	case mc.m.down(start) || f.Kind == psp.FaultReset || f.Kind == psp.FaultDown:
+		if f.Kind == psp.FaultDown {
+			mc.m.downUntil = start.Add(f.Duration)
+		}
+		wantClosed(t, r)
+		return true
+	case f.Kind == psp.FaultStatus:
+		wantInjected(t, r, f)
+		return true
+	}
+	return false
 }
 
 // learn checks body, the first answer seen for sc, against the contract and the model, and
