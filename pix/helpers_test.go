@@ -123,7 +123,8 @@ func mustPSP(t testing.TB, cfg psp.Config) *psp.Server {
 }
 
 // client is a pix.Client of the fixture's PSP with the test policy, a 1 s attempt timeout,
-// half draws and a recording logger; change sets other fields.
+// half draws and a recording logger; change sets other fields (a nil change is skipped, so
+// that table cases can leave theirs out).
 func (f *fixture) client(change ...func(*pix.Client)) *pix.Client {
 	c := &pix.Client{
 		BaseURL:        f.srv.URL,
@@ -135,9 +136,20 @@ func (f *fixture) client(change ...func(*pix.Client)) *pix.Client {
 		Jitter:         halfDraw,
 	}
 	for _, ch := range change {
-		ch(c)
+		if ch != nil {
+			ch(c)
+		}
 	}
 	return c
+}
+
+// orDefault is p, or the default test payment when p is zero (a table case that leaves its
+// payment out).
+func orDefault(p pix.Payment) pix.Payment {
+	if p == (pix.Payment{}) {
+		return payment
+	}
+	return p
 }
 
 // settlementsFor returns the PSP's settlements under key.

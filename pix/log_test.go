@@ -91,16 +91,7 @@ func TestLogRecords(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := newVirtualFixture(t, psp.Config{})
 				f.psp.Inject(tc.faults...)
-				p := tc.payment
-				if p == (pix.Payment{}) {
-					p = payment
-				}
-				changes := []func(*pix.Client){}
-				if tc.change != nil {
-					changes = append(changes, tc.change)
-				}
-
-				r, err := f.client(changes...).SendWithKey(t.Context(), "k", p)
+				r, err := f.client(tc.change).SendWithKey(t.Context(), "k", orDefault(tc.payment))
 
 				got := f.log.all()
 				if err != nil && len(got) > 0 {

@@ -23,7 +23,7 @@ func TestOutcomeUnknown(t *testing.T) {
 		name    string
 		faults  []psp.Fault
 		change  func(*pix.Client)
-		payment pix.Payment // payment if zero
+		payment pix.Payment // the default payment if zero
 
 		wantUnknown     bool
 		wantAttempts    int
@@ -82,16 +82,7 @@ func TestOutcomeUnknown(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := newVirtualFixture(t, psp.Config{})
 				f.psp.Inject(tc.faults...)
-				p := tc.payment
-				if p == (pix.Payment{}) {
-					p = payment
-				}
-				change := tc.change
-				if change == nil {
-					change = func(*pix.Client) {}
-				}
-
-				_, err := f.client(change).Send(t.Context(), p)
+				_, err := f.client(tc.change).Send(t.Context(), orDefault(tc.payment))
 				time.Sleep(time.Hour) // every held answer is done: the ledger is final
 
 				key := f.rec.keys()[0]
@@ -180,7 +171,7 @@ func TestSendWithKeyOutcomeIsUnknownUntilThePSPAnswersForTheKey(t *testing.T) {
 		faults      []psp.Fault
 		change      func(*pix.Client)
 		ctx         func(context.Context) (context.Context, context.CancelFunc)
-		payment     pix.Payment // payment if zero
+		payment     pix.Payment // the default payment if zero
 		wantUnknown bool
 		wantErr     error // also reachable; nil: none
 	}{
@@ -206,16 +197,7 @@ func TestSendWithKeyOutcomeIsUnknownUntilThePSPAnswersForTheKey(t *testing.T) {
 					ctx, cancel = tc.ctx(ctx)
 				}
 				defer cancel()
-				p := tc.payment
-				if p == (pix.Payment{}) {
-					p = payment
-				}
-				change := tc.change
-				if change == nil {
-					change = func(*pix.Client) {}
-				}
-
-				_, err := f.client(change).SendWithKey(ctx, "order-1", p)
+				_, err := f.client(tc.change).SendWithKey(ctx, "order-1", orDefault(tc.payment))
 
 				if err == nil {
 					t.Fatal("second SendWithKey() succeeded, want an error")
