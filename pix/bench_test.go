@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/retry"
 )

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"

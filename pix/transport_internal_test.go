@@ -30,8 +30,9 @@ func TestNilHTTPClientUsesTheSharedDefault(t *testing.T) {
 	if got := len(bank.Settlements()); got != 1 {
 		t.Errorf("PSP holds %d settlements, want 1", got)
 	}
-	if defaultHTTPClient() != defaultHTTPClient() {
-		t.Errorf("defaultHTTPClient() returned two clients, want one shared pool")
+	first := defaultHTTPClient()
+	if second := defaultHTTPClient(); second != first {
+		t.Errorf("defaultHTTPClient() returned %p then %p, want one shared pool", first, second)
 	}
 
 	type settings struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"

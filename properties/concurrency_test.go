@@ -7,7 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/psp"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"

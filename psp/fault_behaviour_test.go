@@ -12,7 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/psp"
 )
 

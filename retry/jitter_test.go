@@ -92,7 +92,7 @@ func TestFullJitterMatchesExactArithmetic(t *testing.T) {
 func TestFullJitterStaysInBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ceiling := time.Duration(rapid.Int64().Draw(t, "ceiling"))
-		u := rapid.OneOf(rapid.Float64(), rapid.SampledFrom([]float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.0})).Draw(t, "u")
+		u := rapid.OneOf(rapid.Float64(), rapid.SampledFrom([]float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)})).Draw(t, "u")
 		if got := retry.FullJitter(ceiling, u); got < 0 || got > max(ceiling, 0) {
 			t.Fatalf("FullJitter(%d, %v) = %d, outside [0, %d]", ceiling, u, got, max(ceiling, 0))
 		}

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/psp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 	"pixretry/psp"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"pixretry/pipenet"
+	"pixretry/internal/pipenet"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
