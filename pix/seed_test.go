@@ -1,7 +1,8 @@
 package pix_test
 
-// The seed's three client tests: a response lost after settlement does not pay twice, a key
-// reused with another payment is refused, and a business refusal is repeated on replay.
+// The three scenarios at the heart of idempotency: a response lost after settlement does not
+// pay twice, a key reused with another payment is refused, and a business refusal is repeated
+// on replay.
 
 import (
 	"errors"

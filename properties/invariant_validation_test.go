@@ -18,8 +18,8 @@ func validByContract(p pix.Payment) bool {
 		utf8.ValidString(p.Description) && utf8.RuneCountInString(p.Description) <= 140
 }
 
-// checkValidation is the invariant the issue's list implies ("bad input gets a clear error and
-// loses nothing"): pix's local validation agrees with the PSP. A payment refused locally makes
+// checkValidation is the invariant that bad input gets a clear error and loses nothing: pix's
+// local validation agrees with the PSP. A payment refused locally makes
 // no attempt and is one the contract refuses; a payment the contract accepts is never refused
 // locally; and no request pix sends is answered 400 invalid_request.
 func checkValidation(tr Trace) error {

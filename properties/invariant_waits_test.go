@@ -21,8 +21,8 @@ import (
 // The attempt bound is the honest one. An attempt lasts as long as the PSP holds it, which only
 // a slow or late fault does, and never longer than AttemptTimeout when that is set (the
 // attempt's deadline cuts a slow or late answer short): min(AttemptTimeout, SlowestFault), or
-// SlowestFault when AttemptTimeout is 0. The "AttemptsMax × AttemptTimeout" is the
-// special case of a PSP slower than the timeout.
+// SlowestFault when AttemptTimeout is 0. A bound of AttemptsMax × AttemptTimeout holds only in
+// the special case of a PSP slower than the timeout.
 func checkWaits(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {

@@ -16,8 +16,7 @@ type invariant struct {
 	check func(Trace) error
 }
 
-// invariants are the nine, in its order, plus the agreement of pix's local validation
-// with the PSP's contract.
+// invariants are the checks of the Retry Pattern, numbered as in docs/properties.md.
 var invariants = []invariant{
 	{"1 attempt budget", checkAttemptBudget},
 	{"2 permanent errors stop", checkPermanentStops},
@@ -63,7 +62,7 @@ func (v *violations) addf(format string, args ...any) {
 
 func (v violations) err() error { return errors.Join(v...) }
 
-// ceilingOf is the ceiling of the wait after attempt n, min(DelayMax, DelayBase·2^(n−1)),
+// ceilingOf is the ceiling of the wait after attempt n, min(DelayMax, DelayBase·2^(n−1)),
 // computed here without retry.Ceiling so that the suite does not grade retry with its own
 // answer. It doubles step by step and stops at DelayMax, so it cannot overflow.
 func ceilingOf(p retry.Policy, n int) time.Duration {
@@ -77,7 +76,7 @@ func ceilingOf(p retry.Policy, n int) time.Duration {
 	return min(c, p.DelayMax)
 }
 
-// transientStatus is the classification of an HTTP answer, written out again for the
+// transientStatus is the Retry Pattern's classification of an HTTP answer, written out again for the
 // same reason: 5xx except 501 and 505, 429 and 409 are worth another attempt; every other
 // status is final.
 func transientStatus(code int) bool {
