@@ -107,13 +107,16 @@ func newVirtualFixture(t *testing.T, cfg psp.Config) *fixture {
 	return f
 }
 
+// startBalance is the PSP's starting balance, in cents, unless a test sets one.
+var startBalance = psp.DefaultConfig().BalanceCents
+
 func mustPSP(t testing.TB, cfg psp.Config) *psp.Server {
 	t.Helper()
 	if cfg.Tokens == nil {
 		cfg.Tokens = []string{token}
 	}
 	if cfg.BalanceCents == 0 {
-		cfg.BalanceCents = psp.DefaultBalanceCents
+		cfg.BalanceCents = startBalance
 	}
 	p, err := psp.NewServer(cfg)
 	if err != nil {

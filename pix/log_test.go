@@ -17,7 +17,7 @@ import (
 const errorSet = "(set)"
 
 func TestLogRecords(t *testing.T) {
-	tooMuch := pix.Payment{AmountCents: psp.DefaultBalanceCents + 1, PixKey: "pix@example.com"}
+	tooMuch := pix.Payment{AmountCents: startBalance + 1, PixKey: "pix@example.com"}
 	for _, tc := range []struct {
 		name    string
 		faults  []psp.Fault

@@ -18,7 +18,7 @@ import (
 // rows that end unknown show why they must (some hold a settlement), rows that do not end
 // unknown have the ledger checked.
 func TestOutcomeUnknown(t *testing.T) {
-	tooMuch := pix.Payment{AmountCents: psp.DefaultBalanceCents + 1, PixKey: "pix@example.com"}
+	tooMuch := pix.Payment{AmountCents: startBalance + 1, PixKey: "pix@example.com"}
 	for _, tc := range []struct {
 		name    string
 		faults  []psp.Fault

@@ -50,7 +50,7 @@ func TestLostResponseAfterSettlementPaysOnce(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("Send() receipt mismatch (-want +got):\n%s", diff)
 				}
-				if got, want := f.psp.BalanceCents(), int64(psp.DefaultBalanceCents)-payment.AmountCents; got != want {
+				if got, want := f.psp.BalanceCents(), startBalance-payment.AmountCents; got != want {
 					t.Errorf("balance = %d, want %d (debited once)", got, want)
 				}
 				if diff := cmp.Diff(tc.wantAt, offsets(f.rec.requests(), start)); diff != "" {

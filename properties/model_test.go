@@ -31,7 +31,7 @@ func TestPSPMatchesModel(t *testing.T) {
 // pspMatchesModel is the property of TestPSPMatchesModel.
 func pspMatchesModel(t *rapid.T) {
 	balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
-	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultKeyTTL)).Draw(t, "KeyTTL")
+	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
 	rapid.SyncTest(t, func(t *rapid.T) {
 		srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
 		if err != nil {

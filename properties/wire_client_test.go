@@ -3,6 +3,7 @@ package properties
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -20,9 +21,9 @@ type payload struct {
 
 // cents is the payload's valor in cents; the suite only builds valid ones.
 func (p payload) cents() int64 {
-	c, err := psp.ParseAmount(p.Valor)
-	if err != nil {
-		panic("properties: the suite built an invalid valor: " + err.Error())
+	c, err := psp.ParseBalance(p.Valor)
+	if err != nil || c == 0 {
+		panic(fmt.Sprintf("properties: the suite built an invalid valor %q (%v)", p.Valor, err))
 	}
 	return c
 }

@@ -23,9 +23,9 @@ func jsonAnswer(status int, contentType string, v any) answer {
 	return answer{status: status, contentType: contentType, body: marshal(v)}
 }
 
-// problemAnswer is the one helper that turns a Problem into an application/problem+json
+// problemAnswer is the one helper that turns a problem into an application/problem+json
 // answer.
-func problemAnswer(p Problem) answer {
+func problemAnswer(p problem) answer {
 	return jsonAnswer(p.Status, problemContentType, p)
 }
 
@@ -38,10 +38,10 @@ func (a answer) write(w http.ResponseWriter, key string) {
 	h.Set("Content-Type", a.contentType)
 	h.Set("Content-Length", strconv.Itoa(len(a.body)))
 	if key != "" {
-		h.Set(IdempotencyKeyHeader, key)
+		h.Set(idempotencyKeyHeader, key)
 	}
 	if a.replayed {
-		h.Set(ReplayedHeader, "true")
+		h.Set(replayedHeader, "true")
 	}
 	w.WriteHeader(a.status)
 	w.Write(a.body) // a failed write means the client has gone: nothing left to tell it

@@ -11,7 +11,7 @@ func (s *Server) bearerToken(h http.Header) (string, error) {
 	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
 	token = strings.TrimLeft(token, " ")
 	if !strings.EqualFold(scheme, "Bearer") || !s.tokens[token] {
-		f := fail(CodeUnauthorized, "a known bearer token is required in Authorization")
+		f := fail(codeUnauthorized, "a known bearer token is required in Authorization")
 		f.header = http.Header{"Www-Authenticate": {`Bearer realm="psp"`}}
 		return "", f
 	}

@@ -13,24 +13,24 @@ import (
 	"strings"
 )
 
-// MaxBodyBytes is the largest request body accepted, in bytes (64 KiB).
-const MaxBodyBytes = 65536
+// maxBodyBytes is the largest request body accepted, in bytes (64 KiB).
+const maxBodyBytes = 65536
 
 // readJSONBody checks that r carries JSON (Content-Type application/json, charset utf-8 if
-// any) of at most MaxBodyBytes and returns the body.
+// any) of at most maxBodyBytes and returns the body.
 func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
 		ok && !strings.EqualFold(charset, "utf-8") {
-		return nil, fail(CodeUnsupportedMediaType,
+		return nil, fail(codeUnsupportedMediaType,
 			"Content-Type must be application/json, got %q", r.Header.Get("Content-Type"))
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-		return nil, fail(CodePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
+		return nil, fail(codePayloadTooLarge, "the body must be at most %d bytes", maxBodyBytes)
 	}
 	if err != nil {
-		return nil, invalid(CodeInvalidRequest, Violation{"body", "could not be read: " + err.Error()})
+		return nil, invalid(codeInvalidRequest, violation{"body", "could not be read: " + err.Error()})
 	}
 	return body, nil
 }
@@ -39,32 +39,32 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // each at most once, with nothing after it. It returns the members undecoded, with a
 // violation for each unknown or repeated member; syntax errors are reported as a violation of
 // the "body" field.
-func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []Violation) {
+func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []violation) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, []Violation{{"body", "must be a JSON object"}}
+		return nil, []violation{{"body", "must be a JSON object"}}
 	}
 	members := map[string]json.RawMessage{}
-	var bad []Violation
+	var bad []violation
 	for dec.More() {
 		name, value, err := nextMember(dec)
 		if err != nil {
-			return nil, []Violation{{"body", "is not valid JSON: " + err.Error()}}
+			return nil, []violation{{"body", "is not valid JSON: " + err.Error()}}
 		}
 		_, repeated := members[name]
 		switch {
 		case !slices.Contains(known, name):
-			bad = append(bad, Violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
+			bad = append(bad, violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
 		case repeated:
-			bad = append(bad, Violation{name, "appears more than once"})
+			bad = append(bad, violation{name, "appears more than once"})
 		}
 		members[name] = value
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, []Violation{{"body", "is not valid JSON: " + err.Error()}}
+		return nil, []violation{{"body", "is not valid JSON: " + err.Error()}}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, []Violation{{"body", "must hold one JSON object and nothing after it"}}
+		return nil, []violation{{"body", "must hold one JSON object and nothing after it"}}
 	}
 	return members, bad
 }

@@ -66,7 +66,7 @@ func (b *book) commit(sc scope, s Settlement, expires time.Time) answer {
 
 func (b *book) debit(s Settlement) answer {
 	if s.AmountCents > b.balance {
-		return errorAnswer(fail(CodeInsufficientFunds,
+		return errorAnswer(fail(codeInsufficientFunds,
 			"valor %s exceeds the payer's balance", FormatAmount(s.AmountCents)))
 	}
 	b.balance -= s.AmountCents

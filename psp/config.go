@@ -12,12 +12,14 @@ import (
 // ErrInvalidConfig is wrapped by every error from NewServer.
 var ErrInvalidConfig = errors.New("psp: invalid config")
 
-// Defaults of Config.
+// DefaultToken is the one bearer token of DefaultConfig.
+const DefaultToken = "test-token"
+
+// The other values of DefaultConfig.
 const (
-	DefaultToken        = "test-token"
-	DefaultBalanceCents = 100000                            // 1000.00
-	DefaultKeyTTL       = time.Duration(86_400_000_000_000) // 24 h
-	DefaultISPB         = "12345678"
+	defaultBalanceCents = 100000                            // 1000.00
+	defaultKeyTTL       = time.Duration(86_400_000_000_000) // 24 h
+	defaultISPB         = "12345678"
 )
 
 var (
@@ -25,41 +27,41 @@ var (
 	ispbPattern  = regexp.MustCompile(`^\d{8}$`)
 )
 
-// Config configures a Server. Its zero value is not valid (no tokens); start from
+// Config configures a Server. Its zero value has no tokens and is not valid. Start from
 // DefaultConfig.
 type Config struct {
-	// Tokens are the accepted bearer tokens: at least one, each visible ASCII without spaces.
-	// Idempotency keys are scoped per token.
+	// Tokens are the accepted bearer tokens. There must be at least one, each visible ASCII
+	// without spaces. Idempotency keys are scoped per token.
 	Tokens []string
-	// BalanceCents is the payer's starting balance in cents; 0 is valid, negative is not.
+	// BalanceCents is the payer's starting balance in cents. It may be 0 but not negative.
 	BalanceCents int64
-	// KeyTTL is how long a completed key is remembered, counted from its completion; then the
-	// key is new again. 0 means DefaultKeyTTL (24 h); negative is invalid.
+	// KeyTTL is how long a completed key is remembered, counted from its completion. The key is
+	// then new again. 0 means 24 hours. A negative KeyTTL is invalid.
 	KeyTTL time.Duration
-	// ISPB is the 8-digit participant code in every endToEndId; "" means DefaultISPB.
+	// ISPB is the 8-digit participant code in every endToEndId. "" means 12345678.
 	ISPB string
-	// Control mounts the /_psp/ control surface (faults, settlements, balance, reset) on
-	// ServeHTTP, without authentication: turn it on only in a test double.
+	// Control mounts the control API under /_psp/ (faults, settlements, balance, reset). It has
+	// no authentication, so turn it on only in a test double.
 	Control bool
-	// Logger receives one record per payment request; nil discards them. Tokens are never
+	// Logger receives one record per payment request. Nil discards them. Tokens are never
 	// logged.
 	Logger *slog.Logger
 }
 
-// DefaultConfig is one token ("test-token"), a balance of 1000.00, keys kept 24 h, the ISPB
-// 12345678, no control surface and no logging.
+// DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, the ISPB
+// 12345678, no control API and no logging.
 func DefaultConfig() Config {
 	return Config{
 		Tokens:       []string{DefaultToken},
-		BalanceCents: DefaultBalanceCents,
-		KeyTTL:       DefaultKeyTTL,
-		ISPB:         DefaultISPB,
+		BalanceCents: defaultBalanceCents,
+		KeyTTL:       defaultKeyTTL,
+		ISPB:         defaultISPB,
 	}
 }
 
 // withDefaults checks c and fills in its zero values.
 func (c Config) withDefaults() (Config, error) {
-	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
+	c.ISPB = cmp.Or(c.ISPB, defaultISPB)
 	if len(c.Tokens) == 0 {
 		return c, fmt.Errorf("%w: no tokens", ErrInvalidConfig)
 	}
@@ -77,7 +79,7 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("%w: token %d (%q) must be visible ASCII without spaces", ErrInvalidConfig, i, t)
 		}
 	}
-	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
+	c.KeyTTL = cmp.Or(c.KeyTTL, defaultKeyTTL)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
 }

@@ -9,25 +9,25 @@ import (
 
 // Paths of the control surface, mounted when Config.Control is set.
 const (
-	ControlFaultsPath      = "/_psp/faults"
-	ControlSettlementsPath = "/_psp/settlements"
-	ControlBalancePath     = "/_psp/balance"
-	ControlResetPath       = "/_psp/reset"
+	controlFaultsPath      = "/_psp/faults"
+	controlSettlementsPath = "/_psp/settlements"
+	controlBalancePath     = "/_psp/balance"
+	controlResetPath       = "/_psp/reset"
 )
 
 // controlRoutes is the HTTP face of Inject, ClearFaults, Settlements, BalanceCents and Reset.
 // It needs no token: it is a test double's back door. POST /_psp/faults takes
-// {"faults":[...]} as application/json (at most MaxBodyBytes) and queues all or none: any bad
+// {"faults":[...]} as application/json (at most maxBodyBytes) and queues all or none: any bad
 // fault is a 400 invalid_request whose violacoes name each one ("faults[1]").
 func (s *Server) controlRoutes() map[string]map[string]http.HandlerFunc {
 	return map[string]map[string]http.HandlerFunc{
-		ControlFaultsPath: {
+		controlFaultsPath: {
 			http.MethodPost:   s.postFaults,
 			http.MethodDelete: noContent(s.ClearFaults),
 		},
-		ControlSettlementsPath: {http.MethodGet: s.getSettlements},
-		ControlBalancePath:     {http.MethodGet: s.getBalance},
-		ControlResetPath:       {http.MethodPost: noContent(s.Reset)},
+		controlSettlementsPath: {http.MethodGet: s.getSettlements},
+		controlBalancePath:     {http.MethodGet: s.getBalance},
+		controlResetPath:       {http.MethodPost: noContent(s.Reset)},
 	}
 }
 
@@ -51,7 +51,7 @@ func (s *Server) postFaults(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// readFaults reads a {"faults":[...]} body (application/json, at most MaxBodyBytes).
+// readFaults reads a {"faults":[...]} body (application/json, at most maxBodyBytes).
 func readFaults(w http.ResponseWriter, r *http.Request) ([]Fault, error) {
 	body, err := readJSONBody(w, r)
 	if err != nil {
@@ -59,20 +59,20 @@ func readFaults(w http.ResponseWriter, r *http.Request) ([]Fault, error) {
 	}
 	members, bad := decodeObject(body, "faults")
 	if members == nil {
-		return nil, invalid(CodeInvalidRequest, bad...)
+		return nil, invalid(codeInvalidRequest, bad...)
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(members["faults"], &raws); err != nil || raws == nil {
-		bad = append(bad, Violation{"faults", "required: a JSON array of faults"})
+		bad = append(bad, violation{"faults", "required: a JSON array of faults"})
 	}
 	faults := make([]Fault, len(raws))
 	for i, raw := range raws {
 		if err := faults[i].UnmarshalJSON(raw); err != nil {
-			bad = append(bad, Violation{fmt.Sprintf("faults[%d]", i), err.Error()})
+			bad = append(bad, violation{fmt.Sprintf("faults[%d]", i), err.Error()})
 		}
 	}
 	if len(bad) > 0 {
-		return nil, invalid(CodeInvalidRequest, bad...)
+		return nil, invalid(codeInvalidRequest, bad...)
 	}
 	return faults, nil
 }

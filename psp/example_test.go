@@ -23,7 +23,7 @@ func ExampleNewServer() {
 		strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
 	req.Header.Set("Authorization", "Bearer test-token")
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(psp.IdempotencyKeyHeader, "order-42")
+	req.Header.Set("Idempotency-Key", "order-42")
 	resp, err := ts.Client().Do(req)
 	if err != nil {
 		panic(err)
@@ -45,11 +45,11 @@ func ExampleServer_Inject() {
 			strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
 		req.Header.Set("Authorization", "Bearer test-token")
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(psp.IdempotencyKeyHeader, "order-42") // the same key on every attempt
+		req.Header.Set("Idempotency-Key", "order-42") // the same key on every attempt
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		fmt.Printf("%d Retry-After=%q Idempotent-Replayed=%q\n",
-			rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get(psp.ReplayedHeader))
+			rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get("Idempotent-Replayed"))
 	}
 	send() // 503 with Retry-After
 	send() // 503
@@ -78,16 +78,15 @@ func ExampleFault_MarshalJSON() {
 	// {"faults":[{"kind":"status","status":503,"retry_after_s":2},{"kind":"slow","delay_ms":1500},{"kind":"late","delay_ms":3000},{"kind":"drop"},{"kind":"reset"},{"kind":"down","duration_ms":10000}]}
 }
 
-func ExampleParseAmount() {
-	for _, s := range []string{"150.00", "0.01", "1.5", "0.00"} {
-		cents, err := psp.ParseAmount(s)
+func ExampleParseBalance() {
+	for _, s := range []string{"150.00", "0.00", "1.5"} {
+		cents, err := psp.ParseBalance(s)
 		fmt.Println(cents, err)
 	}
 	// Output:
 	// 15000 <nil>
-	// 1 <nil>
+	// 0 <nil>
 	// 0 psp: invalid amount: "1.5" is not 1 to 10 digits, a dot and 2 digits
-	// 0 psp: invalid amount: "0.00" is not greater than zero
 }
 
 func ExampleFormatAmount() {
@@ -112,7 +111,7 @@ func ExampleServer_Settlements() {
 		strings.NewReader(`{"valor":"10.00","chave":"12345678901","infoPagador":"lunch"}`))
 	req.Header.Set("Authorization", "Bearer test-token")
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(psp.IdempotencyKeyHeader, "lunch-1")
+	req.Header.Set("Idempotency-Key", "lunch-1")
 	srv.ServeHTTP(httptest.NewRecorder(), req)
 	for _, s := range srv.Settlements() {
 		fmt.Println(s.IdempotencyKey, s.AmountCents, s.PixKey, s.Description, len(s.EndToEndID))

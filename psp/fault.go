@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// ErrInvalidFault is wrapped by the errors about a malformed Fault (from Fault.UnmarshalJSON
-// and Fault.MarshalJSON) and by the panic of Inject.
+// ErrInvalidFault is wrapped by the errors of Fault.MarshalJSON and Fault.UnmarshalJSON and by
+// the panic of Server.Inject.
 var ErrInvalidFault = errors.New("psp: invalid fault")
 
 // FaultKind names what a Fault does to the payment request that consumes it.
@@ -15,33 +15,32 @@ type FaultKind string
 
 // The fault kinds. "Before any processing" means before the token is even looked at.
 const (
-	// FaultStatus answers Status with a problem+json body before any processing, with
+	// FaultStatus answers Status with a problem+json body before any processing. It sends
 	// Retry-After if RetryAfter is set. Nothing is stored.
 	FaultStatus FaultKind = "status"
-	// FaultSlow makes processing take Duration before the commit, with the key in flight (a
-	// concurrent request with the same key gets 409). It does not stop if the client leaves.
-	// A request that never reaches the commit (rejected, 409, 422, replay) is not delayed.
+	// FaultSlow makes processing take Duration before the commit, with the key in flight. A
+	// concurrent request with the same key gets 409 meanwhile. A request that never reaches the
+	// commit (rejected, 409, 422, replay) is not delayed. The wait does not stop if the client
+	// leaves.
 	FaultSlow FaultKind = "slow"
-	// FaultLate commits at once, then holds the answer for Duration before writing it. It does
-	// not stop if the client leaves.
+	// FaultLate commits at once, then holds the answer for Duration before writing it. The wait
+	// does not stop if the client leaves.
 	FaultLate FaultKind = "late"
-	// FaultDrop processes the request (a payment settles and is stored), then closes the
-	// connection without answering: a lost response. The client sees EOF.
+	// FaultDrop processes the request, so a payment settles and is stored. Then it closes the
+	// connection without answering. The client sees EOF, a lost response.
 	FaultDrop FaultKind = "drop"
-	// FaultReset closes the connection before any processing. Over TCP it is a reset (RST): the
-	// client sees "connection reset by peer".
+	// FaultReset closes the connection before any processing. Over TCP it is a reset (RST), and
+	// the client sees "connection reset by peer".
 	FaultReset FaultKind = "reset"
 	// FaultDown closes the connection like FaultReset, and so does every payment request for
-	// Duration from then on: the PSP is off the air. Requests refused while it is down consume
-	// no fault.
+	// Duration from then on. Requests refused while the PSP is down consume no fault.
 	FaultDown FaultKind = "down"
 )
 
 // Fault is one misbehaviour, consumed by one payment request. Make one with Status,
-// StatusRetryAfter, Slow, Late, Drop, ResetConn or Down; the zero value is no fault and may
-// not be injected. Its JSON form is the control API's: {"kind":"status","status":503,
-// "retry_after_s":2}, {"kind":"slow","delay_ms":1500}, {"kind":"late","delay_ms":1500},
-// {"kind":"drop"}, {"kind":"reset"}, {"kind":"down","duration_ms":5000}.
+// StatusRetryAfter, Slow, Late, Drop, ResetConn or Down. The zero value is no fault and may not
+// be injected. Its JSON form is the one the control API takes, such as
+// {"kind":"status","status":503,"retry_after_s":2} or {"kind":"late","delay_ms":1500}.
 type Fault struct {
 	Kind FaultKind
 	// Status is the status a FaultStatus answers, 400 to 599.

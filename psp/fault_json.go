@@ -17,8 +17,8 @@ type faultJSON struct {
 	DurationMS  *int64    `json:"duration_ms,omitempty"`
 }
 
-// MarshalJSON writes f in the control API's form, durations in whole milliseconds (truncated)
-// and RetryAfter in whole seconds (rounded up). An invalid f is an error wrapping
+// MarshalJSON writes f in the form the control API takes. Durations are whole milliseconds,
+// truncated. RetryAfter is whole seconds, rounded up. An invalid f is an error wrapping
 // ErrInvalidFault.
 func (f Fault) MarshalJSON() ([]byte, error) {
 	if err := f.validate(); err != nil {
@@ -27,9 +27,9 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 	return json.Marshal(f.wire())
 }
 
-// UnmarshalJSON reads the control API's form strictly: kind must be known, the members must
-// be exactly those the kind takes (no unknown, repeated or missing ones), numbers must be
-// integers in range. Errors wrap ErrInvalidFault.
+// UnmarshalJSON reads the form the control API takes, strictly. The kind must be known. The
+// members must be exactly those the kind takes, none unknown, repeated or missing. Numbers must
+// be integers in range. Errors wrap ErrInvalidFault.
 func (f *Fault) UnmarshalJSON(data []byte) error {
 	_, bad := decodeObject(data, "kind", "status", "retry_after_s", "delay_ms", "duration_ms")
 	if len(bad) > 0 {

@@ -8,11 +8,11 @@ import (
 
 // Header names of the idempotency protocol.
 const (
-	// IdempotencyKeyHeader carries the client's key for a payment (IETF Idempotency-Key draft).
+	// idempotencyKeyHeader carries the client's key for a payment (IETF Idempotency-Key draft).
 	// The Server echoes it, as sent, on every answer once it has been found valid.
-	IdempotencyKeyHeader = "Idempotency-Key"
-	// ReplayedHeader is "true" on an answer replayed from the key store, absent otherwise.
-	ReplayedHeader = "Idempotent-Replayed"
+	idempotencyKeyHeader = "Idempotency-Key"
+	// replayedHeader is "true" on an answer replayed from the key store, absent otherwise.
+	replayedHeader = "Idempotent-Replayed"
 )
 
 // keyPattern is 1 to 255 visible ASCII characters.
@@ -22,15 +22,15 @@ var keyPattern = regexp.MustCompile(`^[\x21-\x7E]{1,255}$`)
 // means. A value starting with a double quote is a structured-field string (RFC 8941): `"abc"`
 // means abc, `"a\"b"` means a"b. The key must be 1 to 255 characters from 0x21 to 0x7E.
 func idempotencyKey(h http.Header) (raw, key string, err error) {
-	values := h.Values(IdempotencyKeyHeader)
+	values := h.Values(idempotencyKeyHeader)
 	if len(values) == 0 {
-		return "", "", invalid(CodeIdempotencyKeyMissing,
-			Violation{IdempotencyKeyHeader, "required"})
+		return "", "", invalid(codeIdempotencyKeyMissing,
+			violation{idempotencyKeyHeader, "required"})
 	}
 	raw = values[0]
 	key, ok := unquote(raw)
 	if len(values) > 1 || !ok || !keyPattern.MatchString(key) {
-		return "", "", invalid(CodeIdempotencyKeyInvalid, Violation{IdempotencyKeyHeader,
+		return "", "", invalid(codeIdempotencyKeyInvalid, violation{idempotencyKeyHeader,
 			"must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"})
 	}
 	return raw, key, nil

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// servePayment is POST /v1/pix/payments, in the order the package documentation gives.
+// servePayment is POST /v1/pix/payments, in the order of processing docs/psp.md gives.
 func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 	f := s.nextFault()
 	switch f.Kind {
@@ -106,11 +106,11 @@ func (s *Server) reserve(sc scope, p payment) (*book, answer, bool) {
 		return s.book, answer{}, true
 	}
 	if e.payment != p {
-		return nil, errorAnswer(fail(CodeIdempotencyKeyReused,
+		return nil, errorAnswer(fail(codeIdempotencyKeyReused,
 			"this Idempotency-Key was used for a different payment")), false
 	}
 	if e.answer == nil {
-		return nil, errorAnswer(fail(CodeIdempotencyKeyInUse,
+		return nil, errorAnswer(fail(codeIdempotencyKeyInUse,
 			"a request with this Idempotency-Key is still being processed; retry later")), false
 	}
 	replay := *e.answer
@@ -135,12 +135,12 @@ func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault
 
 // faultAnswer is the answer of a status fault.
 func faultAnswer(f Fault) answer {
-	a := problemAnswer(Problem{
-		Type:   problemTypePrefix + CodeInjectedFault,
+	a := problemAnswer(problem{
+		Type:   problemTypePrefix + codeInjectedFault,
 		Title:  http.StatusText(f.Status),
 		Status: f.Status,
 		Detail: "fault injected: the PSP answers " + strconv.Itoa(f.Status) + " before any processing",
-		Code:   CodeInjectedFault,
+		Code:   codeInjectedFault,
 	})
 	if f.RetryAfter > 0 {
 		a.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(f.RetryAfter), 10)}}

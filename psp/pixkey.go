@@ -12,14 +12,14 @@ var (
 	evpPattern   = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
-// MaxEmailKeyLen is the longest e-mail Pix key, in bytes.
-const MaxEmailKeyLen = 77
+// maxEmailKeyLen is the longest e-mail Pix key, in bytes.
+const maxEmailKeyLen = 77
 
-// ValidPixKey reports whether k is a Pix key in one of the five formats: CPF (11 digits), CNPJ
-// (14 digits), phone in E.164 ("+5511987654321"), e-mail (lower case, at most MaxEmailKeyLen
-// characters) or EVP (a random key: a lower-case UUID). Digits are ASCII digits.
+// ValidPixKey reports whether k is a Pix key in one of the five formats. They are CPF (11
+// digits), CNPJ (14 digits), phone in E.164 ("+5511987654321"), e-mail (lower case, at most 77
+// characters) and EVP (a random key, a lower-case UUID). Digits are ASCII digits.
 func ValidPixKey(k string) bool {
 	return cpfPattern.MatchString(k) || cnpjPattern.MatchString(k) ||
 		phonePattern.MatchString(k) || evpPattern.MatchString(k) ||
-		len(k) <= MaxEmailKeyLen && emailPattern.MatchString(k)
+		len(k) <= maxEmailKeyLen && emailPattern.MatchString(k)
 }

@@ -8,19 +8,19 @@ import (
 
 // The code member of every problem the Server answers with.
 const (
-	CodeUnauthorized          = "unauthorized"
-	CodeIdempotencyKeyMissing = "idempotency_key_missing"
-	CodeIdempotencyKeyInvalid = "idempotency_key_invalid"
-	CodeUnsupportedMediaType  = "unsupported_media_type"
-	CodePayloadTooLarge       = "payload_too_large"
-	CodeInvalidRequest        = "invalid_request"
-	CodeInsufficientFunds     = "insufficient_funds"
-	CodeIdempotencyKeyInUse   = "idempotency_key_in_use"
-	CodeIdempotencyKeyReused  = "idempotency_key_reused"
-	CodeNotFound              = "not_found"
-	CodeMethodNotAllowed      = "method_not_allowed"
-	CodeInjectedFault         = "injected_fault"
-	CodeInternal              = "internal_error"
+	codeUnauthorized          = "unauthorized"
+	codeIdempotencyKeyMissing = "idempotency_key_missing"
+	codeIdempotencyKeyInvalid = "idempotency_key_invalid"
+	codeUnsupportedMediaType  = "unsupported_media_type"
+	codePayloadTooLarge       = "payload_too_large"
+	codeInvalidRequest        = "invalid_request"
+	codeInsufficientFunds     = "insufficient_funds"
+	codeIdempotencyKeyInUse   = "idempotency_key_in_use"
+	codeIdempotencyKeyReused  = "idempotency_key_reused"
+	codeNotFound              = "not_found"
+	codeMethodNotAllowed      = "method_not_allowed"
+	codeInjectedFault         = "injected_fault"
+	codeInternal              = "internal_error"
 )
 
 const (
@@ -29,21 +29,21 @@ const (
 	jsonContentType    = "application/json"
 )
 
-// Problem is the application/problem+json body (RFC 9457) of every error answer. Violations is
+// problem is the application/problem+json body (RFC 9457) of every error answer. Violations is
 // present on 400 answers only.
-type Problem struct {
+type problem struct {
 	Type       string      `json:"type"`
 	Title      string      `json:"title"`
 	Status     int         `json:"status"`
 	Detail     string      `json:"detail"`
 	Code       string      `json:"code"`
-	Violations []Violation `json:"violacoes,omitempty"`
+	Violations []violation `json:"violacoes,omitempty"`
 }
 
-// Violation names one field of a rejected request and why it was rejected. Field is a body
+// violation names one field of a rejected request and why it was rejected. Field is a body
 // member ("valor"), a header ("Idempotency-Key"), "body" for the body as a whole, or, on the
 // control surface, a path such as "faults[1]".
-type Violation struct {
+type violation struct {
 	Field  string `json:"campo"`
 	Reason string `json:"motivo"`
 }
@@ -53,7 +53,7 @@ type Violation struct {
 type failure struct {
 	code       string
 	detail     string
-	violations []Violation
+	violations []violation
 	header     http.Header
 }
 
@@ -64,7 +64,7 @@ func fail(code, format string, args ...any) *failure {
 }
 
 // invalid is a 400 whose violations say which field is wrong and why.
-func invalid(code string, violations ...Violation) *failure {
+func invalid(code string, violations ...violation) *failure {
 	f := fail(code, "the request has %d violation(s); see violacoes", len(violations))
 	f.violations = violations
 	return f
@@ -72,18 +72,18 @@ func invalid(code string, violations ...Violation) *failure {
 
 // statusOf is the one place that maps an error code to an HTTP status.
 var statusOf = map[string]int{
-	CodeUnauthorized:          http.StatusUnauthorized,
-	CodeIdempotencyKeyMissing: http.StatusBadRequest,
-	CodeIdempotencyKeyInvalid: http.StatusBadRequest,
-	CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
-	CodePayloadTooLarge:       http.StatusRequestEntityTooLarge,
-	CodeInvalidRequest:        http.StatusBadRequest,
-	CodeInsufficientFunds:     http.StatusUnprocessableEntity,
-	CodeIdempotencyKeyInUse:   http.StatusConflict,
-	CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
-	CodeNotFound:              http.StatusNotFound,
-	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
-	CodeInternal:              http.StatusInternalServerError,
+	codeUnauthorized:          http.StatusUnauthorized,
+	codeIdempotencyKeyMissing: http.StatusBadRequest,
+	codeIdempotencyKeyInvalid: http.StatusBadRequest,
+	codeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	codePayloadTooLarge:       http.StatusRequestEntityTooLarge,
+	codeInvalidRequest:        http.StatusBadRequest,
+	codeInsufficientFunds:     http.StatusUnprocessableEntity,
+	codeIdempotencyKeyInUse:   http.StatusConflict,
+	codeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	codeNotFound:              http.StatusNotFound,
+	codeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	codeInternal:              http.StatusInternalServerError,
 }
 
 // errorAnswer is the one place that turns an error into an answer: the problem+json of a
@@ -91,10 +91,10 @@ var statusOf = map[string]int{
 func errorAnswer(err error) answer {
 	f, ok := errors.AsType[*failure](err)
 	if !ok {
-		f = fail(CodeInternal, "%v", err)
+		f = fail(codeInternal, "%v", err)
 	}
 	status := statusOf[f.code]
-	a := problemAnswer(Problem{
+	a := problemAnswer(problem{
 		Type:       problemTypePrefix + f.code,
 		Title:      http.StatusText(status),
 		Status:     status,

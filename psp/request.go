@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// MaxInfoPagadorLen is the longest infoPagador, in characters (Unicode code points).
-const MaxInfoPagadorLen = 140
+// maxInfoPagadorLen is the longest infoPagador, in characters (Unicode code points).
+const maxInfoPagadorLen = 140
 
 // payment is a validated payment request. It is comparable, and two requests with equal
 // values are the same payment: it is the fingerprint the key store compares. The amount is
@@ -29,15 +29,15 @@ var (
 func decodePayment(body []byte) (payment, error) {
 	members, bad := decodeObject(body, valorField.name, chaveField.name, infoField.name)
 	if members == nil {
-		return payment{}, invalid(CodeInvalidRequest, bad...)
+		return payment{}, invalid(codeInvalidRequest, bad...)
 	}
 	valor, bad := valorField.read(members, bad)
 	chave, bad := chaveField.read(members, bad)
 	info, bad := infoField.read(members, bad)
 	if len(bad) > 0 {
-		return payment{}, invalid(CodeInvalidRequest, bad...)
+		return payment{}, invalid(codeInvalidRequest, bad...)
 	}
-	cents, _ := ParseAmount(valor) // valorViolation has accepted it
+	cents, _ := parseAmount(valor) // valorViolation has accepted it
 	return payment{cents: cents, chave: chave, info: info}, nil
 }
 
@@ -51,7 +51,7 @@ type stringField struct {
 
 // read returns the member's value ("" if absent) and bad with a violation appended if the
 // member is missing but required, is not a JSON string or fails check.
-func (f stringField) read(members map[string]json.RawMessage, bad []Violation) (string, []Violation) {
+func (f stringField) read(members map[string]json.RawMessage, bad []violation) (string, []violation) {
 	raw, present := members[f.name]
 	if !present && !f.required {
 		return "", bad
@@ -69,7 +69,7 @@ func (f stringField) read(members map[string]json.RawMessage, bad []Violation) (
 	if reason == "" {
 		return s, bad
 	}
-	return s, append(bad, Violation{f.name, reason})
+	return s, append(bad, violation{f.name, reason})
 }
 
 func valorViolation(s string) string {
@@ -92,7 +92,7 @@ func chaveViolation(s string) string {
 }
 
 func infoViolation(s string) string {
-	if utf8.RuneCountInString(s) <= MaxInfoPagadorLen {
+	if utf8.RuneCountInString(s) <= maxInfoPagadorLen {
 		return ""
 	}
 	return "must be at most 140 characters"

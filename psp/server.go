@@ -12,9 +12,9 @@ import (
 // PaymentsPath is where payments are posted.
 const PaymentsPath = "/v1/pix/payments"
 
-// Server is the simulated PSP: an http.Handler serving PaymentsPath (and, with
-// Config.Control, the /_psp/ control surface). Serve it in process (httptest, a recorder, an
-// in-memory pipe) or on a real listener with http.Server. Make one with NewServer; it is safe
+// Server is the simulated PSP, an http.Handler serving PaymentsPath. With Config.Control it
+// also serves the control API under /_psp/. Serve it in process (httptest, a recorder, an
+// in-memory pipe) or on a real listener with http.Server. Make one with NewServer. It is safe
 // for concurrent use.
 type Server struct {
 	cfg    Config
@@ -47,18 +47,18 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP routes r: an unknown path gets 404, a known path with another method 405 with
-// Allow, both as problem+json.
+// ServeHTTP serves r. An unknown path gets 404, and another method on a known path gets 405
+// with Allow.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	methods, ok := s.routes[r.URL.Path]
 	if !ok {
-		errorAnswer(fail(CodeNotFound, "no resource at %s", r.URL.Path)).write(w, "")
+		errorAnswer(fail(codeNotFound, "no resource at %s", r.URL.Path)).write(w, "")
 		return
 	}
 	handle, ok := methods[r.Method]
 	if !ok {
 		allow := strings.Join(slices.Sorted(maps.Keys(methods)), ", ")
-		f := fail(CodeMethodNotAllowed, "%s takes %s", r.URL.Path, allow)
+		f := fail(codeMethodNotAllowed, "%s takes %s", r.URL.Path, allow)
 		f.header = http.Header{"Allow": {allow}}
 		errorAnswer(f).write(w, "")
 		return
@@ -66,9 +66,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	handle(w, r)
 }
 
-// Inject queues faults. Each payment request consumes the next one, in arrival order; other
-// requests consume none. Inject panics with an error wrapping ErrInvalidFault if a fault is
-// invalid (a programming error, like a bad regexp for regexp.MustCompile); none is queued then.
+// Inject queues faults. Each payment request consumes the next one, in arrival order. Other
+// requests consume none. An invalid fault is a programming error, like a bad regexp for
+// regexp.MustCompile. Inject then panics with an error wrapping ErrInvalidFault and queues none.
 func (s *Server) Inject(faults ...Fault) {
 	for _, f := range faults {
 		if err := f.validate(); err != nil {
@@ -80,8 +80,8 @@ func (s *Server) Inject(faults ...Fault) {
 	s.faults = append(s.faults, faults...)
 }
 
-// ClearFaults empties the fault queue and ends a down window, if one is open: the PSP
-// behaves from the next request on.
+// ClearFaults empties the fault queue and ends any down window. The next request meets no
+// fault.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,7 +104,7 @@ func (s *Server) BalanceCents() int64 {
 }
 
 // Reset forgets every key, empties the ledger and the fault queue, closes any down window and
-// restores the starting balance. It does not wait for requests in flight: they finish against
+// restores the starting balance. It does not wait for requests in flight. They finish against
 // the state Reset discarded, so their settlements never appear in the new ledger. endToEndIds
 // stay unique across Resets.
 func (s *Server) Reset() {

@@ -113,11 +113,12 @@ func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, logger *
 func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 	fs := flag.NewFlagSet("psp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	def := psp.DefaultConfig()
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
-	tokens := fs.String("tokens", psp.DefaultToken, "accepted bearer tokens, comma-separated")
-	balance := fs.String("balance", "1000.00", "the payer's starting balance, as in 150.00")
-	keyTTL := fs.Duration("key-ttl", psp.DefaultKeyTTL, "how long a completed Idempotency-Key is remembered")
-	ispb := fs.String("ispb", psp.DefaultISPB, "8-digit ISPB used in endToEndIds")
+	tokens := fs.String("tokens", strings.Join(def.Tokens, ","), "accepted bearer tokens, comma-separated")
+	balance := fs.String("balance", psp.FormatAmount(def.BalanceCents), "the payer's starting balance, as in 150.00")
+	keyTTL := fs.Duration("key-ttl", def.KeyTTL, "how long a completed Idempotency-Key is remembered")
+	ispb := fs.String("ispb", def.ISPB, "8-digit ISPB used in endToEndIds")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return psp.Config{}, "", err

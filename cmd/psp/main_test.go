@@ -80,7 +80,7 @@ func (s *started) do(t *testing.T, method, path, key string, body io.Reader) (in
 	}
 	r.Header.Set("Authorization", "Bearer smoke")
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set(psp.IdempotencyKeyHeader, key)
+	r.Header.Set("Idempotency-Key", key)
 	resp, err := s.client.Do(r)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
@@ -99,9 +99,9 @@ func TestSmoke(t *testing.T) {
 	if status != 201 || !strings.Contains(body, `"endToEndId":"E87654321`) {
 		t.Errorf("payment = %d %s, want 201 with an endToEndId of ISPB 87654321", status, body)
 	}
-	status, _ = s.do(t, "POST", psp.ControlFaultsPath, "", strings.NewReader(`{"faults":[{"kind":"status","status":503}]}`))
+	status, _ = s.do(t, "POST", "/_psp/faults", "", strings.NewReader(`{"faults":[{"kind":"status","status":503}]}`))
 	if status != 204 {
-		t.Errorf("POST %s = %d, want 204", psp.ControlFaultsPath, status)
+		t.Errorf("POST %s = %d, want 204", "/_psp/faults", status)
 	}
 	if status, _ = s.do(t, "POST", psp.PaymentsPath, "k2", strings.NewReader(payment)); status != 503 {
 		t.Errorf("payment with a fault queued = %d, want 503", status)
@@ -109,8 +109,8 @@ func TestSmoke(t *testing.T) {
 	if status, _ = s.do(t, "POST", psp.PaymentsPath, "k2", strings.NewReader(payment)); status != 422 {
 		t.Errorf("payment over the balance = %d, want 422", status)
 	}
-	if status, body = s.do(t, "GET", psp.ControlBalancePath, "", nil); status != 200 || body != `{"balance":"50.00"}`+"\n" {
-		t.Errorf("GET %s = %d %s, want 200 50.00", psp.ControlBalancePath, status, body)
+	if status, body = s.do(t, "GET", "/_psp/balance", "", nil); status != 200 || body != `{"balance":"50.00"}`+"\n" {
+		t.Errorf("GET %s = %d %s, want 200 50.00", "/_psp/balance", status, body)
 	}
 	if err := s.stop(); err != nil {
 		t.Errorf("run() = %v, want nil after the context ends", err)
@@ -128,7 +128,7 @@ func TestShutdownLetsARequestInFlightFinish(t *testing.T) {
 		r, _ := http.NewRequest("POST", s.url+psp.PaymentsPath, body)
 		r.Header.Set("Authorization", "Bearer smoke")
 		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set(psp.IdempotencyKeyHeader, "k1")
+		r.Header.Set("Idempotency-Key", "k1")
 		r.Header.Set("Expect", "100-continue")
 		resp, err := s.client.Do(r)
 		if err != nil {
