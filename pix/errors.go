@@ -19,9 +19,9 @@ var (
 	// ErrInvalidPayment: the payment or the key failed local validation and nothing was
 	// sent, or the PSP refused the request as invalid (400 invalid_request).
 	ErrInvalidPayment = errors.New("pix: invalid payment")
-	// ErrContract: the PSP answered 201 with a body that breaks the response contract. The
-	// error is also an [*OutcomeUnknownError]: a 201 says the PSP settled, but its body
-	// cannot be trusted.
+	// ErrContract: the PSP answered outside its response contract: a 201 whose body breaks
+	// it, another 2xx, or a 3xx. The error is also an [*OutcomeUnknownError]: the PSP may have
+	// settled, and the answer cannot say.
 	ErrContract = errors.New("pix: PSP broke the response contract")
 	// ErrOutcomeUnknown: an attempt may have reached the PSP and the call ended without a
 	// definitive answer; the PSP may or may not hold a settlement. Reconcile with
@@ -63,10 +63,15 @@ func (e *Error) StatusCode() int { return e.Status }
 // RetryAfter returns RetryAfterHint.
 func (e *Error) RetryAfter() time.Duration { return e.RetryAfterHint }
 
-// Is maps the PSP's problem codes to sentinels: insufficient_funds is [ErrInsufficientFunds],
-// idempotency_key_reused is [ErrKeyReused], invalid_request is [ErrInvalidPayment].
+// Is maps the PSP's problem codes on a 4xx to sentinels: insufficient_funds is
+// [ErrInsufficientFunds], idempotency_key_reused is [ErrKeyReused], invalid_request is
+// [ErrInvalidPayment]. A code on another status is not a refusal. A status the contract never
+// gives, a 2xx other than 201 or a 3xx, is [ErrContract].
 func (e *Error) Is(target error) bool {
-	return codeSentinels[e.Code] == target
+	if target == ErrContract {
+		return e.Status < 400
+	}
+	return e.Status/100 == 4 && codeSentinels[e.Code] == target
 }
 
 var codeSentinels = map[string]error{

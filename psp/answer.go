@@ -31,12 +31,21 @@ func problemAnswer(p problem) answer {
 
 // write sends a. key, when not empty, is echoed in Idempotency-Key as the client sent it.
 func (a answer) write(w http.ResponseWriter, key string) {
+	a.writeHeader(w, key, strconv.Itoa(len(a.body)))
+	w.Write(a.body) // a failed write means the client has gone: nothing left to tell it
+}
+
+// writeHeader sends a's status line and header fields, with Content-Length length ("": none,
+// the body is chunked).
+func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 	h := w.Header()
 	for name, values := range a.header {
 		h[name] = values
 	}
 	h.Set("Content-Type", a.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	if length != "" {
+		h.Set("Content-Length", length)
+	}
 	if key != "" {
 		h.Set(idempotencyKeyHeader, key)
 	}
@@ -44,7 +53,6 @@ func (a answer) write(w http.ResponseWriter, key string) {
 		h.Set(replayedHeader, "true")
 	}
 	w.WriteHeader(a.status)
-	w.Write(a.body) // a failed write means the client has gone: nothing left to tell it
 }
 
 // marshal encodes v as JSON without HTML escaping ("<" stays "<"), followed by a newline. The

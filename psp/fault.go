@@ -38,18 +38,24 @@ const (
 )
 
 // Fault is one misbehaviour, consumed by one payment request. Make one with Status,
-// StatusRetryAfter, Slow, Late, Drop, ResetConn or Down. The zero value is no fault and may not
-// be injected. Its JSON form is the one the control API takes, such as
-// {"kind":"status","status":503,"retry_after_s":2} or {"kind":"late","delay_ms":1500}.
+// StatusRetryAfter, Slow, Late, Drop, ResetConn, Down, CommitStatus, CommitStatusRetryAfter,
+// BadBody, BadBodyWithout or Redirect. The zero value is no fault and may not be injected. Its
+// JSON form is the one the control API takes, such as
+// {"kind":"status","status":503,"retry_after_s":2}, {"kind":"late","delay_ms":1500} or
+// {"kind":"bad_body","breach":"missing","member":"horario"}.
 type Fault struct {
 	Kind FaultKind
-	// Status is the status a FaultStatus answers, 400 to 599.
+	// Status is the status a FaultStatus, FaultCommitStatus or FaultRedirect answers.
 	Status int
-	// RetryAfter, if positive, is sent with a FaultStatus as Retry-After in whole seconds,
-	// rounded up.
+	// RetryAfter, if positive, is sent with a FaultStatus or FaultCommitStatus as Retry-After
+	// in whole seconds, rounded up.
 	RetryAfter time.Duration
 	// Duration is how long a FaultSlow or FaultLate waits, or how long a FaultDown lasts.
 	Duration time.Duration
+	// Breach is how a FaultBadBody breaks the body; Member is the member a BreachMissing
+	// leaves out.
+	Breach Breach
+	Member string
 }
 
 // Status answers code (400 to 599) before any processing.
@@ -78,16 +84,19 @@ func Down(d time.Duration) Fault { return Fault{Kind: FaultDown, Duration: d} }
 
 // faultUsage says what each kind takes, in the JSON form; it is also the set of known kinds.
 var faultUsage = map[FaultKind]string{
-	FaultStatus: `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, at least 1)`,
-	FaultSlow:   `"delay_ms" (milliseconds, at least 0)`,
-	FaultLate:   `"delay_ms" (milliseconds, at least 0)`,
-	FaultDrop:   "no parameters",
-	FaultReset:  "no parameters",
-	FaultDown:   `"duration_ms" (milliseconds, at least 0)`,
+	FaultStatus:       `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, at least 1)`,
+	FaultSlow:         `"delay_ms" (milliseconds, at least 0)`,
+	FaultLate:         `"delay_ms" (milliseconds, at least 0)`,
+	FaultDrop:         "no parameters",
+	FaultReset:        "no parameters",
+	FaultDown:         `"duration_ms" (milliseconds, at least 0)`,
+	FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally "retry_after_s" (whole seconds, at least 1)`,
+	FaultBadBody:      `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), and "member" (endToEndId, valor, chave, status or horario) with missing only`,
+	FaultRedirect:     `"status" (300 to 399)`,
 }
 
-// validate reports a fault that cannot be injected: an unknown kind, a status outside 400 to
-// 599, a negative duration, or a field set that the kind does not use.
+// validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
+// kind does not allow, a negative duration, or a field set that the kind does not use.
 func (f Fault) validate() error {
 	// Conditions are in if statements, not switch cases, so that coverage (and so mutation
 	// testing) sees them.
@@ -95,8 +104,8 @@ func (f Fault) validate() error {
 	if !known {
 		return fmt.Errorf("%w: unknown kind %q", ErrInvalidFault, f.Kind)
 	}
-	if f.Kind == FaultStatus && (f.Status < 400 || f.Status > 599) {
-		return fmt.Errorf("%w: status %d is not in 400..599", ErrInvalidFault, f.Status)
+	if !f.statusAllowed() || !f.breachAllowed() {
+		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, usage)
 	}
 	if f.RetryAfter < 0 || f.Duration < 0 {
 		return fmt.Errorf("%w: negative duration", ErrInvalidFault)
@@ -111,10 +120,17 @@ func (f Fault) validate() error {
 func (f Fault) used() Fault {
 	u := Fault{Kind: f.Kind}
 	switch f.Kind {
-	case FaultStatus:
+	case FaultStatus, FaultCommitStatus:
 		u.Status, u.RetryAfter = f.Status, f.RetryAfter
 	case FaultSlow, FaultLate, FaultDown:
 		u.Duration = f.Duration
+	case FaultRedirect:
+		u.Status = f.Status
+	case FaultBadBody:
+		u.Breach = f.Breach
+		if f.Breach == BreachMissing {
+			u.Member = f.Member
+		}
 	}
 	return u
 }

@@ -15,6 +15,8 @@ type faultJSON struct {
 	RetryAfterS *int64    `json:"retry_after_s,omitempty"`
 	DelayMS     *int64    `json:"delay_ms,omitempty"`
 	DurationMS  *int64    `json:"duration_ms,omitempty"`
+	Breach      *Breach   `json:"breach,omitempty"`
+	Member      *string   `json:"member,omitempty"`
 }
 
 // MarshalJSON writes f in the form the control API takes. Durations are whole milliseconds,
@@ -31,7 +33,7 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 // members must be exactly those the kind takes, none unknown, repeated or missing. Numbers must
 // be integers in range. Errors wrap ErrInvalidFault.
 func (f *Fault) UnmarshalJSON(data []byte) error {
-	_, bad := decodeObject(data, "kind", "status", "retry_after_s", "delay_ms", "duration_ms")
+	_, bad := decodeObject(data, "kind", "status", "retry_after_s", "delay_ms", "duration_ms", "breach", "member")
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s %s", ErrInvalidFault, bad[0].Field, bad[0].Reason)
 	}
@@ -57,7 +59,7 @@ func (f Fault) wire() faultJSON {
 	w := faultJSON{Kind: f.Kind}
 	ms := f.Duration.Milliseconds()
 	switch f.Kind {
-	case FaultStatus:
+	case FaultStatus, FaultCommitStatus:
 		w.Status = &f.Status
 		if f.RetryAfter > 0 {
 			s := wholeSeconds(f.RetryAfter)
@@ -67,6 +69,13 @@ func (f Fault) wire() faultJSON {
 		w.DelayMS = &ms
 	case FaultDown:
 		w.DurationMS = &ms
+	case FaultRedirect:
+		w.Status = &f.Status
+	case FaultBadBody:
+		w.Breach = &f.Breach
+		if f.Breach == BreachMissing {
+			w.Member = &f.Member
+		}
 	}
 	return w
 }
@@ -79,5 +88,7 @@ func (w faultJSON) fault() Fault {
 		Status:     *cmp.Or(w.Status, new(int)),
 		RetryAfter: time.Duration(*cmp.Or(w.RetryAfterS, &none)) * time.Second,
 		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, &none)) * time.Millisecond,
+		Breach:     *cmp.Or(w.Breach, new(Breach)),
+		Member:     *cmp.Or(w.Member, new(string)),
 	}
 }

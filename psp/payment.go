@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -16,8 +15,8 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
 		hangUp(w, true)
 		return
-	case FaultStatus:
-		s.deliver(w, faultAnswer(f), "", f)
+	case FaultStatus, FaultRedirect:
+		s.deliver(w, faultAnswer(f, answer{}), "", f)
 		return
 	}
 	a, rawKey := s.process(w, r, f)
@@ -118,11 +117,15 @@ func (s *Server) reserve(sc scope, p payment) (*book, answer, bool) {
 	return nil, replay, false
 }
 
-// deliver writes a, or holds it for a late fault, or hangs up instead for a drop fault.
+// deliver writes a, or distorts it for a fault that acts after processing, or holds it for a
+// late fault, or hangs up instead for a drop fault.
 // rawKey, when not empty, is echoed.
 func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault) {
 	s.cfg.Logger.Info("psp: payment", "status", a.status, "key", rawKey,
 		"replayed", a.replayed, "fault", cmp.Or(f.Kind, "none"))
+	if misdeliver(w, a, rawKey, f) {
+		return
+	}
 	switch f.Kind {
 	case FaultLate:
 		time.Sleep(f.Duration) // not cut short by the client leaving: the answer is written late or lost
@@ -131,21 +134,6 @@ func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault
 		return
 	}
 	a.write(w, rawKey)
-}
-
-// faultAnswer is the answer of a status fault.
-func faultAnswer(f Fault) answer {
-	a := problemAnswer(problem{
-		Type:   problemTypePrefix + codeInjectedFault,
-		Title:  http.StatusText(f.Status),
-		Status: f.Status,
-		Detail: "fault injected: the PSP answers " + strconv.Itoa(f.Status) + " before any processing",
-		Code:   codeInjectedFault,
-	})
-	if f.RetryAfter > 0 {
-		a.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(f.RetryAfter), 10)}}
-	}
-	return a
 }
 
 // hangUp closes the request's connection without an answer: with a TCP reset (RST) if reset
