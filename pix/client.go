@@ -43,6 +43,9 @@ type Client struct {
 	// (retry.WithRand): a seeded source makes every wait reproducible. nil: retry's default.
 	// It must be safe for concurrent use if the Client is used concurrently.
 	Jitter func() float64
+	// Quota limits the retries of all the Client's payments together (retry.WithQuota).
+	// Share one Quota between the Clients of one PSP. nil: no limit but Policy's.
+	Quota *retry.Quota
 }
 
 // errInvalidClient is wrapped by the error of a Send on a misconfigured Client.

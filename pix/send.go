@@ -49,7 +49,8 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 		return Receipt{}, s.failed(err)
 	}
 	s.endpoint, s.body = endpoint, p.body()
-	r, err := retry.Do(ctx, c.Policy, s.attempt, retry.WithClassifier(transient), retry.WithObserver(s.observe), retry.WithRand(c.Jitter))
+	r, err := retry.Do(ctx, c.Policy, s.attempt, retry.WithClassifier(transient), retry.WithObserver(s.observe), retry.WithRand(c.Jitter),
+		retry.WithQuota(c.Quota))
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}

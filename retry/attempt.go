@@ -15,9 +15,10 @@ type Attempt struct {
 	Transient bool
 	// Wait is the wait Do chose before the next attempt. It is 0 when no wait
 	// was considered (Stop is StopSuccess, StopPermanent or StopBudget). When
-	// Stop is StopRetryAfter it is the server's hint that Do refused, and when
-	// Stop is StopContext it is the wait that Do did not start because the
-	// context had ended or would end before the wait did.
+	// Stop is StopRetryAfter it is the server's hint that Do refused. When Stop
+	// is StopContext it is the wait that Do did not start because the context
+	// had ended or would end before the wait did. When Stop is StopQuota it is
+	// the wait that Do did not start because the quota refused the retry.
 	Wait time.Duration
 	// Stop says why Do made no further attempt; StopNone when it goes on to
 	// wait for Wait and try again.
@@ -41,10 +42,12 @@ const (
 	// StopContext: the context ended, or its deadline would pass before the
 	// wait ended.
 	StopContext
+	// StopQuota: the Quota refused the retry (see [WithQuota]).
+	StopQuota
 )
 
 // String returns the reason's name: "none", "success", "permanent", "budget",
-// "retry-after" or "context"; any other value reads "Stop(n)".
+// "retry-after", "context" or "quota". Any other value reads "Stop(n)".
 func (s Stop) String() string {
 	switch s {
 	case StopNone:
@@ -59,6 +62,8 @@ func (s Stop) String() string {
 		return "retry-after"
 	case StopContext:
 		return "context"
+	case StopQuota:
+		return "quota"
 	}
 	return "Stop(" + strconv.Itoa(int(s)) + ")"
 }

@@ -25,10 +25,16 @@ import (
 //   - when the budget is spent, or when a server's Retry-After hint exceeds
 //     p.DelayMax, one that wraps the last attempt's error, with the attempt
 //     number in its message;
+//   - when a [Quota] refused the retry, one that wraps both
+//     [ErrQuotaExhausted] and the last attempt's error;
 //   - when ctx ends or its deadline would pass during the wait, one that wraps
 //     both ctx's error (context.DeadlineExceeded for the early stop), with its
 //     cause if one was given, and the last attempt's error, if any attempt was
 //     made; if ctx had already ended, op is not called.
+//
+// A retry must pass the budget, the Retry-After hint and the context before
+// Do asks the quota, if any, for a token. So a token is taken only for a retry
+// that Do goes on to wait for, and a refusal ends Do at once, with no wait.
 //
 // errors.Is and errors.As on the returned error thus behave as on the last
 // attempt's error. Do never waits after the last attempt. It is safe for
@@ -45,6 +51,9 @@ func Do[T any](ctx context.Context, p Policy, op func(ctx context.Context) (T, e
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return zero, contextStop(cause(ctx), n-1, last)
+		}
+		if n == 1 && c.quota != nil {
+			c.quota.first()
 		}
 		v, err := op(ctx)
 		a := c.judge(ctx, p, n, err)
@@ -87,6 +96,9 @@ func (c *config) next(ctx context.Context, p Policy, n int, err error) (time.Dur
 	wait := max(FullJitter(Ceiling(p, n), c.rand()), hint)
 	if ctx.Err() != nil || endsAfterDeadline(ctx, wait) {
 		return wait, StopContext
+	}
+	if c.quota != nil && !c.quota.take() {
+		return wait, StopQuota
 	}
 	return wait, StopNone
 }
@@ -137,6 +149,8 @@ func stopError(ctx context.Context, p Policy, a Attempt) error {
 	case StopRetryAfter:
 		return fmt.Errorf("retry: attempt %d: server asked to wait %v, more than DelayMax %v: %w",
 			a.Number, a.Wait, p.DelayMax, a.Err)
+	case StopQuota:
+		return fmt.Errorf("%w after attempt %d: %w", ErrQuotaExhausted, a.Number, a.Err)
 	}
 	if ctx.Err() != nil {
 		return contextStop(cause(ctx), a.Number, a.Err)

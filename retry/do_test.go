@@ -206,7 +206,8 @@ func TestStopString(t *testing.T) {
 		retry.StopBudget:     "budget",
 		retry.StopRetryAfter: "retry-after",
 		retry.StopContext:    "context",
-		retry.Stop(6):        "Stop(6)",
+		retry.StopQuota:      "quota",
+		retry.Stop(7):        "Stop(7)",
 		retry.Stop(-1):       "Stop(-1)",
 	} {
 		if got := s.String(); got != want {

@@ -39,12 +39,20 @@ func WithRand(uniform func() float64) Option {
 	return Option{config{rand: uniform}}
 }
 
+// WithQuota makes Do ask q for a token before every retry, and tell q about
+// its first attempt. Share q between the calls whose retries it limits. A nil
+// q changes nothing.
+func WithQuota(q *Quota) Option {
+	return Option{config{quota: q}}
+}
+
 // config is the set of behaviours one call to Do follows; in an Option, the
 // nil fields are those the option leaves alone.
 type config struct {
 	classify func(error) bool
 	observe  func(Attempt)
 	rand     func() float64
+	quota    *Quota
 }
 
 // newConfig applies opts, in order, over the defaults.
@@ -59,6 +67,9 @@ func newConfig(opts []Option) config {
 		}
 		if o.set.rand != nil {
 			c.rand = o.set.rand
+		}
+		if o.set.quota != nil {
+			c.quota = o.set.quota
 		}
 	}
 	return c

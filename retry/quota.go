@@ -1,0 +1,90 @@
+package retry
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// ErrQuotaExhausted is wrapped by the error [Do] returns when a [Quota] refused
+// a retry. Check it with errors.Is.
+var ErrQuotaExhausted = errors.New("retry: quota exhausted")
+
+// A Quota limits the retries of all the calls to [Do] that share it, such as
+// the calls to one server. It never limits first attempts.
+//
+// A Quota is a bucket of tokens. It holds at most burst tokens and a new one is
+// full. Every first attempt adds ratio tokens, up to burst. A retry takes one
+// token, and the Quota refuses the retry when it holds less than one. Tokens
+// are counted exactly, without rounding. The Quota is driven by attempts only,
+// never by the clock.
+//
+// Take the events a Quota sees, first attempts and retries, in the order it
+// sees them. In every stretch of consecutive events, the retries made are at
+// most burst + ratio × the first attempts. Over all calls, concurrent or not,
+// the retries made are thus at most burst + ratio × the calls that made a
+// first attempt. In a long outage the attempts per call tend to 1 + ratio.
+//
+// The converse holds too. A Quota refuses a retry only when making it would
+// break that bound on some stretch. So it refuses nothing while the retries
+// asked for stay within burst + ratio × the first attempts on every stretch.
+// In particular, once the Quota is full it makes burst retries before it
+// refuses any, and it is full again as soon as the first attempts since it was
+// last full have added as many tokens as the retries since then have taken.
+//
+// A burst of 0 allows no retry at all. The zero Quota is such a quota. A
+// Quota is safe for concurrent use, and [Do] allocates nothing to consult it.
+type Quota struct {
+	ratio float64
+	burst int
+
+	mu sync.Mutex
+	// The bucket holds burst + ratio×firsts − retries tokens, where firsts and
+	// retries count the first attempts and the retries since it was last full.
+	firsts  int
+	retries int
+}
+
+// NewQuota returns a full Quota of burst tokens that gains ratio tokens with
+// every first attempt. ratio must be finite and not negative, and burst must
+// not be negative. Otherwise NewQuota returns an error wrapping
+// [ErrInvalidPolicy].
+func NewQuota(ratio float64, burst int) (*Quota, error) {
+	if !(ratio >= 0 && ratio <= math.MaxFloat64) {
+		return nil, fmt.Errorf("%w: quota ratio is %v, want a finite number of at least 0", ErrInvalidPolicy, ratio)
+	}
+	if burst < 0 {
+		return nil, fmt.Errorf("%w: quota burst is %d, want at least 0", ErrInvalidPolicy, burst)
+	}
+	return &Quota{ratio: ratio, burst: burst}, nil
+}
+
+// first adds the tokens of a first attempt.
+func (q *Quota) first() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.firsts++
+	if q.covers(q.retries) {
+		q.firsts, q.retries = 0, 0 // full
+	}
+}
+
+// take takes a token for a retry, and reports whether the bucket held one.
+func (q *Quota) take() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.covers(q.retries + 1 - q.burst) {
+		return false
+	}
+	q.retries++
+	return true
+}
+
+// covers reports whether ratio×firsts >= n, exactly. FMA rounds only once, and
+// the exact difference is 0 or at least the smallest float64 in magnitude, so
+// its sign survives the rounding. The counts stay far below 2⁵³, where float64
+// holds every integer.
+func (q *Quota) covers(n int) bool {
+	return math.FMA(q.ratio, float64(q.firsts), -float64(n)) >= 0
+}
