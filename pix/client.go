@@ -14,81 +14,79 @@ import (
 	"pixretry/retry"
 )
 
-// Client sends Pix payments to a PSP, retrying transient failures under Policy with one
-// Idempotency-Key per payment.
+// Client sends Pix payments to a PSP.
 //
-// Set the fields before the first call and leave them alone afterwards: a Client is then safe
-// for concurrent use by many goroutines. The zero Client is not usable: BaseURL and a valid
-// Policy are required. A Client with an invalid field sends nothing and returns an error that
-// names the field.
+// The zero Client is not usable, since BaseURL and a valid Policy are required. A Client with
+// an invalid field sends nothing, and its error names the field. Set the fields before the
+// first call and leave them alone afterwards. A Client is then safe for concurrent use by
+// multiple goroutines.
 type Client struct {
-	// BaseURL is the PSP's absolute http or https URL, e.g. http://127.0.0.1:8080; payments
-	// go to BaseURL + /v1/pix/payments.
+	// BaseURL is the PSP's absolute http or https URL, such as http://127.0.0.1:8080.
+	// Payments go to BaseURL + /v1/pix/payments.
 	BaseURL string
-	// Token is the bearer token sent in Authorization.
+	// Token is the bearer token sent in the Authorization header.
 	Token string
-	// HTTPClient sends the requests. nil: a shared client that bounds dialing (10 s), the TLS
-	// handshake (10 s) and the wait for response headers (30 s), and pools connections. A
-	// client of yours keeps its settings (its Timeout, if any, also bounds each attempt) except
-	// CheckRedirect: redirects are never followed, and a 3xx answer is an *Error.
+	// HTTPClient sends the requests. If nil, a shared client pools connections and bounds
+	// dialing (10 s), the TLS handshake (10 s) and the wait for response headers (30 s). A
+	// client of yours keeps its settings, its Timeout included, but never follows a redirect.
+	// Each attempt is one request on the wire, since net/http is kept from resending one by
+	// itself.
 	HTTPClient *http.Client
-	// Policy bounds the attempts and the waits between them (see retry.Policy).
+	// Policy bounds the attempts and the waits between them.
 	Policy retry.Policy
 	// AttemptTimeout limits each attempt, from sending the request to reading the whole
-	// answer; an attempt that runs out of it is transient. 0: no limit but ctx's. Not negative.
+	// answer. An attempt that runs out of it is a transient failure. Zero means no limit but
+	// the context's. It is not negative.
 	AttemptTimeout time.Duration
-	// Logger receives one record per attempt and one per payment (see Send). nil: discard.
+	// Logger receives one record per attempt and one per payment. If nil, nothing is logged.
+	//
+	// An attempt logs "pix attempt", at Info if it settled and at Warn if it failed. Its
+	// attributes are attempt, key, outcome, error (on failure only), transient, wait and
+	// elapsed. The outcome is "settled", "replayed", or a few words on the failure, such as
+	// "timeout" or "status 503 injected_fault". The wait is the one before the next attempt,
+	// or 0. The elapsed time counts from the start of the call.
+	//
+	// A payment ends with "pix payment settled" at Info, with key, attempts, endToEndId and
+	// replayed. Or it ends with "pix payment failed" at Error, with key, attempts,
+	// outcome_unknown and error.
 	Logger *slog.Logger
-	// Jitter is the source of the uniform draws in [0, 1) that retry turns into waits
-	// (retry.WithRand): a seeded source makes every wait reproducible. nil: retry's default.
-	// It must be safe for concurrent use if the Client is used concurrently.
+	// Jitter is the source of the uniform draws in [0, 1) that become the waits, as with
+	// [retry.WithRand]. A seeded source makes every wait reproducible. If nil, retry's
+	// default is used. It must be safe for concurrent use if the Client is used concurrently.
 	Jitter func() float64
-	// Quota limits the retries of all the Client's payments together (retry.WithQuota).
-	// Share one Quota between the Clients of one PSP. nil: no limit but Policy's.
+	// Quota limits the retries of all the Client's payments together, as with
+	// [retry.WithQuota]. Share one Quota between the Clients of one PSP. If nil, only Policy
+	// limits the retries.
 	Quota *retry.Quota
 }
 
 // errInvalidClient is wrapped by the error of a Send on a misconfigured Client.
 var errInvalidClient = errors.New("pix: invalid Client")
 
-// Send pays p under a new Idempotency-Key (a random UUID) that every attempt carries, and
-// returns the PSP's receipt; [Receipt.Replayed] says that an earlier attempt had settled it
-// and its answer was lost.
+// Send pays p under a new Idempotency-Key, a random UUID, and returns the PSP's receipt.
 //
-// Nothing is sent for an invalid payment (an error wrapping [ErrInvalidPayment]) or an
-// invalid Client. Otherwise each attempt runs under its own deadline (AttemptTimeout) within
-// ctx, and the attempts follow Policy: a transient failure is tried again, any other answer
-// ends the call. ctx bounds the whole call, waits included: when it ends the call returns an
-// error that satisfies errors.Is(err, ctx.Err()).
-//
-// The error is an [*OutcomeUnknownError] (errors.Is(err, [ErrOutcomeUnknown])) whenever the
-// PSP may hold a settlement; an error that is not means the PSP holds no settlement for this
-// key and this payment. A refusal is a [*Error]; check it with errors.Is against
-// [ErrInsufficientFunds], [ErrKeyReused] and [ErrInvalidPayment], or read its Status and Code
-// with errors.As. The last attempt's error is always reachable with errors.Is and errors.As.
-//
-// Each attempt is logged at Info (success) or Warn (failure) as "pix attempt" with attempt,
-// key, outcome ("settled", "replayed", or why it failed: "timeout", "status 503 ...",
-// "connection closed" ...), error (on failure), transient, wait (before the next attempt, 0
-// if none) and elapsed (since Send began). The call ends with "pix payment settled" at Info
-// (key, attempts, endToEndId, replayed) or "pix payment failed" at Error (key, attempts,
-// outcome_unknown, error).
+// Nothing is sent for an invalid Client, nor for an invalid payment, whose error wraps
+// [ErrInvalidPayment]. Each attempt runs under AttemptTimeout, and ctx bounds the whole call.
+// A refusal by the PSP is an [*Error], which errors.Is matches against [ErrInsufficientFunds],
+// [ErrKeyReused] and [ErrInvalidPayment]. When the PSP may hold a settlement, the error is an
+// [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable with errors.Is
+// and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 	return c.send(ctx, uuid.NewString(), p, false)
 }
 
-// SendWithKey is Send under the caller's Idempotency-Key: 1 to 255 visible ASCII characters
-// (0x21 to 0x7E), or the call fails with [ErrInvalidPayment] and sends nothing. Use it to
-// resume a payment whose key was stored with it, or to learn the outcome of one that ended in
-// [ErrOutcomeUnknown]: the PSP replays the stored outcome, or makes the payment once. The
-// same key with a different payment fails with [ErrKeyReused].
+// SendWithKey is [Client.Send] under the caller's Idempotency-Key. Use it to resume a payment
+// whose key was stored with it, or to learn the outcome of an [*OutcomeUnknownError]. The PSP
+// replays the outcome stored under the key, or makes the payment once.
 //
-// The key may already hold this payment's settlement (that is what resuming means), so the
-// promise is kept differently than in Send: unless the PSP answers for the key definitively
-// (a receipt, [ErrInsufficientFunds] or [ErrKeyReused]) the error is an [*OutcomeUnknownError],
-// even when no attempt was made (ctx already ended, an invalid Client) or the first attempt
-// was refused with, say, a 401. Only an invalid payment or key ([ErrInvalidPayment], nothing
-// sent) is not: the PSP could never have accepted it.
+// The key is 1 to 255 visible ASCII characters (0x21 to 0x7E). Any other key fails with
+// [ErrInvalidPayment], and nothing is sent. The same key with another payment fails with
+// [ErrKeyReused].
+//
+// The key may already hold this payment's settlement. So every error is an
+// [*OutcomeUnknownError], unless the payment or key is invalid or the PSP answered
+// definitively for the key. That holds even when no attempt was made, or when the PSP refused
+// the first attempt with, say, a 401.
 func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receipt, error) {
 	return c.send(ctx, key, p, true)
 }

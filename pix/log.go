@@ -14,12 +14,8 @@ import (
 	"pixretry/retry"
 )
 
-// observe logs one attempt; retry.Do calls it once per attempt, before any wait.
-func (s *sending) observe(a retry.Attempt) {
-	level := slog.LevelInfo
-	if a.Err != nil {
-		level = slog.LevelWarn
-	}
+// logAttempt writes attempt a's record at level, with outcome, and error on failure.
+func (s *sending) logAttempt(level slog.Level, a retry.Attempt, outcome ...slog.Attr) {
 	if !s.log.Enabled(s.ctx, level) {
 		return
 	}
@@ -27,12 +23,7 @@ func (s *sending) observe(a retry.Attempt) {
 	if a.Stop == retry.StopNone {
 		wait = a.Wait
 	}
-	attrs := []slog.Attr{slog.Int("attempt", a.Number), slog.String("key", s.key)}
-	if a.Err == nil {
-		attrs = append(attrs, slog.String("outcome", settledOutcome(s.last.Replayed)))
-	} else {
-		attrs = append(attrs, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
-	}
+	attrs := append([]slog.Attr{slog.Int("attempt", a.Number), slog.String("key", s.key)}, outcome...)
 	attrs = append(attrs, slog.Bool("transient", a.Transient), slog.Duration("wait", wait),
 		slog.Duration("elapsed", time.Since(s.start)))
 	s.log.LogAttrs(s.ctx, level, "pix attempt", attrs...)
@@ -45,7 +36,7 @@ func settledOutcome(replayed bool) string {
 	return "settled"
 }
 
-// reason says in a few words why an attempt failed: "status 503 injected_fault", "timeout",
+// reason says in a few words why an attempt failed, such as "status 503 injected_fault", "timeout",
 // "connection reset", "contract violation" ...
 func reason(err error) string {
 	if e, ok := errors.AsType[*Error](err); ok {
@@ -68,7 +59,7 @@ func reason(err error) string {
 	return "transport error"
 }
 
-// isTimeout reports whether err is a timeout: an attempt's deadline (context.DeadlineExceeded
+// isTimeout reports whether err is a timeout, such as an attempt's deadline (context.DeadlineExceeded
 // is a net.Error), a dial or response-header timeout.
 func isTimeout(err error) bool {
 	e, ok := errors.AsType[net.Error](err)

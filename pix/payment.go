@@ -14,20 +14,22 @@ const (
 	maxEmailKeyLen    = 77              // bytes
 )
 
-// Payment is one Pix transfer from the payer to PixKey.
+// Payment is one Pix transfer from the payer to PixKey. Send checks every field before it
+// sends anything.
 type Payment struct {
-	// AmountCents is the amount in centavos: 15000 is R$ 150.00. From 1 to 999,999,999,999.
+	// AmountCents is the amount in centavos, so 15000 is R$ 150.00. It is between 1 and
+	// 999,999,999,999.
 	AmountCents int64
-	// PixKey is the payee's key: CPF (11 digits), CNPJ (14 digits), phone in E.164
-	// ("+5511987654321"), e-mail (lower case, at most 77 characters) or EVP (a lower-case
-	// UUID).
+	// PixKey is the payee's key. It is a CPF (11 digits), a CNPJ (14 digits), a phone number
+	// in E.164 ("+5511987654321"), an e-mail address (lower case, at most 77 characters) or an
+	// EVP (a lower-case UUID).
 	PixKey string
-	// Description is the optional message to the payee (infoPagador): valid UTF-8, at most
-	// 140 characters.
+	// Description is the optional message to the payee (infoPagador). It is valid UTF-8 of at
+	// most 140 characters.
 	Description string
 }
 
-// The five Pix key formats of the Central Bank's DICT; digits are ASCII digits. Check digits
+// The five Pix key formats of the Central Bank's DICT. Digits are ASCII digits. Check digits
 // of CPF and CNPJ are the PSP's business, not checked here.
 var (
 	cpfPattern   = regexp.MustCompile(`^[0-9]{11}$`)
@@ -37,7 +39,7 @@ var (
 	emailPattern = regexp.MustCompile(`^[a-z0-9.!#$%&'*+/=?^_\x60{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$`)
 )
 
-// idempotencyKeyPattern is the PSP's key: 1 to 255 visible ASCII characters.
+// idempotencyKeyPattern is the PSP's key, 1 to 255 visible ASCII characters.
 var idempotencyKeyPattern = regexp.MustCompile(`^[!-~]{1,255}$`)
 
 // validPixKey reports whether k is a Pix key in one of the five formats.
@@ -72,7 +74,7 @@ func validateKey(key string) error {
 	return nil
 }
 
-// valor writes cents in the PSP's format: 15000 is "150.00". cents must be positive.
+// valor writes cents in the PSP's format, so 15000 is "150.00". cents must be positive.
 func valor(cents int64) string {
 	return fmt.Sprintf("%d.%02d", cents/100, cents%100)
 }
@@ -88,7 +90,7 @@ type wirePayment struct {
 func (p Payment) body() []byte {
 	b, err := json.Marshal(wirePayment{Valor: valor(p.AmountCents), Chave: p.PixKey, InfoPagador: p.Description})
 	if err != nil {
-		panic(err) // unreachable: a struct of three strings always encodes
+		panic(err) // unreachable, since a struct of three strings always encodes
 	}
 	return b
 }

@@ -8,12 +8,12 @@ import (
 	"pixretry/retry"
 )
 
-// pooledConnError is an attempt whose connection came from the pool and failed before the
-// PSP answered a single byte: most likely the server had closed it while it sat idle, the race
-// that keep-alive costs. net/http gives no sentinel for that ("http: server closed idle
-// connection"), and would resend such a request by itself if pix let it rewind the body; pix
-// does not (so that every wire request is an attempt) and retries it here instead, within the
-// budget. Whether the request left is not known, so the outcome stays "may have settled".
+// pooledConnError is the failure of an attempt whose connection came from the pool and failed
+// before the PSP answered a single byte. Most likely the server had closed it while it sat
+// idle, the race that keep-alive costs. net/http has no sentinel for that ("http: server
+// closed idle connection"), and pix retries it within the budget instead of letting net/http
+// resend (see Client.post). Whether the request left is not known, so the payment may have
+// settled.
 type pooledConnError struct{ err error }
 
 func (e *pooledConnError) Error() string { return e.err.Error() }

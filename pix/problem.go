@@ -12,25 +12,24 @@ import (
 // problem is the part of an application/problem+json body (RFC 9457) that Error keeps.
 type problem struct {
 	Code   string `json:"code"`
-	Title  string `json:"title"`
 	Detail string `json:"detail"`
 }
 
-// decodeError makes the Error for an answer other than 201; now is when it was read. A body
-// that is not a problem (not JSON, or with members of the wrong type) leaves Code, Title and
-// Detail empty.
+// decodeError makes the Error for an answer other than 201, read at now. A body
+// that is not a problem (not JSON, or with members of the wrong type) leaves Code and Detail
+// empty.
 func decodeError(a answer, now time.Time) *Error {
 	var p problem
 	if json.Unmarshal(a.body, &p) != nil {
 		p = problem{}
 	}
-	return &Error{Status: a.status, Code: p.Code, Title: p.Title, Detail: p.Detail,
-		RetryAfterHint: parseRetryAfter(a.header.Get("Retry-After"), now)}
+	return &Error{Status: a.status, Code: p.Code, Detail: p.Detail,
+		retryAfter: parseRetryAfter(a.header.Get("Retry-After"), now)}
 }
 
-// parseRetryAfter reads a Retry-After value: delay-seconds (a run of digits) or an HTTP-date,
+// parseRetryAfter reads a Retry-After value, delay-seconds (a run of digits) or an HTTP-date
 // taken relative to now. Absent, unparsable or past values give 0. More seconds than a
-// time.Duration holds are cut to the most it does (about 292 years: far beyond any
+// time.Duration holds are cut to the most it does (about 292 years, far beyond any
 // Policy.DelayMax, so that retry stops rather than wait).
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	secs, err := strconv.ParseUint(v, 10, 64)

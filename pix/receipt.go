@@ -12,14 +12,14 @@ const statusSettled = "REALIZADO"
 
 // Receipt is the PSP's proof that a payment settled.
 type Receipt struct {
-	EndToEndID     string    // the payment's unique Pix id: E + ISPB + yyyyMMddHHmm + 11 characters
+	EndToEndID     string    // the payment's unique Pix id, E + ISPB + yyyyMMddHHmm + 11 characters
 	AmountCents    int64     // the amount settled, in centavos
 	PixKey         string    // the payee's key
-	Status         string    // "REALIZADO" (settled)
+	Status         string    // "REALIZADO", which means settled
 	SettledAt      time.Time // when the PSP settled the payment (its horario)
-	IdempotencyKey string    // the key every attempt carried
-	Replayed       bool      // the answer was the PSP's stored one (Idempotent-Replayed: true)
-	Attempts       int       // attempts made, the successful one included
+	IdempotencyKey string    // the key that every attempt carried
+	Replayed       bool      // the PSP answered with its stored outcome (Idempotent-Replayed: true)
+	Attempts       int       // the attempts made, the successful one included
 }
 
 // endToEndIDPattern is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm time and 11 alphanumerics.

@@ -11,7 +11,7 @@ import (
 	"pixretry/retry"
 )
 
-// sending is one payment on its way: what its attempts share. It lives for one call to Send
+// sending is what the attempts of one payment share. It lives for one call to Send
 // and is used by that call's goroutine only (retry.Do calls the attempt and the observer
 // synchronously).
 type sending struct {
@@ -24,16 +24,15 @@ type sending struct {
 	endpoint string
 	body     []byte
 
-	attempts int
-	// mayHaveSettled: an attempt ended without proof that the PSP did not settle.
+	last retry.Attempt // the last attempt retry.Do reported, with Number 0 before the first
+	// mayHaveSettled is set once the PSP may hold this payment's settlement.
 	mayHaveSettled bool
-	last           Receipt // the last attempt's receipt, for its log record
 }
 
 // send checks the key and the payment, then the Client, then makes the attempts. A fresh key
-// has no history at the PSP; a key of the caller's (resumed) may already hold this payment's
-// settlement, so until the PSP gives a definitive answer for it the outcome is unknown. An
-// invalid payment or key is the exception: the PSP could never have accepted it.
+// has no history at the PSP. A key of the caller's (resumed) may already hold this payment's
+// settlement, so the outcome stays unknown until the PSP answers definitively for it. An
+// invalid payment or key is the exception, since the PSP could never have accepted it.
 func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) (Receipt, error) {
 	s := &sending{client: c, ctx: ctx, log: c.logger(), start: time.Now(), key: key, payment: p}
 	err := validateKey(key)
@@ -54,22 +53,16 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "pix payment settled", slog.String("key", key),
-		slog.Int("attempts", s.attempts), slog.String("endToEndId", r.EndToEndID), slog.Bool("replayed", r.Replayed))
+	r.IdempotencyKey, r.Attempts = key, s.last.Number
+	s.settled(r)
 	return r, nil
 }
 
 // attempt makes one attempt under its own deadline.
 func (s *sending) attempt(ctx context.Context) (Receipt, error) {
-	s.attempts++
 	ctx, cancel := s.client.attemptContext(ctx)
 	defer cancel()
-	r, err := s.exchange(ctx)
-	if err != nil && mayHaveSettled(err) {
-		s.mayHaveSettled = true
-	}
-	s.last = r
-	return r, err
+	return s.exchange(ctx)
 }
 
 // exchange posts the payment and turns the answer into a receipt or an error.
@@ -85,39 +78,55 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, err
 	}
-	r.IdempotencyKey = s.key
 	r.Replayed = a.header.Get("Idempotent-Replayed") == "true"
-	r.Attempts = s.attempts
 	return r, nil
 }
 
-// mayHaveSettled reports whether a failed attempt leaves open that the PSP settled the
-// payment. Only two kinds of failure prove it did not: a connection that could not be made
-// (the request never left), and a 4xx answer other than 409 and 429 (the PSP refused the
-// request before processing it, or answered with a stored refusal). A 409 says the key is in
-// flight and may settle yet; a 429 is taken as conservatively. Everything else may hide a
-// settlement: a timeout, a lost connection, a 5xx, a 2xx other than 201, a 3xx, a 201 whose
-// body broke the contract.
-func mayHaveSettled(err error) bool {
-	if e, ok := errors.AsType[*Error](err); ok {
-		refused := e.Status/100 == 4 && e.Status != http.StatusConflict && e.Status != http.StatusTooManyRequests
-		return !refused
+// observe takes note of one attempt, which retry.Do reports before any wait. A failed attempt
+// is logged here. The successful one is logged by settled, which has its receipt.
+func (s *sending) observe(a retry.Attempt) {
+	s.last = a
+	if a.Err == nil {
+		return
 	}
-	e, ok := errors.AsType[*net.OpError](err)
-	return !ok || e.Op != "dial"
+	if !provesNothingSettled(a.Err) {
+		s.mayHaveSettled = true
+	}
+	s.logAttempt(slog.LevelWarn, a, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
 }
 
-// failed logs the end of a payment that did not settle and returns its error: an
-// OutcomeUnknownError when the PSP may hold its settlement (an attempt may have settled it, or
-// the key came with a history) and the PSP's last word is not definitive for this key and this
-// payment. Two refusals are: insufficient funds (the key's stored outcome) and key reused (the
-// key holds another payment, so none of this one).
+// provesNothingSettled reports whether a failed attempt proves that the PSP did not settle the
+// payment. Two kinds of failure do. One is a connection that could not be made, since the
+// request never left. The other is a 4xx other than 409 and 429, since the PSP refused the
+// request before processing it or answered with a stored refusal. A 409 says the key is in
+// flight and may settle yet, and a 429 is taken as conservatively. Everything else may hide a
+// settlement, such as a timeout, a lost connection, a 5xx, a 2xx other than 201, a 3xx, or a 201
+// whose body broke the contract.
+func provesNothingSettled(err error) bool {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Status/100 == 4 && e.Status != http.StatusConflict && e.Status != http.StatusTooManyRequests
+	}
+	e, ok := errors.AsType[*net.OpError](err)
+	return ok && e.Op == "dial"
+}
+
+// settled logs the successful attempt and the end of the payment.
+func (s *sending) settled(r Receipt) {
+	s.logAttempt(slog.LevelInfo, s.last, slog.String("outcome", settledOutcome(r.Replayed)))
+	s.log.LogAttrs(s.ctx, slog.LevelInfo, "pix payment settled", slog.String("key", s.key),
+		slog.Int("attempts", r.Attempts), slog.String("endToEndId", r.EndToEndID), slog.Bool("replayed", r.Replayed))
+}
+
+// failed logs the end of a payment that did not settle and returns its error. The error is an
+// OutcomeUnknownError when the PSP may hold the settlement and its last word is not
+// definitive for this key and this payment. Two refusals are definitive. Insufficient funds is
+// the key's stored outcome, and key reused means the key holds another payment.
 func (s *sending) failed(err error) error {
 	unknown := s.mayHaveSettled && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused)
 	if unknown {
-		err = &OutcomeUnknownError{Key: s.key, Attempts: s.attempts, Err: err}
+		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, Err: err}
 	}
 	s.log.LogAttrs(s.ctx, slog.LevelError, "pix payment failed", slog.String("key", s.key),
-		slog.Int("attempts", s.attempts), slog.Bool("outcome_unknown", unknown), slog.String("error", err.Error()))
+		slog.Int("attempts", s.last.Number), slog.Bool("outcome_unknown", unknown), slog.String("error", err.Error()))
 	return err
 }

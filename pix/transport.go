@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// do sends req with c.HTTPClient, or the shared default, without following redirects: a
+// do sends req with c.HTTPClient, or the shared default, without following redirects. A
 // payment goes to the URL it was built for or nowhere (net/http would resend a POST answered
 // 301, 302 or 303 as a GET to another URL).
 func (c *Client) do(req *http.Request) (*http.Response, error) {
@@ -25,7 +25,7 @@ func useLastResponse(*http.Request, []*http.Request) error { return http.ErrUseL
 // defaultHTTPClient is the client of every Client whose HTTPClient is nil, shared so that
 // they share a pool of connections. It bounds each phase that could otherwise hang (dial, TLS
 // handshake, waiting for the response headers) for callers that set no AttemptTimeout, and
-// keeps idle connections for 30 s: below the keep-alive timeout of most servers and load
+// keeps idle connections for 30 s, below the keep-alive timeout of most servers and load
 // balancers, so that a request rarely meets a connection the server is closing.
 var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	return &http.Client{Transport: newDefaultTransport(newDefaultDialer())}

@@ -9,10 +9,10 @@ import (
 	"net/http/httptrace"
 )
 
-// bodyLimit is the largest answer body read, in bytes: 64 KiB.
+// bodyLimit is the largest answer body read, 64 KiB.
 const bodyLimit = 65536
 
-// answer is what one attempt got back: the status, the headers, and at most bodyLimit+1 bytes
+// answer is what one attempt got back, the status, the headers, and at most bodyLimit+1 bytes
 // of the body (one more than allowed, so that an oversized body can be told apart).
 type answer struct {
 	status int
@@ -20,13 +20,16 @@ type answer struct {
 	body   []byte
 }
 
-// post sends one payment request and reads the answer, both under ctx.
+// post sends one payment request and reads the answer, both under ctx. The answer's body is
+// read to its end when it is within the limit, which returns the connection to the pool, and
+// closed in every case.
 //
-// The request's body cannot be rewound (GetBody is nil), so net/http never resends it on its
-// own: see the package documentation. A pooled connection that fails before the PSP answers
-// comes back as a *pooledConnError, which pix retries. The body of the answer is read to its
-// end when it is
-// within the limit, which returns the connection to the pool, and closed in every case.
+// Every request on the wire is an attempt that retry.Do counts, classifies and logs. net/http's
+// Transport would otherwise resend a request carrying an Idempotency-Key, on a new connection,
+// when a reused connection fails after the request was written. That hidden resend would not
+// count against the budget, would not be logged, and would consume the PSP's next fault. So
+// the request's body cannot be rewound (GetBody is nil), which keeps net/http from resending.
+// The one case where that resend helped is taken over by a *pooledConnError, which pix retries.
 func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (answer, error) {
 	var w wire
 	ctx = httptrace.WithClientTrace(ctx, w.trace())

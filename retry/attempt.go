@@ -5,23 +5,21 @@ import (
 	"time"
 )
 
-// Attempt is what an observer (see [WithObserver]) learns about one attempt.
+// Attempt is what an observer learns about one attempt (see [WithObserver]).
 type Attempt struct {
-	// Number is the attempt's number, 1-based.
+	// Number is the attempt's number, from 1.
 	Number int
-	// Err is the error the operation returned; nil on success.
+	// Err is the error the operation returned, or nil on success.
 	Err error
-	// Transient is the classifier's verdict on Err; false on success.
+	// Transient is the classifier's verdict on Err, false on success.
 	Transient bool
-	// Wait is the wait Do chose before the next attempt. It is 0 when no wait
-	// was considered (Stop is StopSuccess, StopPermanent or StopBudget). When
-	// Stop is StopRetryAfter it is the server's hint that Do refused. When Stop
-	// is StopContext it is the wait that Do did not start because the context
-	// had ended or would end before the wait did. When Stop is StopQuota it is
-	// the wait that Do did not start because the quota refused the retry.
+	// Wait is the wait Do chose before the next attempt. It is 0 when Stop is StopSuccess,
+	// StopPermanent or StopBudget. With StopRetryAfter it is the server's hint that Do refused.
+	// With StopContext it is the wait that Do did not start.
+	// With StopQuota it is the wait that Do did not start.
 	Wait time.Duration
-	// Stop says why Do made no further attempt; StopNone when it goes on to
-	// wait for Wait and try again.
+	// Stop is why Do made no further attempt. It is StopNone when Do goes on to wait for Wait
+	// and try again.
 	Stop Stop
 }
 
@@ -29,25 +27,25 @@ type Attempt struct {
 type Stop int
 
 const (
-	// StopNone: Do goes on to another attempt.
+	// StopNone means that Do goes on to another attempt.
 	StopNone Stop = iota
-	// StopSuccess: the attempt succeeded.
+	// StopSuccess means that the attempt succeeded.
 	StopSuccess
-	// StopPermanent: the classifier judged the error permanent.
+	// StopPermanent means that the classifier judged the error permanent.
 	StopPermanent
-	// StopBudget: the attempt was the last one Policy.AttemptsMax allows.
+	// StopBudget means that Policy.AttemptsMax allows no more attempts.
 	StopBudget
-	// StopRetryAfter: the server asked for a wait longer than Policy.DelayMax.
+	// StopRetryAfter means that the server asked for a wait longer than Policy.DelayMax.
 	StopRetryAfter
-	// StopContext: the context ended, or its deadline would pass before the
-	// wait ended.
+	// StopContext means that the context ended, or that it would end before the wait did.
 	StopContext
-	// StopQuota: the Quota refused the retry (see [WithQuota]).
+	// StopQuota means that the Quota refused the retry (see [WithQuota]).
 	StopQuota
 )
 
-// String returns the reason's name: "none", "success", "permanent", "budget",
-// "retry-after", "context" or "quota". Any other value reads "Stop(n)".
+// String returns the reason's name, such as "success" or "retry-after". The names are "none",
+// "success", "permanent", "budget", "retry-after", "context" and "quota". Any other value
+// reads "Stop(n)".
 func (s Stop) String() string {
 	switch s {
 	case StopNone:

@@ -9,24 +9,19 @@ import (
 	"syscall"
 )
 
-// Transient is the default classifier: it reports whether err is worth another
-// attempt. It looks through the whole error chain (errors.Is and errors.As):
+// Transient is the default classifier. It reports whether err is worth another attempt, and
+// looks through the whole chain with errors.Is and errors.As.
 //
-//   - context.Canceled is permanent, whatever else the chain holds: someone
-//     gave up on the call.
-//   - An error with a StatusCode() int method, the first one in the chain,
-//     decides alone: 5xx, 429 Too Many Requests and 409 Conflict (the same
-//     idempotency key is still being processed) are transient; every other
-//     status, including 501 Not Implemented and 505 HTTP Version Not Supported,
-//     which no retry can fix, is permanent.
-//   - A timeout is transient: any net.Error whose Timeout() is true, such as an
-//     attempt's own context.DeadlineExceeded or an http.Client timeout. (When
-//     the caller's context is what expired, Do sees it and stops anyway.)
-//   - A connection failure is transient: connection refused or reset, broken
-//     pipe, EOF or unexpected EOF while reading the response, use of a closed
-//     connection.
-//   - Everything else is permanent, a DNS "no such host" and unknown errors
-//     included. A nil error is not transient.
+//   - context.Canceled is permanent, whatever else the chain holds.
+//   - Otherwise the first error with a StatusCode() int method decides alone. 5xx, 429 Too
+//     Many Requests and 409 Conflict are transient. 501 Not Implemented, 505 HTTP Version Not
+//     Supported and every other status are permanent, since no retry can fix them.
+//   - A timeout is transient. That is any net.Error whose Timeout() is true, an attempt's own
+//     context.DeadlineExceeded included.
+//   - A failed connection is transient. That is a refused or reset connection, a broken pipe,
+//     EOF or unexpected EOF while reading the response, and use of a closed connection.
+//   - Everything else is permanent, a DNS "no such host" included. A nil error is not
+//     transient.
 //
 // Transient allocates nothing, unless an error in the chain has an As method.
 func Transient(err error) bool {

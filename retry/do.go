@@ -7,40 +7,32 @@ import (
 	"time"
 )
 
-// Do calls op until it succeeds, fails permanently, or p's budget is spent,
-// waiting between attempts as the package documentation describes, and
-// returns the value of the successful attempt.
+// Do calls op until it succeeds, fails permanently, or p allows no more attempts, and returns
+// the value of the successful attempt.
 //
-// Each attempt gets ctx; to bound a single attempt, op derives its own
-// context.WithTimeout from it, and the attempt's deadline then fails it with
-// a transient timeout. Do checks ctx before every attempt and stops waiting as
-// soon as ctx ends; when ctx has a deadline and the chosen wait would end at or
-// after it, Do does not start the wait. The context matters only when another
-// attempt would follow: an attempt that succeeds, fails permanently, spends
-// the budget or brings too long a Retry-After hint ends Do for that reason,
-// even if ctx ended meanwhile. The error returned is:
+// A failed attempt is followed by another only if the classifier calls its error transient.
+// The wait after attempt n is drawn from [0, Ceiling(p, n)]. An error in the chain with a
+// RetryAfter() time.Duration method raises the wait to that hint. A hint longer than p.DelayMax
+// ends the call instead of stalling it. No wait follows the last attempt.
 //
-//   - for an invalid p, one wrapping [ErrInvalidPolicy]; op is not called;
-//   - for a permanent failure, op's error itself, unwrapped;
-//   - when the budget is spent, or when a server's Retry-After hint exceeds
-//     p.DelayMax, one that wraps the last attempt's error, with the attempt
-//     number in its message;
-//   - when a [Quota] refused the retry, one that wraps both
-//     [ErrQuotaExhausted] and the last attempt's error;
-//   - when ctx ends or its deadline would pass during the wait, one that wraps
-//     both ctx's error (context.DeadlineExceeded for the early stop), with its
-//     cause if one was given, and the last attempt's error, if any attempt was
-//     made; if ctx had already ended, op is not called.
+// Every attempt gets ctx. To bound one attempt, op derives a context.WithTimeout from ctx, and
+// that deadline then fails the attempt with a transient timeout. Do checks ctx before every
+// attempt and stops waiting as soon as ctx ends. It does not start a wait that would end at or
+// after ctx's deadline. An attempt that ends the call for its own reason (success, a permanent
+// error, the last attempt, too long a hint) wins over a context that ended meanwhile.
 //
-// A retry must pass the budget, the Retry-After hint and the context before
-// Do asks the quota, if any, for a token. So a token is taken only for a retry
-// that Do goes on to wait for, and a refusal ends Do at once, with no wait.
+// With a [Quota] (see [WithQuota]), a retry that passed the budget, the hint and the context
+// takes a token from the quota before its wait. A refused token ends the call at once.
 //
-// errors.Is and errors.As on the returned error thus behave as on the last
-// attempt's error. Do never waits after the last attempt. It is safe for
-// concurrent use when op and the options' functions are. A first-attempt
-// success, or success after transient failures with zero waits, allocates
-// nothing beyond what op allocates.
+// For an invalid p, Do returns an error wrapping [ErrInvalidPolicy] and does not call op. A
+// permanent error comes back as op returned it. Any other error wraps the last attempt's
+// error, so errors.Is and errors.As see through it. When ctx stops the call, the error also
+// wraps ctx's error and cause. A wait refused for ending past the deadline counts as
+// context.DeadlineExceeded. When the quota refuses a retry, the error also wraps
+// [ErrQuotaExhausted].
+//
+// Do is safe for concurrent use when op and the options' functions are. A success after zero
+// waits allocates nothing beyond what op allocates.
 func Do[T any](ctx context.Context, p Policy, op func(ctx context.Context) (T, error), opts ...Option) (T, error) {
 	var zero T
 	if err := p.Validate(); err != nil {
@@ -168,7 +160,7 @@ func cause(ctx context.Context) error {
 }
 
 // contextStop is the error Do returns when the context stops it after
-// attempt n, whose error was last (n = 0: before the first attempt).
+// attempt n, whose error was last (0 before the first attempt).
 func contextStop(ctxErr error, n int, last error) error {
 	if n == 0 {
 		return fmt.Errorf("retry: before attempt 1: %w", ctxErr)

@@ -5,17 +5,13 @@ import (
 	"time"
 )
 
-// FullJitter maps a uniform draw u in [0, 1) to a wait in [0, ceiling], both
-// ends included: ⌊u·(ceiling+1)⌋ computed exactly in integers, so equal draws
-// give equal waits and tests can assert them to the nanosecond. u counts to a
-// multiple of 2^−53 (rounded down), the resolution of math/rand/v2's Float64;
-// so a draw just below 1 gives the ceiling itself whenever ceiling < 2^53 ns
-// (about 104 days).
+// FullJitter maps a uniform draw u in [0, 1) to a wait in [0, ceiling], both ends included.
+// It computes ⌊u·(ceiling+1)⌋ exactly in integers, so equal draws give equal waits. u counts in
+// steps of 2^−53, the resolution of math/rand/v2's Float64. A draw just below 1 thus gives the
+// ceiling itself whenever the ceiling is below 2^53 ns (about 104 days).
 //
-// The result is never negative and never above the ceiling, up to
-// math.MaxInt64. A negative ceiling counts as 0. A draw outside [0, 1), NaN
-// included, counts as the largest draw and gives the ceiling: a broken source
-// of draws can make retries slower, never a storm.
+// A negative ceiling counts as 0. A draw outside [0, 1), NaN included, gives the ceiling. A
+// broken source of draws can make retries slower, never a storm.
 func FullJitter(ceiling time.Duration, u float64) time.Duration {
 	ceiling = max(ceiling, 0)
 	if !(u >= 0 && u < 1) {

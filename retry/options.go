@@ -4,37 +4,32 @@ import (
 	"math/rand/v2"
 )
 
-// Option changes how [Do] retries. Options are plain values: building and
-// passing them allocates nothing. The zero Option changes nothing, and so does
-// an option made from a nil function. When two options set the same thing, the
-// later one wins.
+// Option changes how [Do] retries. Building and passing an Option allocates nothing. The zero
+// Option changes nothing, and neither does an option made from a nil function. When two
+// options set the same thing, the later one wins.
 type Option struct{ set config }
 
-// WithClassifier makes transient, instead of [Transient], decide whether a
-// failed attempt is worth another one. It is called once per failed attempt,
-// from the goroutine that called Do.
+// WithClassifier makes transient decide, instead of [Transient], whether a failed attempt is
+// worth another one. Do calls it once per failed attempt, from the goroutine that called Do.
 func WithClassifier(transient func(error) bool) Option {
 	return Option{config{classify: transient}}
 }
 
-// WithObserver makes Do call observe once per attempt, synchronously, after the
-// attempt is classified and its wait chosen and before any wait starts: observe
-// sees each attempt exactly once, in order, from the goroutine that called Do,
-// and a slow observer delays the next attempt.
+// WithObserver makes Do call observe once per attempt, in order, from the goroutine that
+// called Do. observe runs after the attempt is classified and its wait chosen, and before the
+// wait starts. A slow observer delays the next attempt.
 //
-// The last attempt observed carries the reason Do stopped, except when the
-// context ends after observe saw an attempt with StopNone (during the wait
-// that follows, or just before the next attempt): Do then returns the context's
-// error with no further call to observe.
+// The last attempt observed carries the reason Do stopped, with one exception. When the
+// context ends during a wait, or just before the next attempt, Do returns the context's error
+// without calling observe again.
 func WithObserver(observe func(Attempt)) Option {
 	return Option{config{observe: observe}}
 }
 
-// WithRand makes uniform the source of the draws in [0, 1) that [FullJitter]
-// turns into waits; Do takes one draw for each wait it chooses. The default, math/rand/v2's
-// Float64, is safe for concurrent use; a source given here needs to be so only
-// if it is shared between concurrent calls to Do. A fixed sequence of draws
-// makes every wait exact, for tests and examples.
+// WithRand sets the source of the uniform draws in [0, 1) that [FullJitter] turns into waits.
+// Do takes one draw for each wait it chooses. The default is math/rand/v2's Float64. A source
+// needs to be safe for concurrent use only if concurrent calls to Do share it. A fixed
+// sequence of draws makes every wait exact, for tests and examples.
 func WithRand(uniform func() float64) Option {
 	return Option{config{rand: uniform}}
 }
@@ -46,7 +41,7 @@ func WithQuota(q *Quota) Option {
 	return Option{config{quota: q}}
 }
 
-// config is the set of behaviours one call to Do follows; in an Option, the
+// config is the set of behaviours one call to Do follows. In an Option, the
 // nil fields are those the option leaves alone.
 type config struct {
 	classify func(error) bool

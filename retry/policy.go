@@ -6,28 +6,27 @@ import (
 	"time"
 )
 
-// ErrInvalidPolicy is wrapped by the error [Do] and [Policy.Validate] return for
-// a policy that cannot be followed. Check it with errors.Is.
+// ErrInvalidPolicy is wrapped by the error that [Do] and [Policy.Validate] return for a policy
+// they cannot follow.
 var ErrInvalidPolicy = errors.New("retry: invalid policy")
 
 // Policy bounds how often and how patiently [Do] retries.
 //
-// The zero Policy is invalid (it allows no attempt). Zero delays are valid: the
-// attempts then follow each other without waiting. A Policy is a plain value,
-// safe to share between goroutines.
+// The zero Policy is invalid, since it allows no attempt. Zero delays are valid, and the
+// attempts then follow each other without waiting. A Policy is a plain value, safe to share
+// between goroutines.
 type Policy struct {
-	// AttemptsMax is the number of attempts in all, the first included; >= 1.
+	// AttemptsMax is the number of attempts in all, the first included. It is at least 1.
 	AttemptsMax int
-	// DelayBase is the ceiling of the wait after attempt 1; >= 0.
+	// DelayBase is the ceiling of the wait after attempt 1. It is not negative.
 	DelayBase time.Duration
-	// DelayMax caps every ceiling, and is the longest Retry-After hint that is
-	// honoured; >= DelayBase.
+	// DelayMax caps every ceiling, and is the longest Retry-After hint that Do honours. It is
+	// not below DelayBase.
 	DelayMax time.Duration
 }
 
-// Validate reports why p cannot be followed, with an error wrapping
-// [ErrInvalidPolicy], or nil when it can: AttemptsMax must be at least 1, the
-// delays must not be negative, and DelayMax must not be below DelayBase.
+// Validate returns nil if Do can follow p. Otherwise it returns an error that wraps
+// [ErrInvalidPolicy] and names the first field that breaks its rule.
 func (p Policy) Validate() error {
 	if p.AttemptsMax < 1 {
 		return fmt.Errorf("%w: AttemptsMax is %d, want at least 1", ErrInvalidPolicy, p.AttemptsMax)
@@ -44,11 +43,9 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// Ceiling returns the ceiling of the wait after attempt n (1-based):
-// min(p.DelayMax, p.DelayBase·2^(n−1)). It is exact and never overflows, for
-// every n and every duration: once the doubling would pass DelayMax (or the
-// range of time.Duration) the result is DelayMax. An n below 1 counts as 1.
-// p must be valid (see [Policy.Validate]).
+// Ceiling returns the longest wait Do may choose after attempt n, counted from 1. That is
+// min(p.DelayMax, p.DelayBase·2^(n−1)), exact and without overflow for every n and every
+// duration. An n below 1 counts as 1. p must be valid.
 func Ceiling(p Policy, n int) time.Duration {
 	doublings := uint(max(n, 1) - 1)
 	// DelayBase·2^d > DelayMax exactly when DelayBase > ⌊DelayMax/2^d⌋; shifting
