@@ -76,17 +76,12 @@ func ceilingOf(p retry.Policy, n int) time.Duration {
 	return min(c, p.DelayMax)
 }
 
-// transientStatus is the Retry Pattern's classification of an HTTP answer, written out again for the
-// same reason: 5xx except 501 and 505, 429 and 409 are worth another attempt; every other
-// status is final.
+// transientStatus is the Retry Pattern's classification of an HTTP answer, written out again
+// as a plain rule for the same reason. 5xx but 501 and 505, 429 and 409 are worth another
+// attempt. Every other status is final.
 func transientStatus(code int) bool {
-	switch code {
-	case http.StatusConflict, http.StatusTooManyRequests:
-		return true
-	case http.StatusNotImplemented, http.StatusHTTPVersionNotSupported:
-		return false
-	}
-	return code >= 500 && code <= 599
+	serverError := code >= 500 && code <= 599 && code != http.StatusNotImplemented && code != http.StatusHTTPVersionNotSupported
+	return serverError || code == http.StatusTooManyRequests || code == http.StatusConflict
 }
 
 // transientTrip is the classification of a round trip: a transport failure (a closed
