@@ -74,10 +74,7 @@ func settledOnce(srv *psp.Server, p payload, balance int64) error {
 // requests is up to the scheduler here (that is the point), so rapid may call a failure flaky
 // when it cannot replay it: the trace in the log is then the evidence.
 func TestSameKeySendersKeepInvariants(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, checkScenarios(sameInstantScenarios(), &cov))
-	t.Log(&cov)
-	cov.require(t, 100, paymentEvents...)
+	checkPayments(t, sameInstantScenarios())
 }
 
 // sameInstantScenarios are the runs of TestSameKeySendersKeepInvariants.

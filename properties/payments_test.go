@@ -12,10 +12,7 @@ import (
 // invariant. The calls never overlap, so virtual time fixes the order of every event and a
 // failure replays exactly.
 func TestOnePaymentKeepsInvariants(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, checkScenarios(onePaymentScenarios(), &cov))
-	t.Log(&cov)
-	cov.require(t, 100, paymentEvents...)
+	checkPayments(t, onePaymentScenarios())
 }
 
 // TestInterleavedPaymentsKeepInvariants: up to five calls, interleaved in virtual time, some
@@ -24,8 +21,14 @@ func TestOnePaymentKeepsInvariants(t *testing.T) {
 // depends on the order in which requests arrive, which the generated start times fix (see
 // startGen): a failure replays.
 func TestInterleavedPaymentsKeepInvariants(t *testing.T) {
+	checkPayments(t, interleavedScenarios())
+}
+
+// checkPayments checks that every run of scenarios keeps every invariant, and that the runs
+// reached every event of paymentEvents.
+func checkPayments(t *testing.T, scenarios *rapid.Generator[scenario]) {
 	var cov coverage
-	rapid.Check(t, checkScenarios(interleavedScenarios(), &cov))
+	rapid.Check(t, checkScenarios(scenarios, &cov))
 	t.Log(&cov)
 	cov.require(t, 100, paymentEvents...)
 }
