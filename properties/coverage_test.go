@@ -41,16 +41,20 @@ func (cov *coverage) require(t *testing.T, minRuns int, events ...string) {
 }
 
 // add counts the events of one trace.
-func (cov *coverage) add(tr Trace) {
-	seen := events(tr)
+func (cov *coverage) add(tr Trace) { cov.addSeen(events(tr)) }
+
+// addSeen counts one run in which the events set true in seen happened.
+func (cov *coverage) addSeen(seen map[string]bool) {
 	cov.mu.Lock()
 	defer cov.mu.Unlock()
 	if cov.events == nil {
 		cov.events = map[string]int{}
 	}
 	cov.runs++
-	for e := range seen {
-		cov.events[e]++
+	for e, happened := range seen {
+		if happened {
+			cov.events[e]++
+		}
 	}
 }
 
