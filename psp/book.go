@@ -23,6 +23,9 @@ type book struct {
 	ledger   []Settlement
 	keys     map[scope]*entry
 	expiries []expiry // one per completed key, in completion order and so in expiry order
+
+	requests, shed int64 // counters of Stats
+	maxInFlight    int
 }
 
 // scope is where a key lives: keys are per token.

@@ -46,6 +46,15 @@ type Config struct {
 	// Logger receives one record per payment request. Nil discards them. Tokens are never
 	// logged.
 	Logger *slog.Logger
+	// ServiceTime is how long every payment takes before its commit, with its key in flight;
+	// a slow fault adds to it. 0 means none; negative is invalid.
+	ServiceTime time.Duration
+	// Capacity is how many payment requests may be in processing at once; the next ones are
+	// shed with 503 overloaded before any processing. 0 means no limit; negative is invalid.
+	Capacity int
+	// ShedRetryAfter, if positive, is sent with every shed answer as Retry-After in whole
+	// seconds, rounded up. Negative is invalid.
+	ShedRetryAfter time.Duration
 }
 
 // DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, the ISPB
@@ -73,6 +82,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if !ispbPattern.MatchString(c.ISPB) {
 		return c, fmt.Errorf("%w: ISPB %q is not 8 digits", ErrInvalidConfig, c.ISPB)
+	}
+	if err := c.checkCapacity(); err != nil {
+		return c, err
 	}
 	for i, t := range c.Tokens {
 		if !tokenPattern.MatchString(t) {

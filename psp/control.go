@@ -28,6 +28,7 @@ func (s *Server) controlRoutes() map[string]map[string]http.HandlerFunc {
 		controlSettlementsPath: {http.MethodGet: s.getSettlements},
 		controlBalancePath:     {http.MethodGet: s.getBalance},
 		controlResetPath:       {http.MethodPost: noContent(s.Reset)},
+		controlStatsPath:       {http.MethodGet: s.getStats},
 	}
 }
 

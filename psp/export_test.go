@@ -16,10 +16,12 @@ const (
 	CodeMethodNotAllowed      = codeMethodNotAllowed
 	CodeInjectedFault         = codeInjectedFault
 	CodeInternal              = codeInternal
+	CodeOverloaded            = codeOverloaded
 	ControlFaultsPath         = controlFaultsPath
 	ControlSettlementsPath    = controlSettlementsPath
 	ControlBalancePath        = controlBalancePath
 	ControlResetPath          = controlResetPath
+	ControlStatsPath          = controlStatsPath
 	DefaultBalanceCents       = defaultBalanceCents
 	DefaultKeyTTL             = defaultKeyTTL
 	DefaultISPB               = defaultISPB

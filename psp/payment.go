@@ -19,7 +19,12 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 		s.deliver(w, faultAnswer(f, answer{}), "", f)
 		return
 	}
+	if !s.admit() {
+		s.deliver(w, s.shedAnswer(), "", f)
+		return
+	}
 	a, rawKey := s.process(w, r, f)
+	s.release()
 	s.deliver(w, a, rawKey, f)
 }
 
@@ -28,6 +33,7 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) nextFault() Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.book.requests++
 	now := time.Now()
 	if now.Before(s.downUntil) {
 		return Down(s.downUntil.Sub(now))
@@ -70,16 +76,14 @@ func readPayment(w http.ResponseWriter, r *http.Request) (payment, error) {
 	return decodePayment(body)
 }
 
-// settle reserves the key, waits out a slow fault and commits. A key already known answers
-// without committing: 422 for a different payment, 409 while in flight, else the replay.
+// settle reserves the key, waits out the service time and a slow fault, and commits. A key
+// already known answers without committing: 422 for a different payment, 409 while in flight, else the replay.
 func (s *Server) settle(sc scope, p payment, f Fault) answer {
 	b, a, reserved := s.reserve(sc, p)
 	if !reserved {
 		return a
 	}
-	if f.Kind == FaultSlow {
-		time.Sleep(f.Duration) // not cut short by the client leaving: a real PSP would not know
-	}
+	time.Sleep(s.serviceTime(f)) // not cut short by the client leaving: a real PSP would not know
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now().UTC()

@@ -20,6 +20,7 @@ const (
 	codeNotFound              = "not_found"
 	codeMethodNotAllowed      = "method_not_allowed"
 	codeInjectedFault         = "injected_fault"
+	codeOverloaded            = "overloaded"
 	codeInternal              = "internal_error"
 )
 
@@ -83,6 +84,7 @@ var statusOf = map[string]int{
 	codeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
 	codeNotFound:              http.StatusNotFound,
 	codeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	codeOverloaded:            http.StatusServiceUnavailable,
 	codeInternal:              http.StatusInternalServerError,
 }
 

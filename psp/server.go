@@ -25,6 +25,7 @@ type Server struct {
 	book      *book
 	faults    []Fault
 	downUntil time.Time
+	inFlight  int // payment requests in processing (see admit)
 }
 
 // NewServer returns a Server configured by cfg. An invalid cfg is an error wrapping
@@ -111,6 +112,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.book = newBook(s.cfg.BalanceCents)
+	s.book.maxInFlight = s.inFlight
 	s.faults = nil
 	s.downUntil = time.Time{}
 }

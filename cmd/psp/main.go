@@ -5,6 +5,7 @@
 // Usage:
 //
 //	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-ispb 12345678]
+//	    [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
 // one line per payment request on stderr, and on SIGINT or SIGTERM stops accepting, lets
@@ -82,7 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	url := "http://" + ln.Addr().String()
 	logger.Info("psp: listening", "url", url, "tokens", len(cfg.Tokens),
-		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL)
+		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL,
+		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity)
 	return serveUntil(ctx, srv, ln, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }
 
@@ -119,13 +121,17 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 	balance := fs.String("balance", psp.FormatAmount(def.BalanceCents), "the payer's starting balance, as in 150.00")
 	keyTTL := fs.Duration("key-ttl", def.KeyTTL, "how long a completed Idempotency-Key is remembered")
 	ispb := fs.String("ispb", def.ISPB, "8-digit ISPB used in endToEndIds")
+	serviceTime := fs.Duration("service-time", 0, "how long every payment takes before its commit")
+	capacity := fs.Int("capacity", 0, "most payments in processing at once; the next are shed with 503 (0: no limit)")
+	shedRetryAfter := fs.Duration("shed-retry-after", 0, "Retry-After sent with a shed answer, rounded up to seconds (0: none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return psp.Config{}, "", err
 		}
 		return psp.Config{}, "", usageError{err} // the flag package has printed it
 	}
-	cfg := psp.Config{Tokens: strings.Split(*tokens, ","), KeyTTL: *keyTTL, ISPB: *ispb, Control: true}
+	cfg := psp.Config{Tokens: strings.Split(*tokens, ","), KeyTTL: *keyTTL, ISPB: *ispb, Control: true,
+		ServiceTime: *serviceTime, Capacity: *capacity, ShedRetryAfter: *shedRetryAfter}
 	cents, err := psp.ParseBalance(*balance)
 	cfg.BalanceCents = cents
 	switch {
@@ -138,7 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 	case *ispb == "":
 		err = errors.New("psp: -ispb: want 8 digits")
 	default:
-		_, err = psp.NewServer(cfg) // checks -tokens and -ispb
+		_, err = psp.NewServer(cfg) // checks -tokens, -ispb, -service-time, -capacity and -shed-retry-after
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)

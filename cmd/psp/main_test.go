@@ -189,6 +189,10 @@ func TestBadFlagsExit2(t *testing.T) {
 		"no tokens":           {"-tokens", ""},
 		"short ISPB":          {"-ispb", "123"},
 		"empty ISPB":          {"-ispb", ""},
+		"negative service":    {"-service-time", "-1ms"},
+		"negative capacity":   {"-capacity", "-1"},
+		"negative shed hint":  {"-shed-retry-after", "-1s"},
+		"capacity format":     {"-capacity", "many"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"pixretry/psp"
+)
+
+func TestCapacityFlagsReachTheConfig(t *testing.T) {
+	cfg, _, err := parseFlags([]string{"-service-time", "250ms", "-capacity", "8", "-shed-retry-after", "2s"}, io.Discard)
+	if err != nil {
+		t.Fatalf("parseFlags() error = %v", err)
+	}
+	if cfg.ServiceTime != 250*time.Millisecond || cfg.Capacity != 8 || cfg.ShedRetryAfter != 2*time.Second {
+		t.Errorf("service time, capacity, shed Retry-After = %v, %d, %v; want 250ms, 8, 2s",
+			cfg.ServiceTime, cfg.Capacity, cfg.ShedRetryAfter)
+	}
+	cfg, _, err = parseFlags(nil, io.Discard)
+	if err != nil || cfg.ServiceTime != 0 || cfg.Capacity != 0 || cfg.ShedRetryAfter != 0 {
+		t.Errorf("parseFlags(no flags) = %+v, %v; want no service time, no capacity, no shed Retry-After", cfg, err)
+	}
+}
+
+func TestStatsAreServed(t *testing.T) {
+	s := mustStart(t, "-tokens", "smoke", "-capacity", "4")
+	s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment))
+	status, body := s.do(t, "GET", "/_psp/stats", "", nil)
+	want := `{"requests":1,"shed":0,"settled":1,"in_flight":0,"max_in_flight":1}` + "\n"
+	if status != 200 || body != want {
+		t.Errorf("GET %s = %d %s, want 200 %s", "/_psp/stats", status, body, want)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("run() = %v, want nil", err)
+	}
+}
