@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test demo mutation properties bench fuzz
+.PHONY: test demo mutation properties bench fuzz herd
 
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -21,3 +21,10 @@ bench:
 
 fuzz:
 	go test -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime 30s ./psp/
+
+# The herds wait in virtual time (testing/synctest), which only a test can give them: the report
+# is a test that writes docs/herd/ when given -herd.out. Run from herd/ (local directory mode), go
+# test streams the table to stdout.
+herd:
+	mkdir -p docs/herd
+	cd herd && go test -run '^TestHerdReport$$' -timeout 10m -args -herd.out=$(CURDIR)/docs/herd

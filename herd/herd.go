@@ -1,0 +1,187 @@
+package herd
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"pixretry/internal/pipenet"
+	"pixretry/pix"
+	"pixretry/psp"
+	"pixretry/retry"
+)
+
+// Scenario is one herd: Payers payers each send one payment at time 0 to one PSP, which is
+// down for Outage and then serves with a finite capacity.
+type Scenario struct {
+	// Name labels the scenario in the table and the CSV, such as "recovery".
+	Name string
+	// Payers is the number of payers, each with one payment.
+	Payers int
+	// Shared gives every payer the same pix.Client; otherwise each has its own, with its own
+	// connections (and quota, when the strategy has one).
+	Shared bool
+	// Strategy is how the Clients wait between attempts.
+	Strategy Strategy
+	// Policy is the Clients' retry policy, before Strategy changes it.
+	Policy retry.Policy
+	// Outage is how long the PSP is down from time 0: every payment request meanwhile has
+	// its connection closed.
+	Outage time.Duration
+	// Capacity and ServiceTime are the PSP's (psp.Config).
+	Capacity    int
+	ServiceTime time.Duration
+	// Seed makes the draws of every Client, and so the whole run, reproducible.
+	Seed uint64
+}
+
+// Result is what one Scenario did.
+type Result struct {
+	Scenario Scenario
+	// Requests is the number of payment requests the PSP received; Shed, those it refused
+	// for lack of capacity.
+	Requests, Shed int64
+	// Settled is the number of payments that ended with a receipt; Failed, with an error.
+	Settled, Failed int
+	// PerBucket is the number of payment requests the PSP received in each Bucket of time,
+	// from time 0.
+	PerBucket []int
+	// End is when the last payment ended; P50 and P99 are percentiles of the times at which
+	// the payments ended (all start at 0).
+	End, P50, P99 time.Duration
+	// Violations lists every broken outcome rule (see check); empty when the outcome is
+	// sound.
+	Violations []string
+}
+
+// Bucket is the width of the time buckets of Result.PerBucket.
+const Bucket = 100 * time.Millisecond
+
+// RequestsPerSettled is Requests divided by Settled; 0 when nothing settled.
+func (r Result) RequestsPerSettled() float64 {
+	if r.Settled == 0 {
+		return 0
+	}
+	return float64(r.Requests) / float64(r.Settled)
+}
+
+// RequestsPerPayment is Requests divided by Payers.
+func (r Result) RequestsPerPayment() float64 {
+	return float64(r.Requests) / float64(r.Scenario.Payers)
+}
+
+// Peak is the most payment requests the PSP received in one Bucket.
+func (r Result) Peak() int { return slices.Max(append([]int{0}, r.PerBucket...)) }
+
+const (
+	payerToken   = "herd-token"
+	startBalance = 1_000_000_000_000 // enough for every payment: a refusal would not be the herd's doing
+	firstAmount  = 100               // payer i pays firstAmount+i cents: amounts tell the payments apart
+)
+
+// Run runs sc and returns what it did. It waits in virtual time: call it inside a
+// testing/synctest bubble, where the whole run takes as long as its computation.
+// The PSP is the real psp handler, reached over in-memory connections (internal/pipenet) by
+// real pix.Clients.
+func Run(sc Scenario) (Result, error) {
+	srv, err := psp.NewServer(psp.Config{Tokens: []string{payerToken}, BalanceCents: startBalance,
+		Capacity: sc.Capacity, ServiceTime: sc.ServiceTime})
+	if err != nil {
+		return Result{}, err
+	}
+	arrivals := &arrivals{start: time.Now()}
+	net := pipenet.NewServer(arrivals.count(srv))
+	defer net.Close()
+	if sc.Outage > 0 {
+		srv.Inject(psp.Down(sc.Outage))
+	}
+	clients := sc.clients(net)
+	defer closeIdle(clients)
+	ends := make([]ending, sc.Payers)
+	var wg sync.WaitGroup
+	for i := range sc.Payers {
+		wg.Go(func() {
+			receipt, err := clients[i%len(clients)].Send(context.Background(), payment(i))
+			ends[i] = ending{time.Since(arrivals.start), receipt, err}
+		})
+	}
+	wg.Wait()
+	return sc.result(srv, arrivals.buckets(), ends), nil
+}
+
+// payment is payer i's payment; its amount is payer i's alone.
+func payment(i int) pix.Payment {
+	return pix.Payment{AmountCents: firstAmount + int64(i), PixKey: "pix@example.com"}
+}
+
+// clients returns one Client for every payer, or one for all if sc.Shared.
+func (sc Scenario) clients(net *pipenet.Server) []*pix.Client {
+	policy := sc.Strategy.policy(sc.Policy)
+	if sc.Shared {
+		return []*pix.Client{sc.client(net, policy, sc.Strategy.draws(sc.Policy, sharedSource(sc.Seed)))}
+	}
+	clients := make([]*pix.Client, sc.Payers)
+	for i := range clients {
+		clients[i] = sc.client(net, policy, sc.Strategy.draws(sc.Policy, payerSource(sc.Seed, i)))
+	}
+	return clients
+}
+
+func (sc Scenario) client(net *pipenet.Server, policy retry.Policy, draws func() float64) *pix.Client {
+	return &pix.Client{
+		BaseURL:    net.URL,
+		Token:      payerToken,
+		HTTPClient: &http.Client{Transport: net.Transport().Clone()},
+		Policy:     policy,
+		Jitter:     draws,
+	}
+}
+
+func closeIdle(clients []*pix.Client) {
+	for _, c := range clients {
+		c.HTTPClient.CloseIdleConnections()
+	}
+}
+
+// ending is how and when one payment ended.
+type ending struct {
+	at      time.Duration
+	receipt pix.Receipt
+	err     error
+}
+
+// arrivals records when each payment request reaches the PSP.
+type arrivals struct {
+	start time.Time
+	mu    sync.Mutex
+	times []time.Duration
+}
+
+// count wraps h, recording the payment requests.
+func (a *arrivals) count(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == psp.PaymentsPath {
+			a.mu.Lock()
+			a.times = append(a.times, time.Since(a.start))
+			a.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// buckets counts the arrivals in each Bucket from time 0.
+func (a *arrivals) buckets() []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var per []int
+	for _, t := range a.times {
+		i := int(t / Bucket)
+		for len(per) <= i {
+			per = append(per, 0)
+		}
+		per[i]++
+	}
+	return per
+}
