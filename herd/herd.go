@@ -21,7 +21,7 @@ type Scenario struct {
 	// Payers is the number of payers, each with one payment.
 	Payers int
 	// Shared gives every payer the same pix.Client; otherwise each has its own, with its own
-	// connections (and quota, when the strategy has one).
+	// connections and draws. A quota, when the strategy has one, is shared either way.
 	Shared bool
 	// Strategy is how the Clients wait between attempts.
 	Strategy Strategy
@@ -97,7 +97,10 @@ func Run(sc Scenario) (Result, error) {
 	if sc.Outage > 0 {
 		srv.Inject(psp.Down(sc.Outage))
 	}
-	clients := sc.clients(net)
+	clients, err := sc.clients(net)
+	if err != nil {
+		return Result{}, err
+	}
 	defer closeIdle(clients)
 	ends := make([]ending, sc.Payers)
 	var wg sync.WaitGroup
@@ -117,26 +120,31 @@ func payment(i int) pix.Payment {
 }
 
 // clients returns one Client for every payer, or one for all if sc.Shared.
-func (sc Scenario) clients(net *pipenet.Server) []*pix.Client {
-	policy := sc.Strategy.policy(sc.Policy)
+func (sc Scenario) clients(net *pipenet.Server) ([]*pix.Client, error) {
+	template := pix.Client{BaseURL: net.URL, Token: payerToken, Policy: sc.Strategy.policy(sc.Policy)}
+	if sc.Strategy.quota {
+		q, err := retry.NewQuota(QuotaRatio, QuotaBurst)
+		if err != nil {
+			return nil, err
+		}
+		template.Quota = q
+	}
 	if sc.Shared {
-		return []*pix.Client{sc.client(net, policy, sc.Strategy.draws(sc.Policy, sharedSource(sc.Seed)))}
+		return []*pix.Client{newClient(template, net, sc.Strategy.draws(sc.Policy, sharedSource(sc.Seed)))}, nil
 	}
 	clients := make([]*pix.Client, sc.Payers)
 	for i := range clients {
-		clients[i] = sc.client(net, policy, sc.Strategy.draws(sc.Policy, payerSource(sc.Seed, i)))
+		clients[i] = newClient(template, net, sc.Strategy.draws(sc.Policy, payerSource(sc.Seed, i)))
 	}
-	return clients
+	return clients, nil
 }
 
-func (sc Scenario) client(net *pipenet.Server, policy retry.Policy, draws func() float64) *pix.Client {
-	return &pix.Client{
-		BaseURL:    net.URL,
-		Token:      payerToken,
-		HTTPClient: &http.Client{Transport: net.Transport().Clone()},
-		Policy:     policy,
-		Jitter:     draws,
-	}
+// newClient is a copy of template with its own connections and draws.
+func newClient(template pix.Client, net *pipenet.Server, draws func() float64) *pix.Client {
+	c := template
+	c.HTTPClient = &http.Client{Transport: net.Transport().Clone()}
+	c.Jitter = draws
+	return &c
 }
 
 func closeIdle(clients []*pix.Client) {

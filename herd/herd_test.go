@@ -176,3 +176,25 @@ func TestCheckCatchesBrokenOutcomes(t *testing.T) {
 		t.Errorf("check(an unknown outcome that settled) = %v, want nothing broken: pix did not deny it", bad)
 	}
 }
+
+// TestQuotaBoundsTheRequestsOfAnOutage: in a total outage every payment fails every attempt,
+// so without a quota each makes AttemptsMax requests. A quota shared by the herd allows at
+// most QuotaBurst + QuotaRatio × (first attempts) retries in all, so the requests per payment
+// are at most 1 + QuotaRatio + QuotaBurst/payers, with own Clients or a shared one.
+func TestQuotaBoundsTheRequestsOfAnOutage(t *testing.T) {
+	for _, seed := range herdSeeds {
+		for _, shared := range []bool{false, true} {
+			sc := small(FullJitterQuota, shared, seed)
+			sc.Outage = time.Hour
+			r := runInBubble(t, sc)
+			bound := 1 + QuotaRatio + float64(QuotaBurst)/float64(sc.Payers)
+			if got := r.RequestsPerPayment(); got > bound {
+				t.Errorf("seed %d, shared %v: %.3f requests per payment in an outage, want at most %.3f", seed, shared, got, bound)
+			}
+			sc.Strategy = FullJitterOurs
+			if got, want := runInBubble(t, sc).RequestsPerPayment(), float64(sc.Policy.AttemptsMax); got != want {
+				t.Errorf("seed %d, shared %v: %.3f requests per payment without a quota, want AttemptsMax %v", seed, shared, got, want)
+			}
+		}
+	}
+}

@@ -11,48 +11,56 @@ import (
 )
 
 // PlotTimeline draws the payment requests the PSP received per Bucket over time, one line per
-// result, as an SVG file at path.
+// result, as an SVG file at path. The first Bucket, where every first attempt falls, is left
+// off the scale so that the rest can be read.
 func PlotTimeline(path, title string, results []Result) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "time since the payments started (s)"
 	p.Y.Label.Text = fmt.Sprintf("PSP requests per %v", Bucket)
 	var lines []any
+	top := 0
 	for _, r := range results {
 		pts := make(plotter.XYs, len(r.PerBucket))
 		for i, n := range r.PerBucket {
 			pts[i] = plotter.XY{X: (time.Duration(i) * Bucket).Seconds(), Y: float64(n)}
+			if i > 0 {
+				top = max(top, n)
+			}
 		}
 		lines = append(lines, r.Scenario.Strategy.Name, pts)
 	}
 	if err := plotutil.AddLines(p, lines...); err != nil {
 		return err
 	}
+	p.Y.Min, p.Y.Max = 0, 1.5*float64(top)
 	p.Legend.Top = true
 	return p.Save(8*vg.Inch, 4.5*vg.Inch, path)
 }
 
-// PlotPerPayment draws PSP requests per payment against the number of payers, one line per
-// strategy, as an SVG file at path. results holds, for each strategy, its results in
-// increasing order of payers.
-func PlotPerPayment(path, title string, results [][]Result) error {
+// PlotAgainstPayers draws value(result) against the number of payers, one line per group, as
+// an SVG file at path. Each group holds one strategy's results in increasing order of payers.
+func PlotAgainstPayers(path, title, label string, groups [][]Result, value func(Result) float64) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "payers (log scale)"
-	p.Y.Label.Text = "PSP requests per payment"
+	p.Y.Label.Text = label
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	var lines []any
-	for _, rs := range results {
+	top := 0.0
+	for _, rs := range groups {
 		pts := make(plotter.XYs, len(rs))
 		for i, r := range rs {
-			pts[i] = plotter.XY{X: float64(r.Scenario.Payers), Y: r.RequestsPerPayment()}
+			pts[i] = plotter.XY{X: float64(r.Scenario.Payers), Y: value(r)}
+			top = max(top, pts[i].Y)
 		}
 		lines = append(lines, rs[0].Scenario.Strategy.Name, pts)
 	}
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return err
 	}
+	p.Y.Min, p.Y.Max = 0, 1.6*top // room for the legend above the lines
 	p.Legend.Top = true
 	p.Legend.Left = true
 	return p.Save(8*vg.Inch, 4.5*vg.Inch, path)
@@ -78,7 +86,21 @@ func PlotContention(path string, cells []ContentionCell) error {
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return err
 	}
+	p.X.Tick.Marker = plot.ConstantTicks(clientTicks())
 	p.Legend.Top = true
 	p.Legend.Left = true
 	return p.Save(8*vg.Inch, 4.5*vg.Inch, path)
+}
+
+// clientTicks marks every other number of clients of the contention sweep.
+func clientTicks() []plot.Tick {
+	var ticks []plot.Tick
+	for i, n := range ContentionClients {
+		t := plot.Tick{Value: float64(n)}
+		if i%2 == 0 {
+			t.Label = fmt.Sprint(n)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }

@@ -67,8 +67,9 @@ func scenario(name string, payers int, shared bool, st Strategy) Scenario {
 
 // WriteReport writes the table of results to stdout, and to dir herd.csv, brooker.csv and the
 // plots: timeline.svg (requests per 100 ms in the recovery of the largest herd with its own
-// Clients), per-payment-recovery.svg and per-payment-outage.svg (requests per payment against
-// payers, own Clients, plus the shared Client with the quota) and brooker.svg.
+// Clients; no backoff is left out, its requests all fall at time 0), per-payment-recovery.svg
+// and per-payment-outage.svg (requests per payment against payers, own Clients),
+// settled-recovery.svg (the share of payments settled against payers) and brooker.svg.
 func WriteReport(dir string, stdout io.Writer, results []Result, cells []ContentionCell) error {
 	if err := WriteTable(stdout, results); err != nil {
 		return err
@@ -81,7 +82,8 @@ func WriteReport(dir string, stdout io.Writer, results []Result, cells []Content
 	}
 	largest := slices.Max(ReportPayers)
 	timeline := filter(results, func(r Result) bool {
-		return r.Scenario.Name == Recovery && !r.Scenario.Shared && r.Scenario.Payers == largest
+		return r.Scenario.Name == Recovery && !r.Scenario.Shared && r.Scenario.Payers == largest &&
+			r.Scenario.Strategy.Name != NoBackoff.Name
 	})
 	title := fmt.Sprintf("%d payers, own Clients: PSP down for 1 s, then 20 at once, 50 ms each", largest)
 	if err := PlotTimeline(filepath.Join(dir, "timeline.svg"), title, timeline); err != nil {
@@ -89,15 +91,21 @@ func WriteReport(dir string, stdout io.Writer, results []Result, cells []Content
 	}
 	for _, name := range []string{Recovery, Outage} {
 		path := filepath.Join(dir, "per-payment-"+name+".svg")
-		if err := PlotPerPayment(path, "PSP requests per payment, "+name, byStrategy(results, name)); err != nil {
+		title := fmt.Sprintf("PSP requests per payment, %s, own Clients", name)
+		if err := PlotAgainstPayers(path, title, "PSP requests per payment", byStrategy(results, name), Result.RequestsPerPayment); err != nil {
 			return err
 		}
+	}
+	settled := func(r Result) float64 { return 100 * float64(r.Settled) / float64(r.Scenario.Payers) }
+	title = "Payments settled, recovery, own Clients"
+	if err := PlotAgainstPayers(filepath.Join(dir, "settled-recovery.svg"), title, "payments settled (%)", byStrategy(results, Recovery), settled); err != nil {
+		return err
 	}
 	return PlotContention(filepath.Join(dir, "brooker.svg"), cells)
 }
 
 // byStrategy groups the results of scenario name with own Clients by strategy, in increasing
-// order of payers, and adds those of the shared Client with a quota.
+// order of payers.
 func byStrategy(results []Result, name string) [][]Result {
 	var groups [][]Result
 	for _, st := range Strategies {

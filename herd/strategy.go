@@ -25,7 +25,16 @@ type Strategy struct {
 	// perPayment is set when the draws keep state from one wait to the next: the source then
 	// belongs to one payment, and the strategy cannot run with a Client shared by payments.
 	perPayment bool
+	// quota is set when every Client of the herd shares one retry.Quota of QuotaRatio and
+	// QuotaBurst.
+	quota bool
 }
+
+// The quota of FullJitterQuota: a retry for every ten payments, and ten more.
+const (
+	QuotaRatio = 0.1
+	QuotaBurst = 10
+)
 
 // The strategies compared.
 var (
@@ -43,10 +52,13 @@ var (
 	// Its ceiling is DelayMax at every attempt (DelayBase is raised to it) and its draws are
 	// s/(DelayMax+1), so that retry waits exactly s.
 	DecorrelatedJitter = Strategy{Name: "decorrelated", policy: flatCeiling, draws: decorrelated, perPayment: true}
+	// FullJitterQuota is FullJitterOurs with one retry.Quota shared by every Client of the
+	// herd, as pix.Client.Quota advises for the Clients of one PSP.
+	FullJitterQuota = Strategy{Name: "full-jitter+quota", policy: same, draws: passThrough, quota: true}
 )
 
 // Strategies lists the strategies compared, in the order of the table.
-var Strategies = []Strategy{NoBackoff, ExponentialNoJitter, FullJitterOurs, EqualJitterStrategy, DecorrelatedJitter}
+var Strategies = []Strategy{NoBackoff, ExponentialNoJitter, FullJitterOurs, EqualJitterStrategy, DecorrelatedJitter, FullJitterQuota}
 
 func same(p retry.Policy) retry.Policy { return p }
 
