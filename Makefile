@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test demo mutation properties bench fuzz herd
+.PHONY: test demo mutation mutation-properties properties bench fuzz herd
 
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -12,6 +12,9 @@ demo:
 
 mutation:
 	bash scripts/mutation.sh
+
+mutation-properties:
+	bash scripts/mutation-properties.sh
 
 properties:
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m ./properties/

@@ -23,6 +23,7 @@ var (
 	keyDeadline = "9b8a7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
 	e2eSettled  = "E12345678202601021000abcdefghijk"
 	body201     = []byte(`{"endToEndId":"E12345678202601021000abcdefghijk","valor":"150.00","chave":"pix@example.com","status":"REALIZADO","horario":"2026-01-02T10:00:00Z"}` + "\n")
+	req201      = []byte(`{"valor":"150.00","chave":"pix@example.com"}`)
 	body422     = []byte(`{"type":"urn:pixretry:psp:problem:insufficient_funds","title":"Unprocessable Entity","status":422,"detail":"valor 900.00 exceeds the payer's balance","code":"insufficient_funds"}` + "\n")
 	body503     = []byte(`{"type":"urn:pixretry:psp:problem:injected_fault","title":"Service Unavailable","status":503,"detail":"fault injected","code":"injected_fault"}` + "\n")
 	paySettled  = pix.Payment{AmountCents: 15000, PixKey: "pix@example.com"}
@@ -50,8 +51,8 @@ func baseline() Trace {
 	tr.Calls = []Call{settledCall(p), refusedCall(), unknownCall(p), localCall(), deadlineCall(p)}
 	d := tr.Calls[4].Trips
 	tr.Wire = []Exchange{
-		{Arrived: t0, Answered: t0.Add(2 * time.Second), Token: runToken, Key: keySettled, Status: 201, Body: body201},
-		{Arrived: tr.Calls[0].Trips[1].Start, Answered: tr.Calls[0].Trips[1].Start, Token: runToken, Key: keySettled, Status: 201, Body: body201, Replayed: true},
+		{Arrived: t0, Answered: t0.Add(2 * time.Second), Token: runToken, Key: keySettled, Request: req201, Status: 201, Body: body201},
+		{Arrived: tr.Calls[0].Trips[1].Start, Answered: tr.Calls[0].Trips[1].Start, Token: runToken, Key: keySettled, Request: req201, Status: 201, Body: body201, Replayed: true},
 		{Arrived: t0.Add(time.Second), Answered: t0.Add(time.Second), Token: runToken, Key: keyRefused, Status: 422, Body: body422},
 		{Arrived: t0.Add(2 * time.Second), Answered: t0.Add(2 * time.Second), Token: runToken, Key: keyUnknown, Status: 503, Body: body503},
 		{Arrived: t0.Add(3 * time.Second), Token: runToken, Key: keyUnknown, Hijacked: true},
@@ -64,7 +65,7 @@ func baseline() Trace {
 
 // settledCall is call 0 of the baseline: a timeout under a late answer, then the replay.
 func settledCall(p retry.Policy) Call {
-	wait := retry.FullJitter(ceilingOf(p, 1), 0.5)
+	wait := fullJitterOf(ceilingOf(p, 1), 0.5)
 	second := t0.Add(500*time.Millisecond + wait)
 	return Call{
 		Payment: paySettled, Start: t0, End: second, Draws: []float64{0.5},
@@ -97,7 +98,7 @@ func refusedCall() Call {
 // unknownCall is call 2: 503 with Retry-After 1 s, a closed connection, 503; budget spent.
 func unknownCall(p retry.Policy) Call {
 	at := t0.Add(2 * time.Second)
-	w2 := retry.FullJitter(ceilingOf(p, 2), 0.75)
+	w2 := fullJitterOf(ceilingOf(p, 2), 0.75)
 	third := at.Add(time.Second + w2)
 	first, last := &pix.Error{Status: 503, Code: "injected_fault"}, &pix.Error{Status: 503, Code: "injected_fault"}
 	return Call{
@@ -130,9 +131,9 @@ func localCall() Call {
 // deadlineCall is call 4: two 503s, then the wait drawn would end after the caller's deadline.
 func deadlineCall(p retry.Policy) Call {
 	at := t0.Add(5 * time.Second)
-	w1 := retry.FullJitter(ceilingOf(p, 1), 0.5)
+	w1 := fullJitterOf(ceilingOf(p, 1), 0.5)
 	second := at.Add(w1)
-	refusedWait := retry.FullJitter(ceilingOf(p, 2), 0.9) // the wait not started: it ends after the deadline
+	refusedWait := fullJitterOf(ceilingOf(p, 2), 0.9) // the wait not started: it ends after the deadline
 	pe := &pix.Error{Status: 503, Code: "injected_fault"}
 	return Call{
 		Payment: payDeadline, Start: at, End: second, Deadline: second.Add(refusedWait - time.Millisecond),

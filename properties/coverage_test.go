@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pixretry/pix"
 )
@@ -73,7 +75,7 @@ func (cov *coverage) String() string {
 // The events every payment property must reach in a hundred runs.
 var paymentEvents = []string{
 	"call: retried", "call: settled", "call: settled on a replay", "call: outcome unknown",
-	"call: budget spent", "answer: transport error",
+	"call: budget spent", "answer: transport error", "call: the PSP broke the contract",
 }
 
 // events names what happened in tr.
@@ -87,6 +89,9 @@ func events(tr Trace) map[string]bool {
 		if len(c.Attempts) == tr.Policy.AttemptsMax && c.Err != nil {
 			seen["call: budget spent"] = true
 		}
+		if errors.Is(c.Err, pix.ErrContract) {
+			seen["call: the PSP broke the contract"] = true
+		}
 		if c.GivenKey != "" {
 			seen["call: SendWithKey"] = true
 		}
@@ -99,6 +104,12 @@ func events(tr Trace) map[string]bool {
 			}
 			if t.Err != nil {
 				seen["answer: transport error"] = true
+			}
+			if t.BodyErr != nil {
+				seen["answer: body cut short"] = true
+			}
+			if _, err := time.Parse(http.TimeFormat, t.RetryAfter); err == nil {
+				seen["answer: Retry-After as an HTTP-date"] = true
 			}
 		}
 	}

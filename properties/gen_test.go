@@ -39,8 +39,8 @@ func attemptTimeoutGen() *rapid.Generator[time.Duration] {
 
 // faultGen draws any fault: a status from 400 to 599 (the transient ones often) with or
 // without Retry-After (1–8 s, so above DelayMax as well as below), slow and late holds shorter
-// and longer than the attempt timeout, drop, reset, and down windows from 0 to 10 minutes
-// (longer than any retry budget).
+// and longer than the attempt timeout, drop, reset, down windows from 0 to 10 minutes
+// (longer than any retry budget), and the faults that break the contract (contractFaultGen).
 func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
 	status := rapid.Custom(func(t *rapid.T) psp.Fault {
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})).Draw(t, "status")
@@ -56,6 +56,7 @@ func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
 		rapid.Just(psp.Drop()),
 		rapid.Just(psp.ResetConn()),
 		rapid.Map(rapid.OneOf(msRange(0, 2000), msRange(2000, 600_000)), psp.Down),
+		contractFaultGen(),
 	)
 }
 

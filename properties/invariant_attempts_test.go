@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -142,7 +143,7 @@ func stoppedForDeadline(p retry.Policy, c Call) bool {
 	case len(c.Draws) < n:
 		return false
 	}
-	wait := max(retry.FullJitter(ceilingOf(p, n), c.Draws[n-1]), t.hint())
+	wait := max(fullJitterOf(ceilingOf(p, n), c.Draws[n-1]), t.hint())
 	return !a.At.Add(wait).Before(c.Deadline)
 }
 
@@ -172,13 +173,30 @@ func checkFinalError(tr Trace) error {
 		if !ok || len(c.Trips) != len(c.Attempts) {
 			continue // invariant 1 reports it; the attempts cannot be paired with their trips
 		}
-		var pe *pix.Error
-		switch {
-		case t.Err != nil && !errors.Is(c.Err, t.Err):
-			v.addf("call %d: errors.Is(%v, the transport's %v) = false", i, c.Err, t.Err)
-		case t.Err == nil && (!errors.As(c.Err, &pe) || pe.Status != t.Status):
-			v.addf("call %d: error %v does not carry the last answer's status %d", i, c.Err, t.Status)
-		}
+		checkLastAnswer(&v, i, c.Err, t)
 	}
 	return v.err()
+}
+
+// checkLastAnswer checks that err, the error of call i, carries what its last round trip t
+// got: the transport's error, the error that cut the body short, or the answer. A 201 the call
+// did not accept broke the contract and may hide a settlement: ErrContract and
+// ErrOutcomeUnknown. Any other answer is a *pix.Error with its status, ErrContract exactly when
+// the contract never gives that status (a 2xx other than 201, a 3xx).
+func checkLastAnswer(v *violations, i int, err error, t Trip) {
+	var pe *pix.Error
+	switch {
+	case t.Err != nil || t.BodyErr != nil:
+		if cause := cmp.Or(t.Err, t.BodyErr); !errors.Is(err, cause) {
+			v.addf("call %d: errors.Is(%v, the transport's %v) = false", i, err, cause)
+		}
+	case t.Status == http.StatusCreated:
+		if !errors.Is(err, pix.ErrContract) || !errors.Is(err, pix.ErrOutcomeUnknown) {
+			v.addf("call %d: error %v after a 201 it did not accept, want ErrContract and ErrOutcomeUnknown", i, err)
+		}
+	case !errors.As(err, &pe) || pe.Status != t.Status:
+		v.addf("call %d: error %v does not carry the last answer's status %d", i, err, t.Status)
+	case errors.Is(err, pix.ErrContract) != (t.Status < 400):
+		v.addf("call %d: errors.Is(%v, ErrContract) = %t after a %d answer", i, err, !(t.Status < 400), t.Status)
+	}
 }

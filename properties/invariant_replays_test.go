@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
+	"time"
 )
 
-// stored reports whether ex is an answer the PSP stores under its key: a 201, or a 422 whose
-// problem code is insufficient_funds (an injected 422 or idempotency_key_reused is not).
+// stored reports whether ex is an answer the PSP stores under its key: a 201 that keeps the
+// contract for its request, or a 422 whose problem code is insufficient_funds (an injected 422
+// or idempotency_key_reused is not).
 func stored(ex Exchange) bool {
 	switch ex.Status {
 	case http.StatusCreated:
-		return true
+		return keepsContract(ex)
 	case http.StatusUnprocessableEntity:
 		var p struct{ Code string }
 		return json.Unmarshal(ex.Body, &p) == nil && p.Code == "insufficient_funds"
@@ -19,7 +22,9 @@ func stored(ex Exchange) bool {
 	return false
 }
 
-// checkReplays is invariant 8: replays are byte-identical to the first answer for that key. For
+// checkReplays is invariant 8: replays are byte-identical to the first answer for that key.
+// An answer a fault distorted on its way out (a 2xx that is not a 201 keeping the contract)
+// is not what the PSP stored, and is left out, up to the number of faults that distort. For
 // each token and key, the first answer is the stored answer the handler wrote for the request
 // that was not a replay, the most recent one to arrive before the replay was written (a key is
 // new again KeyTTL after it completed). A replay must have its status and every byte of its
@@ -37,8 +42,13 @@ func checkReplays(tr Trace) error {
 		}
 	}
 	firstReplay := map[scope]Exchange{}
+	budget := tr.Distortions
 	for _, ex := range tr.Wire {
 		if !ex.Replayed {
+			continue
+		}
+		if distorted(ex) && budget > 0 {
+			budget--
 			continue
 		}
 		if !stored(ex) {
@@ -73,3 +83,29 @@ func firstAnswer(firsts []Exchange, replay Exchange) (Exchange, bool) {
 	}
 	return found, ok
 }
+
+// distorted reports whether ex is a success the contract does not allow: a 2xx other than a
+// 201 that keeps the contract.
+func distorted(ex Exchange) bool {
+	return ex.Status/100 == 2 && !(ex.Status == http.StatusCreated && keepsContract(ex))
+}
+
+// keepsContract reports whether the body of ex, a 201, is a whole receipt for its request:
+// JSON with an endToEndId of the right shape, the requested valor and chave, status REALIZADO
+// and an RFC 3339 horario.
+func keepsContract(ex Exchange) bool {
+	var req struct{ Valor, Chave string }
+	var r struct {
+		EndToEndID                    string `json:"endToEndId"`
+		Valor, Chave, Status, Horario string
+	}
+	if json.Unmarshal(ex.Request, &req) != nil || json.Unmarshal(ex.Body, &r) != nil {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339, r.Horario)
+	return endToEndIDShape.MatchString(r.EndToEndID) && r.Valor == req.Valor && r.Chave == req.Chave &&
+		r.Status == "REALIZADO" && err == nil
+}
+
+// endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
+var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)

@@ -108,7 +108,7 @@ func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
 		v.addf("call %d: wait %v after attempt %d is outside [0, ceiling %v]", i, a.Wait, a.Number, ceiling)
 	}
 	if j < len(c.Draws) {
-		if want := max(retry.FullJitter(ceiling, c.Draws[j]), hint); a.Wait != want {
+		if want := max(fullJitterOf(ceiling, c.Draws[j]), hint); a.Wait != want {
 			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number, ceiling, c.Draws[j], hint, want)
 		}
 	}

@@ -85,9 +85,10 @@ func transientStatus(code int) bool {
 }
 
 // transientTrip is the classification of a round trip: a transport failure (a closed
-// connection, the attempt's deadline) is transient; an answer is classified by its status.
+// connection, the attempt's deadline), or an answer whose body was cut short, is transient;
+// another answer is classified by its status.
 func transientTrip(t Trip) bool {
-	return t.Err != nil || transientStatus(t.Status)
+	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)
 }
 
 // lastOf returns the last element of s and true, or the zero value and false if s is empty.

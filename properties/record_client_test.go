@@ -1,7 +1,9 @@
 package properties
 
 import (
+	"cmp"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -31,8 +33,28 @@ func (rec *tripRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	rec.mu.Lock()
 	rec.trips = append(rec.trips, trip)
+	if err == nil {
+		resp.Body = &bodyRecorder{ReadCloser: resp.Body, rec: rec, i: len(rec.trips) - 1}
+	}
 	rec.mu.Unlock()
 	return resp, err
+}
+
+// bodyRecorder notes in trip i of rec the first error, other than EOF, reading an answer's body.
+type bodyRecorder struct {
+	io.ReadCloser
+	rec *tripRecorder
+	i   int
+}
+
+func (b *bodyRecorder) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.rec.mu.Lock()
+		b.rec.trips[b.i].BodyErr = cmp.Or(b.rec.trips[b.i].BodyErr, err)
+		b.rec.mu.Unlock()
+	}
+	return n, err
 }
 
 func (rec *tripRecorder) recorded() []Trip {

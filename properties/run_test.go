@@ -59,7 +59,7 @@ func runScenario(sc scenario) (Trace, error) {
 	defer pipe.Close()
 	srv.Inject(sc.Faults...)
 	tr := Trace{
-		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
+		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults), Distortions: distortions(sc.Faults),
 		KeyTTL: runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
 		Calls: make([]Call, len(sc.Calls)),
 	}

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
@@ -19,6 +20,10 @@ type Trace struct {
 	// SlowestFault is the longest a queued slow or late fault holds a request: it bounds an
 	// attempt when AttemptTimeout is 0 or longer.
 	SlowestFault time.Duration
+	// Distortions is how many queued faults distort a success on its way out (bad_body, and
+	// commit_status with a 2xx): at most that many answers on the wire are not what the PSP
+	// stored.
+	Distortions  int
 	KeyTTL       time.Duration // how long the PSP remembers a completed key
 	Token        string        // the bearer token every call used
 	BalanceStart int64         // cents, when the run began
@@ -88,6 +93,7 @@ type Trip struct {
 	RetryAfter string    // the answer's Retry-After header
 	Replayed   bool      // the answer carried Idempotent-Replayed: true
 	Err        error     // the transport's error
+	BodyErr    error     // the error reading the answer's body (not EOF): a truncated answer
 }
 
 // Exchange is one request as the PSP's handler saw it, and what the handler answered.
@@ -108,9 +114,12 @@ type scope struct{ token, key string }
 
 func (e Exchange) scope() scope { return scope{e.Token, e.Key} }
 
-// hint is the answer's Retry-After hint, in whole seconds as the PSP sends it; 0 when there is
-// none.
+// hint is the answer's Retry-After hint: whole seconds, or an HTTP-date taken from the instant
+// the answer arrived; 0 when there is none, or it is in the past.
 func (t Trip) hint() time.Duration {
+	if date, err := http.ParseTime(t.RetryAfter); err == nil {
+		return max(date.Sub(t.End), 0)
+	}
 	n, err := strconv.Atoi(t.RetryAfter)
 	if err != nil || n <= 0 {
 		return 0

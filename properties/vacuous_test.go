@@ -113,6 +113,11 @@ var (
 		{"giving up long before the caller's deadline", checkPermanentStops, "call 4 stopped after transient attempt 2", func(tr *Trace) {
 			tr.Calls[4].Deadline = tr.Calls[4].End.Add(time.Hour)
 		}},
+		{"a 201 cut short judged permanent", checkPermanentStops, "logged transient=false for a round trip with status 201", func(tr *Trace) {
+			tr.Calls[2].Trips[0] = Trip{Start: tr.Calls[2].Trips[0].Start, Status: 201, BodyErr: io.ErrUnexpectedEOF}
+			tr.Calls[2].Attempts[2].Transient = false
+			tr.Calls[2].Trips[2] = tr.Calls[2].Trips[0]
+		}},
 	}
 	settlementViolations = []violation{
 		{"two settlements for one key", checkSettlements, "settled twice", func(tr *Trace) {
@@ -181,6 +186,17 @@ var (
 		}},
 	}
 	finalErrorViolations = []violation{
+		{"an error that lost the body's error", checkFinalError, "the transport's unexpected EOF", func(tr *Trace) {
+			tr.Calls[2].Trips[2].Status, tr.Calls[2].Trips[2].BodyErr = 201, io.ErrUnexpectedEOF
+		}},
+		{"a 201 refused without ErrContract", checkFinalError, "after a 201 it did not accept", func(tr *Trace) { tr.Calls[2].Trips[2].Status = 201 }},
+		{"a 200 that is not ErrContract", checkFinalError, "ErrContract) = false after a 200", func(tr *Trace) {
+			tr.Calls[2].Trips[2].Status = 200
+			tr.Calls[2].Err.(*pix.OutcomeUnknownError).Err = &notContract{&pix.Error{Status: 200}}
+		}},
+		{"a 503 that is ErrContract", checkFinalError, "ErrContract) = true after a 503", func(tr *Trace) {
+			tr.Calls[2].Err.(*pix.OutcomeUnknownError).Err = errors.Join(tr.Calls[2].Err.(*pix.OutcomeUnknownError).Err, pix.ErrContract)
+		}},
 		{"a failure whose last attempt succeeded", checkFinalError, "its last attempt 1 error \"\"", func(tr *Trace) { tr.Calls[1].Attempts[0].Error = "" }},
 		{"an error that is not the last attempt's", checkFinalError, "does not say the last attempt's", func(tr *Trace) {
 			tr.Calls[2].Attempts[2].Error = "pix: PSP answered 502 injected_fault"
@@ -271,4 +287,14 @@ func setWait(tr *Trace, i, j int, wait time.Duration) {
 		c.Trips[k].Start, c.Trips[k].End = c.Trips[k].Start.Add(shift), c.Trips[k].End.Add(shift)
 	}
 	c.End = c.End.Add(shift)
+}
+
+// notContract is a *pix.Error that hides its ErrContract: what a client that took a 2xx for a
+// plain failure would return.
+type notContract struct{ err *pix.Error }
+
+func (e *notContract) Error() string      { return e.err.Error() }
+func (e *notContract) As(target any) bool { return errors.As(e.err, target) }
+func (e *notContract) Is(target error) bool {
+	return target != pix.ErrContract && errors.Is(e.err, target)
 }

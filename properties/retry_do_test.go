@@ -1,0 +1,441 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"pixretry/retry"
+)
+
+// The properties of retry.Do on its own, with an op that fails on a script: every class of
+// error the classification names (statuses from 100 to 599, with and without a Retry-After
+// hint; network failures; errors that are neither), policies at the edges (one attempt or
+// math.MaxInt, delays from 0 to a day, runs long enough for the ceiling to pass 2^63 ns), and
+// the caller's context ending at any point: before the first attempt, during an attempt, during
+// a wait. A model of Do written from its documentation predicts every attempt, wait, stop and
+// error; the suite's own transientStatus and ceilingOf, and fullJitterOf below, are the oracle.
+
+// opError is an error an attempt may return, with its class by the classification's contract.
+type opError struct {
+	Name      string
+	Err       error
+	Transient bool
+	Hint      time.Duration // the Retry-After hint it carries; 0: none
+}
+
+// statusError is an answer's error: a status, maybe a Retry-After hint, maybe a cause.
+type statusError struct {
+	code  int
+	hint  time.Duration
+	cause error
+}
+
+func (e *statusError) Error() string             { return fmt.Sprintf("status %d", e.code) }
+func (e *statusError) StatusCode() int           { return e.code }
+func (e *statusError) RetryAfter() time.Duration { return e.hint }
+func (e *statusError) Unwrap() error             { return e.cause }
+
+// networkErrors are the errors that are not answers, each with its class: a connection that
+// failed before a whole answer came back, or a timeout, is transient; anything else is not.
+func networkErrors() []opError {
+	sys := func(op string, errno syscall.Errno) error {
+		return &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, errno)}
+	}
+	return []opError{
+		{Name: "EOF", Err: fmt.Errorf("reading: %w", io.EOF), Transient: true},
+		{Name: "unexpected EOF", Err: io.ErrUnexpectedEOF, Transient: true},
+		{Name: "connection reset", Err: sys("read", syscall.ECONNRESET), Transient: true},
+		{Name: "connection refused", Err: sys("dial", syscall.ECONNREFUSED), Transient: true},
+		{Name: "broken pipe", Err: sys("write", syscall.EPIPE), Transient: true},
+		{Name: "closed connection", Err: fmt.Errorf("write: %w", net.ErrClosed), Transient: true},
+		{Name: "i/o timeout", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, Transient: true},
+		{Name: "attempt deadline", Err: fmt.Errorf("attempt: %w", context.DeadlineExceeded), Transient: true},
+		{Name: "no such host", Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}},
+		{Name: "arbitrary", Err: errors.New("op: the ledger is read-only")},
+		{Name: "canceled", Err: fmt.Errorf("op: %w", context.Canceled)},
+		{Name: "canceled after EOF", Err: errors.Join(io.EOF, context.Canceled)},
+		{Name: "net.Error, no timeout", Err: &net.OpError{Op: "read", Net: "tcp", Err: errors.New("bad record MAC")}},
+	}
+}
+
+// opErrorGen draws an error of any class: an answer with any status from 100 to 599 (the
+// transient ones often; 501 and 505 among them), with or without a hint, maybe wrapping a
+// connection failure (the status decides alone), or a network or other error.
+func opErrorGen(p retry.Policy) *rapid.Generator[opError] {
+	status := rapid.Custom(func(t *rapid.T) opError {
+		transient := rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})
+		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.IntRange(100, 399), transient, transient,
+			rapid.SampledFrom([]int{400, 422, 501, 505})).Draw(t, "status")
+		e := &statusError{code: code, hint: hintGen(p).Draw(t, "hint")}
+		if rapid.Bool().Draw(t, "wraps a connection failure") {
+			e.cause = io.ErrUnexpectedEOF
+		}
+		return opError{Name: fmt.Sprintf("status %d, hint %v, cause %v", code, e.hint, e.cause),
+			Err: e, Transient: transientStatus(code), Hint: e.hint}
+	})
+	network := networkErrors()
+	return rapid.OneOf(status, rapid.SampledFrom(network), rapid.SampledFrom(network[:8]))
+}
+
+// hintGen draws a Retry-After hint: none, up to DelayMax, or above it.
+func hintGen(p retry.Policy) *rapid.Generator[time.Duration] {
+	return rapid.OneOf(rapid.Just(time.Duration(0)),
+		rapid.Map(rapid.Int64Range(1, int64(p.DelayMax)+1), func(n int64) time.Duration { return time.Duration(n) }),
+		rapid.Map(rapid.Int64Range(int64(p.DelayMax), int64(p.DelayMax)+int64(time.Hour)), func(n int64) time.Duration { return time.Duration(n) }))
+}
+
+// durationGen draws a duration from lo to hi.
+func durationGen(lo, hi time.Duration) *rapid.Generator[time.Duration] {
+	return rapid.Map(rapid.Int64Range(int64(lo), int64(hi)), func(n int64) time.Duration { return time.Duration(n) })
+}
+
+// edgePolicyGen draws policies at the edges: AttemptsMax 1 to math.MaxInt, DelayBase 0, a few
+// nanoseconds, or up to an hour, and DelayMax from DelayBase to a day above it.
+func edgePolicyGen() *rapid.Generator[retry.Policy] {
+	return rapid.Custom(func(t *rapid.T) retry.Policy {
+		p := retry.Policy{
+			AttemptsMax: rapid.OneOf(rapid.IntRange(1, 6), rapid.IntRange(1, 100), rapid.Just(math.MaxInt),
+				rapid.IntRange(1, math.MaxInt)).Draw(t, "AttemptsMax"),
+			DelayBase: rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(1, time.Microsecond),
+				durationGen(time.Millisecond, time.Hour)).Draw(t, "DelayBase"),
+		}
+		p.DelayMax = p.DelayBase + rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(0, time.Second),
+			durationGen(0, 24*time.Hour)).Draw(t, "DelayMax-DelayBase")
+		return p
+	})
+}
+
+// doStep is one attempt of the script: it lasts Took (cut short if the caller's context ends)
+// and returns Err.Err; a nil Err.Err is a success.
+type doStep struct {
+	Took time.Duration
+	Err  opError
+}
+
+// ctxEnd is how the caller's context ends: never, cancelled, or at its deadline, At after Do
+// is called. A cancel at 0 happens before Do is called; a deadline at 0 has passed by then.
+type ctxEnd struct {
+	Kind string // "none", "cancel", "deadline"
+	At   time.Duration
+}
+
+// doCase is one generated call of retry.Do.
+type doCase struct {
+	Policy retry.Policy
+	Steps  []doStep // after the last, attempts succeed
+	Draws  []float64
+	Ctx    ctxEnd
+}
+
+// doCaseGen draws a call: a few attempts, ending in success or any error, and sometimes a
+// long run of transient failures.
+func doCaseGen() *rapid.Generator[doCase] {
+	return rapid.Custom(func(t *rapid.T) doCase {
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws")}
+		took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
+		step := rapid.Custom(func(t *rapid.T) doStep {
+			e := opErrorGen(c.Policy).Draw(t, "error")
+			return doStep{Took: took.Draw(t, "took"), Err: e}
+		})
+		c.Steps = rapid.SliceOfN(step, 0, 10).Draw(t, "steps")
+		if rapid.IntRange(0, 3).Draw(t, "long run") == 0 {
+			c.Steps = append(c.Steps, longRun(t)...)
+		}
+		c.Ctx.Kind = rapid.SampledFrom([]string{"none", "cancel", "deadline"}).Draw(t, "context")
+		if c.Ctx.Kind != "none" {
+			scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
+			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "context ends")
+		}
+		return c
+	})
+}
+
+// longRunGen draws a call of 60 to 80 transient failures, the ceiling then passing the range
+// of time.Duration, under a budget that allows them all and a context that never ends or is
+// cancelled at any point (most likely during a wait).
+func longRunGen() *rapid.Generator[doCase] {
+	return rapid.Custom(func(t *rapid.T) doCase {
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Steps: longRun(t), Ctx: ctxEnd{Kind: "none"},
+			Draws: []float64{rapid.Float64Range(0.25, 0.999).Draw(t, "draw")}} // waits of a quarter of the ceiling or more
+		c.Policy.AttemptsMax = rapid.IntRange(len(c.Steps)+1, math.MaxInt).Draw(t, "AttemptsMax")
+		var expected time.Duration // the run's expected length: the waits average half their ceiling
+		for n := range len(c.Steps) {
+			expected += ceilingOf(c.Policy, n+1) / 2
+		}
+		if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
+			c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
+		}
+		return c
+	})
+}
+
+// longRun draws 60 to 80 attempts that fail at once with the same transient network error.
+func longRun(t *rapid.T) []doStep {
+	e := rapid.SampledFrom(networkErrors()[:8]).Draw(t, "long run error")
+	steps := make([]doStep, rapid.IntRange(60, 80).Draw(t, "long run length"))
+	for i := range steps {
+		steps[i].Err = e
+	}
+	return steps
+}
+
+// fullJitterOf is the contract of retry.FullJitter, computed another way: ⌊u·(ceiling+1)⌋ with
+// u counted in whole 2⁻⁵³, in exact big integers.
+func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
+	if !(u >= 0 && u < 1) {
+		return ceiling
+	}
+	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
+	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
+	return time.Duration(draw.Rsh(draw, 53).Int64())
+}
+
+// doPrediction is what Do must do for a doCase.
+type doPrediction struct {
+	Attempts []retry.Attempt // as the observer must see them (Err is the step's error)
+	Starts   []time.Duration // when each attempt starts, from the call
+	End      time.Duration   // when Do returns
+	Stop     retry.Stop      // why it stopped; StopContext also for a context that ends in a wait
+	CtxErr   error           // the context's error, when it stopped Do
+	Tie      bool            // an event falls on the instant the context ends: the order is the scheduler's
+	events   map[string]bool // what happened, for the coverage count
+}
+
+// predict runs the model of Do over c.
+func predict(c doCase) doPrediction {
+	pr := doPrediction{events: map[string]bool{}}
+	now, draws := time.Duration(0), 0
+	ended := func(t time.Duration) bool { return c.Ctx.Kind != "none" && t >= c.Ctx.At }
+	ctxErr := context.Canceled
+	if c.Ctx.Kind == "deadline" {
+		ctxErr = context.DeadlineExceeded
+	}
+	for n := 1; ; n++ {
+		if ended(now) {
+			pr.Stop, pr.CtxErr, pr.End = retry.StopContext, ctxErr, now
+			pr.events[fmt.Sprintf("context ended before attempt %s", map[bool]string{true: "1", false: "n>1"}[n == 1])] = true
+			return pr
+		}
+		pr.Starts = append(pr.Starts, now)
+		var step doStep
+		if n <= len(c.Steps) {
+			step = c.Steps[n-1]
+		}
+		e := step.Err
+		if step.Took > 0 && c.Ctx.Kind != "none" && c.Ctx.At > now && c.Ctx.At <= now+step.Took {
+			pr.Tie = pr.Tie || c.Ctx.At == now+step.Took
+			e = opError{Name: "context", Err: ctxErr, Transient: ctxErr == context.DeadlineExceeded}
+			step.Took = c.Ctx.At - now
+			pr.events["context ended during an attempt"] = true
+		}
+		now += step.Took
+		a := retry.Attempt{Number: n}
+		if e.Err == nil {
+			a.Stop = retry.StopSuccess
+		} else {
+			a.Err, a.Transient = e.Err, e.Transient
+			a.Stop = predictNext(c, n, e, now, &a.Wait, &draws, ended)
+		}
+		pr.Attempts = append(pr.Attempts, a)
+		if n > 64 {
+			pr.events["more than 64 attempts"] = true
+		}
+		if a.Stop != retry.StopNone {
+			pr.Stop, pr.End = a.Stop, now
+			if a.Stop == retry.StopContext {
+				pr.CtxErr = ctxErr
+			}
+			pr.events["stop: "+a.Stop.String()] = true
+			return pr
+		}
+		pr.Tie = pr.Tie || c.Ctx.Kind == "cancel" && a.Wait > 0 && c.Ctx.At == now+a.Wait
+		if c.Ctx.Kind == "cancel" && c.Ctx.At < now+a.Wait {
+			pr.Stop, pr.CtxErr, pr.End = retry.StopContext, ctxErr, c.Ctx.At
+			pr.events["cancelled during a wait"] = true
+			return pr
+		}
+		now += a.Wait
+	}
+}
+
+// predictNext is the model's decision after failure e of attempt n, which ended at now: the
+// stop, and the wait when one is chosen.
+func predictNext(c doCase, n int, e opError, now time.Duration, wait *time.Duration, draws *int, ended func(time.Duration) bool) retry.Stop {
+	switch {
+	case !e.Transient:
+		return retry.StopPermanent
+	case n >= c.Policy.AttemptsMax:
+		return retry.StopBudget
+	case e.Hint > c.Policy.DelayMax:
+		*wait = e.Hint
+		return retry.StopRetryAfter
+	}
+	u := c.Draws[*draws%len(c.Draws)]
+	*draws++
+	*wait = max(fullJitterOf(ceilingOf(c.Policy, n), u), e.Hint)
+	if ended(now) || c.Ctx.Kind == "deadline" && c.Ctx.At-now <= *wait {
+		return retry.StopContext
+	}
+	return retry.StopNone
+}
+
+// doRun is what Do did.
+type doRun struct {
+	Attempts []retry.Attempt
+	Starts   []time.Duration
+	End      time.Duration
+	Value    int
+	Err      error
+	Returned map[int]error // the error each attempt returned
+}
+
+// runDo calls retry.Do over c's script in the current synctest bubble.
+func runDo(c doCase) doRun {
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	switch {
+	case c.Ctx.Kind == "cancel" && c.Ctx.At == 0:
+		cancel()
+	case c.Ctx.Kind == "cancel":
+		stop := time.AfterFunc(c.Ctx.At, cancel)
+		defer stop.Stop()
+	case c.Ctx.Kind == "deadline":
+		ctx, cancel = context.WithDeadline(ctx, start.Add(c.Ctx.At))
+		defer cancel()
+	}
+	run := doRun{Returned: map[int]error{}}
+	draws := &drawSource{cycle: c.Draws}
+	op := func(ctx context.Context) (int, error) {
+		n := len(run.Starts) + 1
+		run.Starts = append(run.Starts, time.Since(start))
+		var step doStep
+		if n <= len(c.Steps) {
+			step = c.Steps[n-1]
+		}
+		if step.Took > 0 {
+			t := time.NewTimer(step.Took)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				run.Returned[n] = ctx.Err()
+				return 0, ctx.Err()
+			}
+		}
+		if step.Err.Err == nil {
+			return n, nil
+		}
+		run.Returned[n] = step.Err.Err
+		return 0, step.Err.Err
+	}
+	run.Value, run.Err = retry.Do(ctx, c.Policy, op, retry.WithRand(draws.next),
+		retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) }))
+	run.End = time.Since(start)
+	return run
+}
+
+// checkDo compares what Do did with the model's prediction.
+func checkDo(pr doPrediction, run doRun) error {
+	var v violations
+	if fmt.Sprint(run.Starts) != fmt.Sprint(pr.Starts) {
+		v.addf("attempts started at %v, want %v", run.Starts, pr.Starts)
+	}
+	if run.End != pr.End {
+		v.addf("Do returned at %v, want %v", run.End, pr.End)
+	}
+	if len(run.Attempts) != len(pr.Attempts) {
+		v.addf("observer saw %d attempts, want %d", len(run.Attempts), len(pr.Attempts))
+	}
+	for i := range min(len(run.Attempts), len(pr.Attempts)) {
+		got, want := run.Attempts[i], pr.Attempts[i]
+		if got.Number != want.Number || got.Err != want.Err || got.Transient != want.Transient ||
+			got.Wait != want.Wait || got.Stop != want.Stop {
+			v.addf("attempt %d: observer saw %+v, want %+v", i+1, got, want)
+		}
+	}
+	checkDoResult(&v, pr, run)
+	return v.err()
+}
+
+// checkDoResult checks Do's value and error against the stop predicted.
+func checkDoResult(v *violations, pr doPrediction, run doRun) {
+	n := len(pr.Attempts)
+	last := run.Returned[n]
+	switch pr.Stop {
+	case retry.StopSuccess:
+		if run.Err != nil || run.Value != n {
+			v.addf("Do() = %d, %v; want %d, nil", run.Value, run.Err, n)
+		}
+	case retry.StopPermanent:
+		if run.Err != last || run.Value != 0 {
+			v.addf("Do() = %d, %v; want 0 and the permanent error itself, %v", run.Value, run.Err, last)
+		}
+	case retry.StopBudget, retry.StopRetryAfter:
+		if !errors.Is(run.Err, last) || !strings.Contains(fmt.Sprint(run.Err), fmt.Sprintf("attempt %d", n)) {
+			v.addf("Do() error = %v, want it to wrap %v and name attempt %d", run.Err, last, n)
+		}
+	case retry.StopContext:
+		if !errors.Is(run.Err, pr.CtxErr) || n > 0 && !errors.Is(run.Err, last) {
+			v.addf("Do() error = %v, want it to wrap %v and the last attempt's %v", run.Err, pr.CtxErr, last)
+		}
+	}
+}
+
+// TestDoFollowsItsModel: retry.Do makes the attempts, waits, stops and errors its
+// documentation promises, for any script of failures, any policy and any end of the caller's
+// context.
+func TestDoFollowsItsModel(t *testing.T) {
+	checkDoModel(t, doCaseGen(), "stop: success", "stop: permanent", "stop: budget", "stop: context",
+		"context ended before attempt 1", "context ended during an attempt")
+}
+
+// TestDoLongRunsFollowItsModel: past attempt 64 the ceiling stays DelayMax (it never
+// overflows), and a cancel during a wait ends Do at once.
+func TestDoLongRunsFollowItsModel(t *testing.T) {
+	checkDoModel(t, longRunGen(), "more than 64 attempts", "cancelled during a wait")
+}
+
+// checkDoModel checks Do against predict over gen's calls, and that at least 100 runs reached
+// each of events.
+func checkDoModel(t *testing.T, gen *rapid.Generator[doCase], events ...string) {
+	seen := map[string]int{}
+	runs := 0
+	rapid.Check(t, func(t *rapid.T) {
+		c := gen.Draw(t, "call")
+		pr := predict(c)
+		if pr.Tie {
+			t.Skip("an event falls on the instant the context ends")
+		}
+		rapid.SyncTest(t, func(t *rapid.T) {
+			if err := checkDo(pr, runDo(c)); err != nil {
+				t.Fatalf("retry.Do broke its model:\n%v", err)
+			}
+		})
+		runs++
+		for e := range pr.events {
+			seen[e]++
+		}
+	})
+	t.Logf("%d runs: %v", runs, seen)
+	if runs < 100 {
+		return
+	}
+	for _, e := range events {
+		if seen[e] == 0 {
+			t.Errorf("in %d runs, no %q: the generators no longer reach it", runs, e)
+		}
+	}
+}
