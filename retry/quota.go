@@ -16,24 +16,25 @@ var ErrQuotaExhausted = errors.New("retry: quota exhausted")
 //
 // A Quota is a bucket of tokens. It holds at most burst tokens and a new one is
 // full. Every first attempt adds ratio tokens, up to burst. A retry takes one
-// token, and the Quota refuses the retry when it holds less than one. Tokens
+// token before its wait, and the Quota refuses the retry when it holds less
+// than one. A token stays taken if the context ends during the wait. Tokens
 // are counted exactly, without rounding. The Quota is driven by attempts only,
 // never by the clock.
 //
 // Take the events a Quota sees, first attempts and retries, in the order it
-// sees them. In every stretch of consecutive events, the retries made are at
-// most burst + ratio × the first attempts. Over all calls, concurrent or not,
-// the retries made are thus at most burst + ratio × the calls that made a
+// sees them. In every stretch of consecutive events, the retries it grants are
+// at most burst + ratio × the first attempts. Over all calls, concurrent or
+// not, the retries made are thus at most burst + ratio × the calls that made a
 // first attempt. In a long outage the attempts per call tend to 1 + ratio.
 //
-// The converse holds too. A Quota refuses a retry only when making it would
+// The converse holds too. A Quota refuses a retry only when granting it would
 // break that bound on some stretch. So it refuses nothing while the retries
 // asked for stay within burst + ratio × the first attempts on every stretch.
-// In particular, once the Quota is full it makes burst retries before it
-// refuses any, and it is full again as soon as the first attempts since it was
-// last full have added as many tokens as the retries since then have taken.
+// In particular, a full Quota grants at least burst retries before it refuses
+// any. It is full again as soon as the first attempts since it was last full
+// have added as many tokens as the retries since then have taken.
 //
-// A burst of 0 allows no retry at all. The zero Quota is such a quota. A
+// A burst of 0 allows no retry at all, and the zero Quota is such a quota. A
 // Quota is safe for concurrent use, and [Do] allocates nothing to consult it.
 type Quota struct {
 	ratio float64
