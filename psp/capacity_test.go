@@ -1,7 +1,6 @@
 package psp_test
 
 import (
-	"errors"
 	"net/http"
 	"sync"
 	"testing"
@@ -12,24 +11,6 @@ import (
 
 	"pixretry/psp"
 )
-
-func TestNewServerRejectsBadCapacity(t *testing.T) {
-	tests := map[string]func(*psp.Config){
-		"negative service time":    func(c *psp.Config) { c.ServiceTime = -time.Nanosecond },
-		"negative capacity":        func(c *psp.Config) { c.Capacity = -1 },
-		"negative shed RetryAfter": func(c *psp.Config) { c.ShedRetryAfter = -time.Nanosecond },
-	}
-	for name, edit := range tests {
-		t.Run(name, func(t *testing.T) {
-			cfg := psp.DefaultConfig()
-			edit(&cfg)
-			s, err := psp.NewServer(cfg)
-			if !errors.Is(err, psp.ErrInvalidConfig) || s != nil {
-				t.Errorf("NewServer() = %v, %v; want nil, %v", s, err, psp.ErrInvalidConfig)
-			}
-		})
-	}
-}
 
 // payInBackground sends a valid payment under key from a new goroutine; the answer arrives
 // on the returned channel.

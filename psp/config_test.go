@@ -6,19 +6,23 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"pixretry/psp"
 )
 
 func TestNewServerRejectsBadConfig(t *testing.T) {
 	tests := map[string]func(*psp.Config){
-		"no tokens":         func(c *psp.Config) { c.Tokens = nil },
-		"empty token":       func(c *psp.Config) { c.Tokens = []string{"ok", ""} },
-		"token with space":  func(c *psp.Config) { c.Tokens = []string{"a b"} },
-		"negative balance":  func(c *psp.Config) { c.BalanceCents = -1 },
-		"negative TTL":      func(c *psp.Config) { c.KeyTTL = -1 },
-		"short ISPB":        func(c *psp.Config) { c.ISPB = "1234567" },
-		"ISPB with letters": func(c *psp.Config) { c.ISPB = "1234567a" },
+		"no tokens":                func(c *psp.Config) { c.Tokens = nil },
+		"empty token":              func(c *psp.Config) { c.Tokens = []string{"ok", ""} },
+		"token with space":         func(c *psp.Config) { c.Tokens = []string{"a b"} },
+		"negative balance":         func(c *psp.Config) { c.BalanceCents = -1 },
+		"negative TTL":             func(c *psp.Config) { c.KeyTTL = -1 },
+		"short ISPB":               func(c *psp.Config) { c.ISPB = "1234567" },
+		"ISPB with letters":        func(c *psp.Config) { c.ISPB = "1234567a" },
+		"negative service time":    func(c *psp.Config) { c.ServiceTime = -time.Nanosecond },
+		"negative capacity":        func(c *psp.Config) { c.Capacity = -1 },
+		"negative shed RetryAfter": func(c *psp.Config) { c.ShedRetryAfter = -time.Nanosecond },
 	}
 	for name, edit := range tests {
 		t.Run(name, func(t *testing.T) {
