@@ -106,9 +106,11 @@ func (s *Server) getSettlements(w http.ResponseWriter, _ *http.Request) {
 	jsonAnswer(http.StatusOK, jsonContentType, body).write(w, "")
 }
 
+type balanceBody struct {
+	Balance string `json:"balance"`
+}
+
 func (s *Server) getBalance(w http.ResponseWriter, _ *http.Request) {
-	body := struct {
-		Balance string `json:"balance"`
-	}{FormatAmount(s.BalanceCents())}
+	body := balanceBody{FormatAmount(s.BalanceCents())}
 	jsonAnswer(http.StatusOK, jsonContentType, body).write(w, "")
 }

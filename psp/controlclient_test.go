@@ -1,0 +1,139 @@
+package psp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"pixretry/psp"
+)
+
+// roundTripper is an http.RoundTripper made of a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// inProcess is a transport that serves every request with h, in process.
+func inProcess(h http.Handler) roundTripper {
+	return func(r *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Result(), nil
+	}
+}
+
+// controlOf is a ControlClient of h, in process.
+func controlOf(h http.Handler) psp.ControlClient {
+	return psp.ControlClient{BaseURL: "http://psp.test", HTTPClient: &http.Client{Transport: inProcess(h)}}
+}
+
+func TestControlClientDrivesAServer(t *testing.T) {
+	ctx := context.Background()
+	s := mustServer(t, withControl)
+	c := controlOf(s)
+	if err := c.Inject(ctx, psp.Status(503), psp.Status(502)); err != nil {
+		t.Fatalf("Inject() error = %v", err)
+	}
+	wantProblem(t, pay(s, "k1", validBody), 503, psp.CodeInjectedFault)
+	if err := c.ClearFaults(ctx); err != nil {
+		t.Fatalf("ClearFaults() error = %v", err)
+	}
+	wantSettled(t, pay(s, "k1", validBody))
+	wantSettled(t, pay(s, "k2", `{"valor":"0.01","chave":"12345678901"}`))
+
+	if got, err := c.BalanceCents(ctx); err != nil || got != s.BalanceCents() {
+		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.BalanceCents())
+	}
+	want := s.Settlements()
+	for i := range want {
+		want[i].Token, want[i].Description = "", "" // the control API does not carry them
+	}
+	got, err := c.Settlements(ctx)
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("Settlements() error = %v, diff (-Server.Settlements +ControlClient.Settlements):\n%s", err, diff)
+	}
+
+	if err := c.Reset(ctx); err != nil {
+		t.Fatalf("Reset() error = %v", err)
+	}
+	if got, want := s.BalanceCents(), psp.DefaultConfig().BalanceCents; got != want || len(s.Settlements()) != 0 {
+		t.Errorf("after Reset() the balance is %d and the ledger holds %d, want %d and none", got, len(s.Settlements()), want)
+	}
+}
+
+func TestControlClientOverLoopbackWithTheDefaultClient(t *testing.T) {
+	ts := httptest.NewServer(mustServer(t, withControl))
+	t.Cleanup(ts.Close)
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	got, err := psp.ControlClient{BaseURL: ts.URL}.BalanceCents(context.Background())
+	if want := psp.DefaultConfig().BalanceCents; err != nil || got != want {
+		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, want)
+	}
+}
+
+func TestControlClientErrors(t *testing.T) {
+	answering := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }
+	}
+	settlement := func(valor, horario string) http.HandlerFunc {
+		return answering(`{"count":1,"settlements":[{"endToEndId":"E1","idempotencyKey":"k","valor":"` +
+			valor + `","chave":"12345678901","horario":"` + horario + `"}]}`)
+	}
+	const at = "2026-01-02T03:04:05.123Z"
+	tests := []struct {
+		name string
+		c    psp.ControlClient
+		call func(context.Context, psp.ControlClient) error
+		want string // in the error
+	}{
+		{"control API off", controlOf(mustServer(t)), reset, "POST /_psp/reset: status 404, want 204"},
+		{"faults refused", controlOf(answering("")), inject, "POST /_psp/faults: status 200, want 204"},
+		{"clear refused", controlOf(mustServer(t)), clearFaults, "DELETE /_psp/faults: status 404"},
+		{"balance not JSON", controlOf(answering("850.00")), balance, "GET /_psp/balance: decoding the answer"},
+		{"balance not an amount", controlOf(answering(`{"balance":"850"}`)), balance, `GET /_psp/balance: psp: invalid amount: "850"`},
+		{"balance refused", controlOf(mustServer(t)), balance, "GET /_psp/balance: status 404"},
+		{"ledger not JSON", controlOf(answering("[")), settlements, "GET /_psp/settlements: decoding the answer"},
+		{"ledger refused", controlOf(mustServer(t)), settlements, "GET /_psp/settlements: status 404"},
+		{"settlement valor", controlOf(settlement("1", at)), settlements, `settlement 0: psp: invalid amount: "1"`},
+		{"settlement horario", controlOf(settlement("1.00", "yesterday")), settlements, `settlement 0: parsing time "yesterday"`},
+		{"bad base URL", psp.ControlClient{BaseURL: "http://psp.test\x7f"}, reset, "POST /_psp/reset: parse"},
+		{"transport error", psp.ControlClient{BaseURL: "http://psp.test", HTTPClient: &http.Client{
+			Transport: roundTripper(func(*http.Request) (*http.Response, error) { return nil, errors.New("boom") }),
+		}}, reset, "POST /_psp/reset: Post \"http://psp.test/_psp/reset\": boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call(context.Background(), tt.c)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestControlClientInjectRefusesAnInvalidFault(t *testing.T) {
+	sent := 0
+	c := controlOf(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { sent++ }))
+	if err := c.Inject(context.Background(), psp.Drop(), psp.Fault{}); !errors.Is(err, psp.ErrInvalidFault) || sent != 0 {
+		t.Errorf("Inject(Drop(), Fault{}) = %v after %d requests, want %v and none", err, sent, psp.ErrInvalidFault)
+	}
+}
+
+func reset(ctx context.Context, c psp.ControlClient) error       { return c.Reset(ctx) }
+func inject(ctx context.Context, c psp.ControlClient) error      { return c.Inject(ctx, psp.Drop()) }
+func clearFaults(ctx context.Context, c psp.ControlClient) error { return c.ClearFaults(ctx) }
+
+func balance(ctx context.Context, c psp.ControlClient) error {
+	_, err := c.BalanceCents(ctx)
+	return err
+}
+
+func settlements(ctx context.Context, c psp.ControlClient) error {
+	_, err := c.Settlements(ctx)
+	return err
+}
