@@ -21,12 +21,12 @@ type ControlClient struct {
 	HTTPClient *http.Client
 }
 
-// Inject queues faults. An invalid fault is an error wrapping ErrInvalidFault, and none is
+// Inject queues faults. With no faults it queues nothing. An invalid fault is an error wrapping ErrInvalidFault, and none is
 // queued then.
 func (c ControlClient) Inject(ctx context.Context, faults ...Fault) error {
 	body, err := json.Marshal(struct {
 		Faults []Fault `json:"faults"`
-	}{faults})
+	}{append([]Fault{}, faults...)}) // [] rather than null for no faults
 	if err != nil {
 		return fmt.Errorf("psp: POST %s: %w", controlFaultsPath, err)
 	}

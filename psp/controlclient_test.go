@@ -36,6 +36,9 @@ func TestControlClientDrivesAServer(t *testing.T) {
 	ctx := context.Background()
 	s := mustServer(t, withControl)
 	c := controlOf(s)
+	if err := c.Inject(ctx); err != nil {
+		t.Fatalf("Inject() with no faults: error = %v", err)
+	}
 	if err := c.Inject(ctx, psp.Status(503), psp.Status(502)); err != nil {
 		t.Fatalf("Inject() error = %v", err)
 	}

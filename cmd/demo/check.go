@@ -3,48 +3,112 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/http"
+
+	"pixretry/pix"
+	"pixretry/psp"
 )
 
-// expectationError is one expectation the demo saw broken. check joins one per breach.
-type expectationError struct {
-	// Scenario is the 1-based number of the scenario that broke it; 0 for the ledger as a whole.
-	Scenario int
-	Title    string // the scenario's title; empty for the ledger
-	What     string // what differed, with the value seen and the value wanted
-}
-
-func (e *expectationError) Error() string {
-	if e.Scenario == 0 {
-		return "demo: ledger: " + e.What
-	}
-	return fmt.Sprintf("demo: scenario %d (%s): %s", e.Scenario, e.Title, e.What)
-}
-
-// check holds the results of the scenarios, in order, against their expectations and against
-// the PSP's ledger and balance (startCents after the reset, finalCents at the end). It returns
-// nil when every expectation holds, else every breach as an *expectationError, joined.
-func check(results []result, ledger []settlement, startCents, finalCents int64) error {
-	byKey := make(map[string][]settlement, len(ledger))
+// check holds the results against their expectations and against the PSP's ledger and balance
+// (start after the reset, final at the end). It returns nil when every expectation holds, else
+// every breach, joined, each naming its scenario or the ledger.
+func check(results []result, ledger []psp.Settlement, start, final int64) error {
+	byKey := map[string][]psp.Settlement{}
 	for _, s := range ledger {
 		byKey[s.IdempotencyKey] = append(byKey[s.IdempotencyKey], s)
 	}
 	var errs []error
+	paid, settled := int64(0), 0
 	for i, r := range results {
-		breaches := checkOutcome(r)
-		breaches = append(breaches, checkAttempts(r)...)
-		breaches = append(breaches, checkLedgerEntry(r, byKey[r.key()])...)
-		for _, what := range breaches {
-			errs = append(errs, &expectationError{Scenario: i + 1, Title: r.Scenario.Title, What: what})
+		for _, what := range r.breaches(byKey[r.key()]) {
+			errs = append(errs, fmt.Errorf("demo: scenario %d (%s): %s", i+1, r.Scenario.Title, what))
+		}
+		if r.settled() {
+			paid, settled = paid+r.Payment.AmountCents, settled+1
 		}
 	}
-	for _, what := range checkTotals(results, ledger, startCents, finalCents) {
-		errs = append(errs, &expectationError{What: what})
+	if len(ledger) != settled {
+		errs = append(errs, fmt.Errorf("demo: ledger: %d settlements recorded for %d successful payments", len(ledger), settled))
+	}
+	if want := start - paid; final != want {
+		errs = append(errs, fmt.Errorf("demo: ledger: balance %s, want %s - %s = %s", psp.FormatAmount(final),
+			psp.FormatAmount(start), psp.FormatAmount(paid), psp.FormatAmount(want)))
 	}
 	return errors.Join(errs...)
 }
 
-// key is the Idempotency-Key the scenario's payment went out with (the first request's); ""
-// if no request went out.
+// breaches says how r breaks its expectation, given the ledger's settlements under its key.
+func (r result) breaches(entries []psp.Settlement) []string {
+	var b breachList
+	want, n, key := r.Scenario.Want, len(r.Sent), r.key()
+	b.expect(n >= want.AttemptsMin && n <= want.AttemptsMax, "attempts: %d, want %s", n, attemptRange(want))
+	for i, trip := range r.Sent {
+		b.expect(trip.Key != "" && trip.Key == key, "attempt %d carried Idempotency-Key %q, attempt 1 %q", i+1, trip.Key, key)
+	}
+	b.expect(n == 0 || r.endsAsLastAttempt(), "the outcome (%s) is not the last attempt's", outcomeOf(r))
+	moved := r.BalanceBefore - r.BalanceAfter
+	if want.Err != nil {
+		b.expect(errors.Is(r.Err, want.Err), "got %s, want an error matching %q", outcomeOf(r), want.Err)
+		b.expect(len(entries) == 0, "the ledger holds %d settlements under key %q, want none", len(entries), key)
+		b.expect(moved == 0, "the balance went from %s to %s, want no debit", psp.FormatAmount(r.BalanceBefore), psp.FormatAmount(r.BalanceAfter))
+		return b
+	}
+	if r.Err != nil {
+		return append(b, fmt.Sprintf("failed (%v), want a settlement", r.Err))
+	}
+	rc, p := r.Receipt, r.Payment
+	b.expect(rc.Replayed == want.Replayed, "receipt Replayed = %t, want %t", rc.Replayed, want.Replayed)
+	b.expect(rc.Attempts == n, "receipt counts %d attempts, the client sent %d requests", rc.Attempts, n)
+	b.expect(rc.IdempotencyKey == key, "receipt key %q, the requests carried %q", rc.IdempotencyKey, key)
+	b.expect(rc.AmountCents == p.AmountCents && rc.PixKey == p.PixKey, "receipt for %s to %q, want %s to %q",
+		psp.FormatAmount(rc.AmountCents), rc.PixKey, psp.FormatAmount(p.AmountCents), p.PixKey)
+	b.expect(moved == p.AmountCents, "the balance went from %s to %s, want a debit of %s",
+		psp.FormatAmount(r.BalanceBefore), psp.FormatAmount(r.BalanceAfter), psp.FormatAmount(p.AmountCents))
+	if len(entries) != 1 {
+		return append(b, fmt.Sprintf("the ledger holds %d settlements under key %q, want 1", len(entries), key))
+	}
+	e := entries[0]
+	b.expect(e.EndToEndID == rc.EndToEndID, "the ledger's endToEndId %q, the receipt's %q", e.EndToEndID, rc.EndToEndID)
+	b.expect(e.AmountCents == p.AmountCents && e.PixKey == p.PixKey, "the ledger holds %s to %q, want %s to %q",
+		psp.FormatAmount(e.AmountCents), e.PixKey, psp.FormatAmount(p.AmountCents), p.PixKey)
+	b.expect(e.SettledAt.Equal(rc.SettledAt), "the ledger's settlement time %v, the receipt's %v", e.SettledAt, rc.SettledAt)
+	return b
+}
+
+// attemptRange writes an expectation's bounds on attempts: "exactly 3" or "2 to 4".
+func attemptRange(want expectation) string {
+	if want.AttemptsMin == want.AttemptsMax {
+		return fmt.Sprintf("exactly %d", want.AttemptsMin)
+	}
+	return fmt.Sprintf("%d to %d", want.AttemptsMin, want.AttemptsMax)
+}
+
+// breachList gathers what differed from an expectation.
+type breachList []string
+
+// expect adds the breach that format and args describe unless ok.
+func (b *breachList) expect(ok bool, format string, args ...any) {
+	if !ok {
+		*b = append(*b, fmt.Sprintf(format, args...))
+	}
+}
+
+// endsAsLastAttempt reports whether r's outcome is its last request's. A settlement was
+// answered 201. A failure wraps the last request's transport error, or carries the status it was
+// answered.
+func (r result) endsAsLastAttempt() bool {
+	last := r.Sent[len(r.Sent)-1]
+	pe, isPSP := errors.AsType[*pix.Error](r.Err)
+	switch {
+	case r.settled():
+		return last.Status == http.StatusCreated
+	case last.Err != nil:
+		return errors.Is(r.Err, last.Err)
+	}
+	return isPSP && pe.StatusCode() == last.Status
+}
+
+// key is the Idempotency-Key of r's first request, or "" if none went out.
 func (r result) key() string {
 	if len(r.Sent) == 0 {
 		return ""
@@ -52,25 +116,5 @@ func (r result) key() string {
 	return r.Sent[0].Key
 }
 
-// settled reports whether the payment succeeded.
+// settled reports whether r's payment succeeded.
 func (r result) settled() bool { return r.Err == nil }
-
-// checkTotals holds the ledger as a whole against the results: one settlement per successful
-// payment and nothing else, and a balance debited by exactly their amounts.
-func checkTotals(results []result, ledger []settlement, startCents, finalCents int64) []string {
-	var breaches []string
-	paid := int64(0)
-	for _, r := range results {
-		if r.settled() {
-			paid += r.Payment.AmountCents
-		}
-	}
-	if n := successes(results); len(ledger) != n {
-		breaches = append(breaches, fmt.Sprintf("%d settlements recorded for %d successful payments", len(ledger), n))
-	}
-	if want := startCents - paid; finalCents != want {
-		breaches = append(breaches, fmt.Sprintf("balance %s, want %s - %s = %s",
-			formatCents(finalCents), formatCents(startCents), formatCents(paid), formatCents(want)))
-	}
-	return breaches
-}

@@ -1,82 +1,110 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"time"
 
 	"pixretry/pix"
+	"pixretry/psp"
 )
 
 // target is a PSP to run the demo against, and where the demo writes.
 type target struct {
-	BaseURL string       // the PSP, e.g. http://127.0.0.1:8080
-	Token   string       // bearer token for payments and control calls
-	Client  *http.Client // reaches BaseURL; the demo wraps its transport to record payments
-	Seed    uint64       // seeds the jitter draws: the same seed gives the same waits
-	Out     io.Writer    // the per-attempt log, the summary and the closing line
-	// External says the PSP is not the demo's own, so the demo says what it leaves behind.
-	External bool
+	BaseURL   string            // the PSP, such as http://127.0.0.1:8080
+	External  bool              // the PSP is not the demo's own: say what the demo leaves behind
+	Token     string            // the bearer token for payments
+	Seed      uint64            // seeds the jitter draws: the same seed gives the same waits
+	Transport http.RoundTripper // reaches BaseURL
+	Out       io.Writer         // the per-attempt log, the results, the summary
 }
 
-// pcgStream is the second half of the jitter source's PCG state; the seed is the first.
+// controlTimeout bounds each control call, so that a PSP that stops answering fails the demo
+// instead of hanging it.
+const controlTimeout = 5 * time.Second
+
+// pcgStream is the second half of the jitter source's PCG state. The seed is the first.
 const pcgStream = 0x5eed
 
-// demo walks the five scenarios against t's PSP and checks every expectation against the
-// receipts, the payment requests the client sent, and the PSP's ledger and balance. It
-// returns an error if the PSP cannot be driven, or one naming each expectation that failed
-// (see expectationError). It resets the PSP first.
-func demo(ctx context.Context, t target) error {
-	client, sent := recording(t.Client)
-	ctl := control{baseURL: t.BaseURL, token: t.Token, client: client}
+// result is what one scenario produced.
+type result struct {
+	Scenario scenario
+	Payment  pix.Payment
+	Receipt  pix.Receipt
+	Err      error
+	// Sent is every payment request the client sent, as its transport saw them.
+	Sent []psp.Trip
+	// BalanceBefore and BalanceAfter are the payer's balance in cents around the payment.
+	BalanceBefore, BalanceAfter int64
+}
+
+// demo resets t's PSP and walks the scenarios. It checks every expectation against the
+// receipts, the requests the client sent, and the PSP's ledger and balance. It returns an
+// error if the PSP cannot be driven, or one naming each expectation that failed.
+func demo(ctx context.Context, t *target) error {
+	ctl := psp.ControlClient{BaseURL: t.BaseURL, HTTPClient: &http.Client{Transport: t.Transport, Timeout: controlTimeout}}
+	sent := &psp.Recorder{Next: t.Transport}
 	payer := &pix.Client{
 		BaseURL:        t.BaseURL,
 		Token:          t.Token,
-		HTTPClient:     client,
+		HTTPClient:     &http.Client{Transport: sent},
 		Policy:         policy,
 		AttemptTimeout: attemptTimeout,
 		Logger:         newLogger(t.Out),
 		Jitter:         rand.New(rand.NewPCG(t.Seed, pcgStream)).Float64,
 	}
-	start, err := resetPSP(ctx, ctl, t)
+	if err := ctl.Reset(ctx); err != nil {
+		return err
+	}
+	start, err := ctl.BalanceCents(ctx)
 	if err != nil {
 		return err
 	}
-	results := make([]result, 0, len(scenarios))
+	printStart(t, start)
+	results, final := make([]result, len(scenarios)), start
 	for i, s := range scenarios {
 		fmt.Fprintf(t.Out, "\n== Scenario %d: %s\n", i+1, s.Title)
-		r, err := play(ctx, s, payer, ctl, sent)
-		if err != nil {
+		if results[i], err = play(ctx, s, final, payer, ctl, sent); err != nil {
 			return fmt.Errorf("demo: scenario %d (%s): %w", i+1, s.Title, err)
 		}
-		printResult(t.Out, r)
-		results = append(results, r)
+		printResult(t.Out, results[i])
+		final = results[i].BalanceAfter
 	}
-	return conclude(ctx, ctl, t, start, results)
-}
-
-// resetPSP brings the PSP back to the start, says so, and returns its starting balance.
-func resetPSP(ctx context.Context, ctl control, t target) (int64, error) {
-	if err := ctl.reset(ctx); err != nil {
-		return 0, err
-	}
-	start, err := ctl.balanceCents(ctx)
+	ledger, err := ctl.Settlements(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	fmt.Fprintf(t.Out, "pix retry demo against %s (seed %d)\n", describe(t), t.Seed)
-	fmt.Fprintf(t.Out, "policy: %d attempts, waits in [0, %v·2^(n-1)] capped at %v, %v per attempt (worst case %v)\n",
-		policy.AttemptsMax, policy.DelayBase, policy.DelayMax, attemptTimeout, worstCaseBudget(policy, attemptTimeout))
-	fmt.Fprintf(t.Out, "PSP reset (a re-run starts clean): keys, ledger, faults and balance back to the start; balance %s\n", formatCents(start))
-	return start, nil
+	printSummary(t, results, len(ledger), start, final)
+	if err := check(results, ledger, start, final); err != nil {
+		return err
+	}
+	fmt.Fprintf(t.Out, "PSP recorded %d settlements for %d successful payments\n", len(ledger), len(ledger)) // check holds them equal
+	return nil
 }
 
-// describe names the PSP the demo runs against.
-func describe(t target) string {
-	if t.External {
-		return "the PSP at " + t.BaseURL
+// play runs scenario s from a balance of before. It clears the PSP's fault queue, so nothing left
+// over from an earlier scenario can strike, queues s's faults, sends s's payment and records what
+// happened. It returns an error only when the PSP cannot be driven or ctx ends. The payment's own
+// failure is part of the result.
+func play(ctx context.Context, s scenario, before int64, payer *pix.Client, ctl psp.ControlClient, sent *psp.Recorder) (result, error) {
+	r := result{Scenario: s, Payment: s.Payment, BalanceBefore: before}
+	if err := ctl.ClearFaults(ctx); err != nil {
+		return r, err
 	}
-	return "an in-process PSP"
+	if err := ctl.Inject(ctx, s.Faults...); err != nil {
+		return r, err
+	}
+	r.Payment.AmountCents = cmp.Or(r.Payment.AmountCents, r.BalanceBefore+1)
+	r.Receipt, r.Err = payer.Send(ctx, r.Payment)
+	r.Sent = sent.Take()
+	if err := ctx.Err(); err != nil {
+		return r, err // interrupted: the outcome says nothing about the PSP
+	}
+	var err error
+	r.BalanceAfter, err = ctl.BalanceCents(ctx)
+	return r, err
 }

@@ -1,20 +1,22 @@
 package main
 
 import (
-	"bufio"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"pixretry/internal/pipenet"
 	"pixretry/psp"
 )
 
-// mustPSP returns a psp simulator with its control API, as cmd/psp serves it, and the
-// default configuration (token "test-token", balance 1000.00).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// mustPSP returns the psp simulator with its control API, as cmd/psp serves it, and the default
+// configuration (token "test-token", balance 1000.00).
 func mustPSP(tb testing.TB) *psp.Server {
 	tb.Helper()
 	cfg := psp.DefaultConfig()
@@ -26,65 +28,33 @@ func mustPSP(tb testing.TB) *psp.Server {
 	return srv
 }
 
-// runDemo runs the demo inside the caller's synctest bubble against h served over pipenet,
-// and returns its output and error.
+// runDemo runs the demo inside the caller's synctest bubble against h served over pipenet, and
+// returns its output and error.
 func runDemo(t *testing.T, h http.Handler, seed uint64, external bool) (string, error) {
 	t.Helper()
 	srv := pipenet.NewServer(h)
 	defer srv.Close()
 	var out strings.Builder
-	err := demo(t.Context(), target{
-		BaseURL: srv.URL, Token: psp.DefaultToken, Client: srv.Client(), Seed: seed, Out: &out, External: external,
+	err := demo(t.Context(), &target{
+		BaseURL: srv.URL, External: external, Token: psp.DefaultToken, Seed: seed, Transport: srv.Transport(), Out: &out,
 	})
-	// Scenario 3's PSP may still hold its late answer (the client gave up on it): let it
+	// Scenario 3's PSP may still hold its late answer, which the client gave up on. Let it
 	// finish, at once in virtual time, so that the bubble ends with no goroutine blocked.
 	time.Sleep(lateBy)
 	return out.String(), err
 }
 
-// row is one line of the demo's summary table.
-type row struct {
-	Scenario, Attempts, Outcome, Key, Replayed string
-}
-
-// summaryRows reads the summary table from the demo's output.
-func summaryRows(t *testing.T, out string) []row {
-	t.Helper()
-	_, table, ok := strings.Cut(out, "== Summary\n")
-	if !ok {
-		t.Fatalf("no summary in the output:\n%s", out)
-	}
-	lines := strings.Split(table, "\n")
-	if got, want := strings.Fields(lines[0]), []string{"scenario", "attempts", "outcome", "key", "replayed"}; !slices.Equal(got, want) {
-		t.Fatalf("summary header = %q, want %q", got, want)
-	}
-	var rows []row
-	for _, line := range lines[1:] {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			break
-		}
-		n := len(f)
-		rows = append(rows, row{f[0], f[1], strings.Join(f[2:n-2], " "), f[n-2], f[n-1]})
-	}
-	return rows
-}
-
-// attempt is one "pix attempt" log line of the demo's output.
+// attempt is one "pix attempt" log line and the scenario it belongs to.
 type attempt struct {
-	Scenario int // the scenario whose title came before it
+	Scenario int
 	Attrs    map[string]string
 }
 
-// attemptLines reads the "pix attempt" records from the demo's output, each with the
-// scenario it belongs to.
-func attemptLines(t *testing.T, out string) []attempt {
-	t.Helper()
+// attemptLines returns the demo's "pix attempt" log lines, in order.
+func attemptLines(out string) []attempt {
 	var got []attempt
 	scenario := 0
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		line := sc.Text()
+	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "== Scenario ") {
 			scenario++
 		}
@@ -95,8 +65,8 @@ func attemptLines(t *testing.T, out string) []attempt {
 	return got
 }
 
-// logAttrs parses a slog text line (key=value, values quoted when they need to be); a line
-// that is not one gives an empty map.
+// logAttrs parses a slog text line (key=value, values quoted when they need to be). A line that
+// is not one gives an empty map.
 func logAttrs(line string) map[string]string {
 	attrs := map[string]string{}
 	if !strings.HasPrefix(line, "level=") {
@@ -115,6 +85,20 @@ func logAttrs(line string) map[string]string {
 		line = strings.TrimPrefix(rest, " ")
 	}
 	return attrs
+}
+
+// linesWithPrefix returns the lines of out that start with one of prefixes.
+func linesWithPrefix(out string, prefixes ...string) []string {
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		for _, p := range prefixes {
+			if strings.HasPrefix(line, p) {
+				got = append(got, line)
+				break
+			}
+		}
+	}
+	return got
 }
 
 // lastLine is the output's last non-empty line.

@@ -1,20 +1,21 @@
 // Command demo walks the Retry Pattern's five scenarios against a Pix PSP and checks each one
 // against the PSP's own ledger.
 //
-// By default it starts the PSP simulator (package psp) in-process on a loopback port; with
-// -psp it drives an external cmd/psp instead, through the same HTTP control API. It resets the
-// PSP, then, with a pix.Client that retries (4 attempts, waits of up to 50 ms·2^(n−1) capped at
+// By default it serves the PSP simulator (package psp) in-process on a loopback port. With -psp
+// it drives an external cmd/psp instead, through the same HTTP control API. It resets the PSP,
+// then pays with a pix.Client that retries (4 attempts, waits of up to 50 ms·2^(n−1) capped at
 // 400 ms, 300 ms per attempt):
 //
 //  1. the PSP answers on the first attempt;
 //  2. it answers 503 twice, and the third attempt succeeds;
 //  3. it settles but answers after the attempt timeout, and the retry gets the stored answer;
 //  4. an amount above the balance is refused, and not retried;
-//  5. it is down for longer than the retry budget: the payment fails, outcome unknown.
+//  5. it is down for longer than the retry budget, so the payment fails with its outcome unknown.
 //
 // It prints one log line per attempt, a summary, and "PSP recorded 3 settlements for 3
-// successful payments". It exits 1 if any expectation fails (naming the scenario and what
-// differed), 2 on a bad command line.
+// successful payments". It exits 1 if an expectation fails, naming the scenario and what
+// differed, or if the PSP cannot be driven. It exits 2 on a bad command line, after printing the
+// problem and the usage on stderr.
 //
 // Usage:
 //
@@ -23,28 +24,91 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"pixretry/internal/cmdline"
+	"pixretry/psp"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err))
+	os.Exit(cmdline.ExitCode(err))
 }
 
-// exitCode maps run's error to the process's exit status: 0 for success or -help, 2 for a bad
-// command line, 1 for anything else.
-func exitCode(err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return 0
+// run parses args, finds or starts the PSP and runs the demo. The report goes to stdout and
+// every problem to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	t, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
 	}
-	if errors.Is(err, errUsage) {
-		return 2
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	defer transport.CloseIdleConnections()
+	t.Transport, t.Out = transport, stdout
+	if !t.External {
+		stop, err := serveLocal(t)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return err
+		}
+		defer stop()
 	}
-	return 1
+	if err := demo(ctx, t); err != nil {
+		fmt.Fprintf(stderr, "demo FAILED:\n%v\n", err)
+		return err
+	}
+	return nil
+}
+
+// parseFlags reads the command line into a target without its Transport and Out.
+func parseFlags(args []string, stderr io.Writer) (*target, error) {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	t := &target{}
+	fs.StringVar(&t.BaseURL, "psp", "", "base `URL` of an external cmd/psp (default: serve one in-process)")
+	fs.StringVar(&t.Token, "token", psp.DefaultToken, "bearer `token` for the PSP")
+	fs.Uint64Var(&t.Seed, "seed", 1, "seed of the jitter draws: the same seed gives the same waits")
+	err := cmdline.Parse(fs, args, func() error {
+		if _, err := psp.NewServer(psp.Config{Tokens: []string{t.Token}}); err != nil {
+			return fmt.Errorf("demo: -token %q: want visible ASCII without spaces", t.Token)
+		}
+		t.BaseURL, t.External = strings.TrimSuffix(t.BaseURL, "/"), t.BaseURL != ""
+		u, err := url.Parse(t.BaseURL)
+		if t.External && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "") {
+			return fmt.Errorf("demo: -psp %q: want the PSP's base URL, such as http://127.0.0.1:8080", t.BaseURL)
+		}
+		return nil
+	})
+	return t, err
+}
+
+// serveLocal serves the PSP simulator, with its control API and t.Token, on a loopback port the
+// system picks, and sets t.BaseURL to it. The PSP logs nothing, so the output is the client's
+// view. stop closes it and every connection to it.
+func serveLocal(t *target) (stop func() error, err error) {
+	cfg := psp.DefaultConfig()
+	cfg.Tokens, cfg.Control = []string{t.Token}, true
+	h, err := psp.NewServer(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.BaseURL = "http://" + ln.Addr().String()
+	return srv.Close, nil
 }

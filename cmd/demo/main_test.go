@@ -1,9 +1,106 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
+	"pixretry/internal/cmdline"
+	"pixretry/psp"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// `make demo` itself: run with no flags, against the in-process PSP over real loopback. This is
+// the one test that spends real time (about half a second of the demo's own backoff and attempt
+// timeouts). The timing cannot decide its verdict, because every fault is sized with a wide
+// margin against the policy (see TestFaultsAreSizedAgainstThePolicy).
+func TestRunOverLoopback(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), nil, &stdout, &stderr); err != nil {
+		t.Fatalf("run() error = %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+	}
+	if got, want := lastLine(stdout.String()), "PSP recorded 3 settlements for 3 successful payments"; got != want {
+		t.Errorf("last line = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(stdout.String(), "pix retry demo against an in-process PSP (seed 1)\n") || stderr.Len() != 0 {
+		t.Errorf("stdout = %q, stderr = %q; want the in-process PSP and seed 1, and nothing on stderr", stdout.String(), stderr.String())
+	}
+}
+
+// -psp, -token and -seed reach the demo: an external PSP that accepts only another token than
+// the default settles the demo's payments, and the demo names that PSP and seed.
+func TestRunTakesEachFlag(t *testing.T) {
+	cfg := psp.DefaultConfig()
+	cfg.Tokens, cfg.Control = []string{"other-token"}, true
+	ts := httptest.NewServer(must(psp.NewServer(cfg)))
+	defer ts.Close()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"-psp", ts.URL + "/", "-token", "other-token", "-seed", "7"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run() error = %v\nstderr:\n%s", err, stderr.String())
+	}
+	if want := "pix retry demo against the PSP at " + ts.URL + " (seed 7)\n"; !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("stdout = %q, want it to start %q", stdout.String(), want)
+	}
+}
+
+// A PSP that cannot be driven fails the run with exit code 1 and says so on stderr.
+func TestRunReportsAFailure(t *testing.T) {
+	ts := httptest.NewServer(must(psp.NewServer(psp.DefaultConfig()))) // no control API
+	defer ts.Close()
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"-psp", ts.URL}, &bytes.Buffer{}, &stderr)
+	if got := cmdline.ExitCode(err); got != 1 || !strings.HasPrefix(stderr.String(), "demo FAILED:\npsp: POST /_psp/reset: status 404, want 204") {
+		t.Errorf("run() exit code %d, stderr %q; want 1 and the failed reset", got, stderr.String())
+	}
+}
+
+func TestRunStopsWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := run(ctx, nil, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("run() with a canceled context = %v, want %v", err, context.Canceled)
+	}
+}
+
+func TestRunRefusesABadCommandLine(t *testing.T) {
+	tests := map[string][]string{
+		"unknown flag":          {"-nope"},
+		"an argument":           {"now"},
+		"seed not a number":     {"-seed", "one"},
+		"token with a space":    {"-token", "a b"},
+		"empty token":           {"-token", ""},
+		"psp not a URL":         {"-psp", "127.0.0.1:8080"},
+		"psp of another kind":   {"-psp", "ftp://127.0.0.1"},
+		"psp without a host":    {"-psp", "http://"},
+		"psp with a query":      {"-psp", "http://127.0.0.1:8080?x=1"},
+		"psp with a fragment":   {"-psp", "http://127.0.0.1:8080#x"},
+		"psp that cannot parse": {"-psp", "http://[::1"},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), args, &stdout, &stderr)
+			if got := cmdline.ExitCode(err); got != 2 || !strings.Contains(stderr.String(), "Usage of demo:") || stdout.Len() != 0 {
+				t.Errorf("run(%q) exit code %d, stdout %q, stderr %q; want 2 and the usage on stderr only", args, got, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"-h"}, &bytes.Buffer{}, &stderr)
+	if !errors.Is(err, flag.ErrHelp) || cmdline.ExitCode(err) != 0 || !strings.Contains(stderr.String(), "-seed") {
+		t.Errorf("run(-h) = %v, stderr %q; want flag.ErrHelp, exit code 0 and the usage", err, stderr.String())
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -1,53 +1,42 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"text/tabwriter"
+	"time"
 
 	"pixretry/pix"
+	"pixretry/psp"
 )
 
 // keyPrefixLen is how much of an Idempotency-Key the output shows.
 const keyPrefixLen = 8
 
-// conclude reads the PSP's ledger and balance, prints the summary, checks every expectation,
-// and prints the closing line when they all hold.
-func conclude(ctx context.Context, ctl control, t target, startCents int64, results []result) error {
-	ledger, err := ctl.settlements(ctx)
-	if err != nil {
-		return err
-	}
-	finalCents, err := ctl.balanceCents(ctx)
-	if err != nil {
-		return err
-	}
-	printSummary(t.Out, results)
-	fmt.Fprintf(t.Out, "\nledger: %d settlements; balance %s -> %s\n",
-		len(ledger), formatCents(startCents), formatCents(finalCents))
+// printStart says which PSP the demo runs against, with which policy, and from which balance.
+func printStart(t *target, start int64) {
+	against := "an in-process PSP"
 	if t.External {
-		fmt.Fprintf(t.Out, "note: the PSP stays down until scenario 5's %v window closes "+
-			"(POST /_psp/reset closes it at once; the next run of the demo resets first)\n", downFor)
+		against = "the PSP at " + t.BaseURL
 	}
-	if err := check(results, ledger, startCents, finalCents); err != nil {
-		return err
-	}
-	fmt.Fprintf(t.Out, "PSP recorded %d settlements for %d successful payments\n", len(ledger), successes(results))
-	return nil
+	fmt.Fprintf(t.Out, "pix retry demo against %s (seed %d)\n", against, t.Seed)
+	fmt.Fprintf(t.Out, "policy: %d attempts, waits in [0, %v·2^(n-1)] capped at %v, %v per attempt (worst case %v)\n",
+		policy.AttemptsMax, policy.DelayBase, policy.DelayMax, attemptTimeout, worstCaseBudget(policy, attemptTimeout))
+	fmt.Fprintf(t.Out, "PSP reset (a re-run starts clean): keys, ledger, faults and balance back to the start; balance %s\n",
+		psp.FormatAmount(start))
 }
 
-// printResult writes how a scenario's payment ended; for a failure, with the root cause of
-// its final error.
+// printResult writes how a scenario's payment ended. A failure comes with the root cause of its
+// error.
 func printResult(w io.Writer, r result) {
 	switch {
 	case r.settled():
-		fmt.Fprintf(w, "=> settled %s to %s as %s (attempts %d, replayed %t)\n",
-			formatCents(r.Receipt.AmountCents), r.Receipt.PixKey, r.Receipt.EndToEndID, r.Receipt.Attempts, r.Receipt.Replayed)
+		fmt.Fprintf(w, "=> settled %s to %s as %s (attempts %d, replayed %t)\n", psp.FormatAmount(r.Receipt.AmountCents),
+			r.Receipt.PixKey, r.Receipt.EndToEndID, r.Receipt.Attempts, r.Receipt.Replayed)
 	case errors.Is(r.Err, pix.ErrInsufficientFunds):
-		fmt.Fprintf(w, "=> refused after %d attempt(s), not retried (pix.ErrInsufficientFunds): %v\n",
-			len(r.Sent), rootCause(r.Err))
+		fmt.Fprintf(w, "=> refused after %d attempt(s), not retried (pix.ErrInsufficientFunds): %v\n", len(r.Sent), rootCause(r.Err))
 	case errors.Is(r.Err, pix.ErrOutcomeUnknown):
 		fmt.Fprintf(w, "=> outcome unknown after %d attempt(s) (pix.ErrOutcomeUnknown); the last attempt's error: %v\n",
 			len(r.Sent), rootCause(r.Err))
@@ -65,15 +54,24 @@ func rootCause(err error) error {
 	return err
 }
 
-// printSummary writes one row per scenario.
-func printSummary(w io.Writer, results []result) {
-	fmt.Fprintln(w, "\n== Summary")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// printSummary writes one row per scenario, then the ledger's size and the balance's move.
+func printSummary(t *target, results []result, settlements int, start, final int64) {
+	fmt.Fprintln(t.Out, "\n== Summary")
+	tw := tabwriter.NewWriter(t.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tattempts\toutcome\tkey\treplayed")
 	for i, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", i+1, len(r.Sent), outcomeOf(r), prefix(r.key()), replayedOf(r))
+		replayed := "-"
+		if r.settled() {
+			replayed = map[bool]string{false: "no", true: "yes"}[r.Receipt.Replayed]
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", i+1, len(r.Sent), outcomeOf(r), prefix(r.key()), replayed)
 	}
 	tw.Flush()
+	fmt.Fprintf(t.Out, "\nledger: %d settlements; balance %s -> %s\n", settlements, psp.FormatAmount(start), psp.FormatAmount(final))
+	if t.External {
+		fmt.Fprintf(t.Out, "note: the PSP stays down until scenario 5's %v window closes "+
+			"(POST /_psp/reset closes it at once; the next run of the demo resets first)\n", downFor)
+	}
 }
 
 // outcomeOf names how a payment ended.
@@ -89,29 +87,29 @@ func outcomeOf(r result) string {
 	return fmt.Sprintf("failed: %v", r.Err)
 }
 
-// replayedOf says whether a settlement came from a replayed answer; "-" when none came.
-func replayedOf(r result) string {
-	switch {
-	case !r.settled():
-		return "-"
-	case r.Receipt.Replayed:
-		return "yes"
-	}
-	return "no"
-}
-
-// successes counts the payments that settled.
-func successes(results []result) int {
-	n := 0
-	for _, r := range results {
-		if r.settled() {
-			n++
-		}
-	}
-	return n
-}
-
 // prefix is the start of an Idempotency-Key, enough to tell payments apart in the output.
 func prefix(key string) string {
 	return key[:min(len(key), keyPrefixLen)]
+}
+
+// newLogger returns the logger of the demo's pix.Client: slog text lines on w, trimmed by
+// compact.
+func newLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{ReplaceAttr: compact}))
+}
+
+// compact trims a record so that, for a given seed, it reads the same on every run. It drops the
+// time, the elapsed time and the error text, which names the PSP's port and the client's (the
+// outcome attribute names the reason, and the demo prints each payment's final error itself).
+// It cuts keys to their prefix and rounds waits to the microsecond.
+func compact(_ []string, a slog.Attr) slog.Attr {
+	switch a.Key {
+	case slog.TimeKey, "elapsed", "error":
+		return slog.Attr{}
+	case "key":
+		return slog.String(a.Key, prefix(a.Value.String()))
+	case "wait":
+		return slog.Duration(a.Key, a.Value.Duration().Round(time.Microsecond))
+	}
+	return a
 }

@@ -9,7 +9,8 @@
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
 // one line per payment request on stderr, and on SIGINT or SIGTERM stops accepting, lets
-// requests in flight finish (for up to 15 s) and exits 0. Bad flags exit 2.
+// requests in flight finish (for up to 15 s) and exits 0. It exits 2 on a bad command line, after
+// printing the problem and the usage on stderr, and 1 if it cannot serve.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"pixretry/internal/cmdline"
 	"pixretry/psp"
 )
 
@@ -38,34 +40,26 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
-}
-
-// usageError is a bad command line; the message has been printed with the usage.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// exitCode is 0 for success or -h, 2 for a bad command line, 1 (after printing err) otherwise.
-func exitCode(err error, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, new(usageError)):
-		return 2
-	}
-	fmt.Fprintln(stderr, err)
-	return 1
+	os.Exit(cmdline.ExitCode(err))
 }
 
 // run serves the simulator on the address in args until ctx ends, then shuts down gracefully.
-// It prints the URL it listens on to stdout once it accepts connections; logs go to stderr.
+// It prints the URL it listens on to stdout once it accepts connections. Logs and errors go to
+// stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, addr, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
+	if err := serve(ctx, cfg, addr, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return err
+	}
+	return nil
+}
+
+// serve serves the simulator configured by cfg on addr until ctx ends.
+func serve(ctx context.Context, cfg psp.Config, addr string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg.Logger = logger
 	handler, err := psp.NewServer(cfg)
@@ -111,11 +105,11 @@ func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, logger *
 	return err
 }
 
-// parseFlags reads the command line into a psp.Config (control surface on) and an address.
+// parseFlags reads the command line into a psp.Config (control API on) and an address.
 func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
+	def := psp.DefaultConfig()
 	fs := flag.NewFlagSet("psp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	def := psp.DefaultConfig()
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	tokens := fs.String("tokens", strings.Join(def.Tokens, ","), "accepted bearer tokens, comma-separated")
 	balance := fs.String("balance", psp.FormatAmount(def.BalanceCents), "the payer's starting balance, as in 150.00")
@@ -124,32 +118,22 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 	serviceTime := fs.Duration("service-time", 0, "how long every payment takes before its commit")
 	capacity := fs.Int("capacity", 0, "most payments in processing at once; the next are shed with 503 (0: no limit)")
 	shedRetryAfter := fs.Duration("shed-retry-after", 0, "Retry-After sent with a shed answer, rounded up to seconds (0: none)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return psp.Config{}, "", err
+	cfg := psp.Config{Control: true}
+	err := cmdline.Parse(fs, args, func() error {
+		cfg.Tokens, cfg.KeyTTL, cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *ispb
+		cfg.ServiceTime, cfg.Capacity, cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
+		var err error
+		cfg.BalanceCents, err = psp.ParseBalance(*balance)
+		switch {
+		case err != nil:
+			return fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
+		case *keyTTL <= 0:
+			return fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", *keyTTL)
+		case *ispb == "":
+			return errors.New("psp: -ispb: want 8 digits")
 		}
-		return psp.Config{}, "", usageError{err} // the flag package has printed it
-	}
-	cfg := psp.Config{Tokens: strings.Split(*tokens, ","), KeyTTL: *keyTTL, ISPB: *ispb, Control: true,
-		ServiceTime: *serviceTime, Capacity: *capacity, ShedRetryAfter: *shedRetryAfter}
-	cents, err := psp.ParseBalance(*balance)
-	cfg.BalanceCents = cents
-	switch {
-	case fs.NArg() > 0:
-		err = fmt.Errorf("psp: unexpected arguments %q", fs.Args())
-	case err != nil:
-		err = fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
-	case *keyTTL <= 0:
-		err = fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", *keyTTL)
-	case *ispb == "":
-		err = errors.New("psp: -ispb: want 8 digits")
-	default:
 		_, err = psp.NewServer(cfg) // checks -tokens, -ispb, -service-time, -capacity and -shed-retry-after
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		fs.Usage()
-		return psp.Config{}, "", usageError{err}
-	}
-	return cfg, *addr, nil
+		return err
+	})
+	return cfg, *addr, err
 }

@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"pixretry/internal/cmdline"
 	"pixretry/psp"
 )
 
@@ -198,7 +199,7 @@ func TestBadFlagsExit2(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := run(context.Background(), args, &stdout, &stderr)
-			if got := exitCode(err, io.Discard); got != 2 {
+			if got := cmdline.ExitCode(err); got != 2 {
 				t.Errorf("exit code = %d (run: %v), want 2", got, err)
 			}
 			if !strings.Contains(stderr.String(), "Usage of psp") || stdout.Len() != 0 {
@@ -211,8 +212,8 @@ func TestBadFlagsExit2(t *testing.T) {
 func TestHelpExits0(t *testing.T) {
 	var stderr bytes.Buffer
 	err := run(context.Background(), []string{"-h"}, io.Discard, &stderr)
-	if !errors.Is(err, flag.ErrHelp) || exitCode(err, io.Discard) != 0 || !strings.Contains(stderr.String(), "-key-ttl") {
-		t.Errorf("run(-h) = %v, exit %d, stderr %q; want help and 0", err, exitCode(err, io.Discard), stderr.String())
+	if !errors.Is(err, flag.ErrHelp) || cmdline.ExitCode(err) != 0 || !strings.Contains(stderr.String(), "-key-ttl") {
+		t.Errorf("run(-h) = %v, exit %d, stderr %q; want help and 0", err, cmdline.ExitCode(err), stderr.String())
 	}
 }
 
@@ -222,9 +223,9 @@ func TestListenFailureExits1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = run(context.Background(), []string{"-addr", ln.Addr().String()}, io.Discard, io.Discard)
-	var printed bytes.Buffer
-	if got := exitCode(err, &printed); got != 1 || !strings.Contains(printed.String(), "psp: ") {
-		t.Errorf("exit code = %d, printed %q; want 1 and the error", got, printed.String())
+	var stderr bytes.Buffer
+	err = run(context.Background(), []string{"-addr", ln.Addr().String()}, io.Discard, &stderr)
+	if got := cmdline.ExitCode(err); got != 1 || !strings.Contains(stderr.String(), "psp: listen tcp") {
+		t.Errorf("exit code = %d, stderr %q; want 1 and the error", got, stderr.String())
 	}
 }
