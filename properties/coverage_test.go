@@ -99,7 +99,7 @@ func events(tr Trace) map[string]bool {
 			seen["call: ended by the caller's deadline"] = true
 		}
 		for _, t := range c.Trips {
-			if t.hint() > 0 {
+			if hintOf(t) > 0 {
 				seen["answer: Retry-After"] = true
 			}
 			if t.Err != nil {

@@ -123,7 +123,7 @@ func checkGaveUpEarly(v *violations, tr Trace, i int, c Call) {
 	if !ok || !paired || a.Error == "" || !a.Transient || len(c.Attempts) >= tr.Policy.AttemptsMax {
 		return
 	}
-	if t.hint() <= tr.Policy.DelayMax && !stoppedForDeadline(tr.Policy, c) {
+	if hintOf(t) <= tr.Policy.DelayMax && !stoppedForDeadline(tr.Policy, c) {
 		v.addf("call %d stopped after transient attempt %d of %d (%s) with no reason to", i, a.Number, tr.Policy.AttemptsMax, a.Error)
 	}
 }
@@ -143,7 +143,7 @@ func stoppedForDeadline(p retry.Policy, c Call) bool {
 	case len(c.Draws) < n:
 		return false
 	}
-	wait := max(fullJitterOf(ceilingOf(p, n), c.Draws[n-1]), t.hint())
+	wait := max(fullJitterOf(ceilingOf(p, n), c.Draws[n-1]), hintOf(t))
 	return !a.At.Add(wait).Before(c.Deadline)
 }
 

@@ -52,10 +52,10 @@ func checkCallTime(v *violations, tr Trace, i int, c Call) {
 			}
 			break
 		}
-		if hint := t.hint(); hint > tr.Policy.DelayMax {
+		if hint := hintOf(t); hint > tr.Policy.DelayMax {
 			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint, tr.Policy.DelayMax, a.Number+1)
 		}
-		budget += max(ceilingOf(tr.Policy, a.Number), t.hint())
+		budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
 		checkWait(v, tr.Policy, i, c, j)
 	}
 	if took := c.End.Sub(c.Start); took > budget {
@@ -90,7 +90,7 @@ func drawsWanted(p retry.Policy, c Call) int {
 	n := len(c.Attempts)
 	a, ok := lastOf(c.Attempts)
 	t, _ := lastOf(c.Trips)
-	if ok && a.Transient && n < p.AttemptsMax && t.hint() <= p.DelayMax && !c.Deadline.IsZero() {
+	if ok && a.Transient && n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !c.Deadline.IsZero() {
 		return n
 	}
 	return max(n-1, 0)
@@ -100,7 +100,7 @@ func drawsWanted(p retry.Policy, c Call) int {
 // value for the jitter draw the call took, and that the next attempt started when it ended.
 func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
 	a, t := c.Attempts[j], c.Trips[j]
-	ceiling, hint := ceilingOf(p, a.Number), t.hint()
+	ceiling, hint := ceilingOf(p, a.Number), hintOf(t)
 	switch {
 	case hint > 0 && (a.Wait < hint || a.Wait > max(ceiling, hint)):
 		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint, ceiling)

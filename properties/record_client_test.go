@@ -1,67 +1,12 @@
 package properties
 
 import (
-	"cmp"
 	"context"
-	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"sync"
 	"time"
 )
-
-// tripRecorder is an http.RoundTripper that records every round trip it passes to next. It
-// sees what a client's http.Client hands its transport: one Trip per attempt that reached the
-// network. It is safe for concurrent use.
-type tripRecorder struct {
-	next  http.RoundTripper
-	mu    sync.Mutex
-	trips []Trip
-}
-
-func (rec *tripRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := Trip{Start: time.Now(), Key: req.Header.Get("Idempotency-Key")}
-	resp, err := rec.next.RoundTrip(req)
-	trip.End = time.Now()
-	if err != nil {
-		trip.Err = err
-	} else {
-		trip.Status = resp.StatusCode
-		trip.RetryAfter = resp.Header.Get("Retry-After")
-		trip.Replayed = resp.Header.Get("Idempotent-Replayed") == "true"
-	}
-	rec.mu.Lock()
-	rec.trips = append(rec.trips, trip)
-	if err == nil {
-		resp.Body = &bodyRecorder{ReadCloser: resp.Body, rec: rec, i: len(rec.trips) - 1}
-	}
-	rec.mu.Unlock()
-	return resp, err
-}
-
-// bodyRecorder notes in trip i of rec the first error, other than EOF, reading an answer's body.
-type bodyRecorder struct {
-	io.ReadCloser
-	rec *tripRecorder
-	i   int
-}
-
-func (b *bodyRecorder) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		b.rec.mu.Lock()
-		b.rec.trips[b.i].BodyErr = cmp.Or(b.rec.trips[b.i].BodyErr, err)
-		b.rec.mu.Unlock()
-	}
-	return n, err
-}
-
-func (rec *tripRecorder) recorded() []Trip {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return slices.Clone(rec.trips)
-}
 
 // logRecord is one slog record with its attributes flattened: a group's members are named
 // "group.member".

@@ -93,7 +93,7 @@ func runScenario(sc scenario) (Trace, error) {
 // shares the run's transport, and so its connections, with the other calls.
 func runCall(baseURL string, transport http.RoundTripper, sc scenario, spec callSpec) Call {
 	time.Sleep(spec.After)
-	trips := &tripRecorder{next: transport}
+	trips := &psp.Recorder{Next: transport}
 	logs := newLogStore()
 	draws := &drawSource{cycle: spec.Jitter}
 	client := &pix.Client{
@@ -113,7 +113,7 @@ func runCall(baseURL string, transport http.RoundTripper, sc scenario, spec call
 		c.Receipt, c.Err = client.SendWithKey(ctx, spec.Key, spec.Payment)
 	}
 	c.End = time.Now()
-	c.Trips, c.Draws, c.Records = trips.recorded(), draws.taken(), logs.recorded()
+	c.Trips, c.Draws, c.Records = trips.Take(), draws.taken(), logs.recorded()
 	return c
 }
 

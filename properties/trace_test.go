@@ -85,16 +85,7 @@ type Summary struct {
 }
 
 // Trip is one round trip as the client's transport saw it.
-type Trip struct {
-	Start      time.Time
-	End        time.Time // when the response headers arrived, or the round trip failed
-	Key        string    // the Idempotency-Key header sent
-	Status     int       // 0 when the round trip failed
-	RetryAfter string    // the answer's Retry-After header
-	Replayed   bool      // the answer carried Idempotent-Replayed: true
-	Err        error     // the transport's error
-	BodyErr    error     // the error reading the answer's body (not EOF): a truncated answer
-}
+type Trip = psp.Trip
 
 // Exchange is one request as the PSP's handler saw it, and what the handler answered.
 type Exchange struct {
@@ -114,9 +105,9 @@ type scope struct{ token, key string }
 
 func (e Exchange) scope() scope { return scope{e.Token, e.Key} }
 
-// hint is the answer's Retry-After hint: whole seconds, or an HTTP-date taken from the instant
-// the answer arrived; 0 when there is none, or it is in the past.
-func (t Trip) hint() time.Duration {
+// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date taken from the
+// instant the answer arrived; 0 when there is none, or it is in the past.
+func hintOf(t Trip) time.Duration {
 	if date, err := http.ParseTime(t.RetryAfter); err == nil {
 		return max(date.Sub(t.End), 0)
 	}

@@ -122,8 +122,8 @@ func TestModelOraclesFollowTheContract(t *testing.T) {
 		at.Add(30 * time.Second).Format(http.TimeFormat): 29500 * time.Millisecond,
 		at.Add(-time.Minute).Format(http.TimeFormat):     0,
 	} {
-		if got := (Trip{End: at, RetryAfter: value}).hint(); got != want {
-			t.Errorf("Trip{RetryAfter: %q}.hint() = %v, want %v", value, got, want)
+		if got := hintOf(Trip{End: at, RetryAfter: value}); got != want {
+			t.Errorf("hintOf(Trip{RetryAfter: %q}) = %v, want %v", value, got, want)
 		}
 	}
 }

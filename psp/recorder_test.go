@@ -2,6 +2,7 @@ package psp_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,7 +26,7 @@ func TestRecorderRecordsEachRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
+			readAnswer(t, resp) // to EOF, which is no body error
 		}
 		got := rec.Take()
 		want := []psp.Trip{
@@ -36,7 +37,7 @@ func TestRecorderRecordsEachRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Take() diff (-want +got):\n%s", diff)
 		}
-		if got := rec.Take(); got != nil {
+		if got := rec.Take(); len(got) != 0 {
 			t.Errorf("Take() again = %v, want nothing: the first Take forgets", got)
 		}
 	})
@@ -54,6 +55,35 @@ func TestRecorderRecordsATransportError(t *testing.T) {
 		t.Errorf("Take() = %+v, want one trip with key k1, error %v and no answer", got, boom)
 	}
 }
+
+// A body that breaks off is a truncated answer: the trip notes the first error reading it.
+func TestRecorderRecordsABodyError(t *testing.T) {
+	first, second := errors.New("unexpected EOF"), errors.New("closed")
+	reads := []error{nil, first, second}
+	body := readerFunc(func(p []byte) (int, error) {
+		err := reads[0]
+		reads = reads[1:]
+		return copy(p, "{"), err
+	})
+	rec := &psp.Recorder{Next: roundTripper(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 201, Header: http.Header{}, Body: io.NopCloser(body)}, nil
+	})}
+	resp, err := rec.RoundTrip(paymentRequest("k1", validBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		resp.Body.Read(make([]byte, 8))
+	}
+	if got := rec.Take(); len(got) != 1 || got[0].BodyErr != first || got[0].Status != 201 {
+		t.Errorf("Take() = %+v, want one 201 trip with body error %v", got, first)
+	}
+}
+
+// readerFunc is an io.Reader made of a function.
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 func TestRecorderWithoutNextUsesTheDefaultTransport(t *testing.T) {
 	ts := httptest.NewServer(mustServer(t))

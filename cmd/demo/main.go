@@ -30,21 +30,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"pixretry/internal/cmdline"
 	"pixretry/psp"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(cmdline.ExitCode(err))
-}
+func main() { cmdline.Main(run) }
 
 // run parses args, finds or starts the PSP and runs the demo. The report goes to stdout and
 // every problem to stderr.

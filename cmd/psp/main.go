@@ -22,10 +22,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"pixretry/internal/cmdline"
@@ -36,12 +33,7 @@ import (
 // may hold one); then the remaining connections are closed.
 const shutdownGrace = 15 * time.Second
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(cmdline.ExitCode(err))
-}
+func main() { cmdline.Main(run) }
 
 // run serves the simulator on the address in args until ctx ends, then shuts down gracefully.
 // It prints the URL it listens on to stdout once it accepts connections. Logs and errors go to

@@ -4,10 +4,24 @@
 package cmdline
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
 )
+
+// Main is a command's main function. It calls run with the command's arguments and standard
+// streams, under a context that SIGINT and SIGTERM end, and exits with ExitCode of its error.
+func Main(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(ExitCode(err))
+}
 
 // ErrUsage is wrapped by every error about a bad command line.
 var ErrUsage = errors.New("bad command line")
