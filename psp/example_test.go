@@ -1,6 +1,7 @@
 package psp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -117,4 +118,40 @@ func ExampleServer_Settlements() {
 		fmt.Println(s.IdempotencyKey, s.AmountCents, s.PixKey, s.Description, len(s.EndToEndID))
 	}
 	// Output: lunch-1 1000 12345678901 lunch 32
+}
+
+func ExampleControlClient() {
+	cfg := psp.DefaultConfig()
+	cfg.Control = true // as cmd/psp serves it
+	srv, _ := psp.NewServer(cfg)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	ctx := context.Background()
+	ctl := psp.ControlClient{BaseURL: ts.URL, HTTPClient: ts.Client()}
+
+	ctl.Inject(ctx, psp.Status(503))
+	rec := &psp.Recorder{Next: ts.Client().Transport} // what the client under test sends
+	client := &http.Client{Transport: rec}
+	for range 2 { // a 503, then the retry settles
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+psp.PaymentsPath,
+			strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+		req.Header.Set("Authorization", "Bearer test-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "order-42")
+		resp, err := client.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		resp.Body.Close()
+	}
+	for _, trip := range rec.Take() {
+		fmt.Println(trip.Key, trip.Status)
+	}
+	ledger, _ := ctl.Settlements(ctx)
+	balance, _ := ctl.BalanceCents(ctx)
+	fmt.Println(len(ledger), "settlement of", psp.FormatAmount(ledger[0].AmountCents), "- balance", psp.FormatAmount(balance))
+	// Output:
+	// order-42 503
+	// order-42 201
+	// 1 settlement of 150.00 - balance 850.00
 }
