@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -8,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -94,4 +97,17 @@ func TestDemoReportsABrokenPSP(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A PSP that stops answering fails the demo after controlTimeout instead of hanging it.
+func TestDemoStopsWhenThePSPHangs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hang := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		start := time.Now()
+		_, err := runDemo(t, hang, 1, false)
+		if got, want := time.Since(start), controlTimeout+lateBy; !errors.Is(err, context.DeadlineExceeded) || got != want {
+			t.Errorf("demo() = %v after %v, want %v after %v (the control timeout, then runDemo's wait)",
+				err, got, context.DeadlineExceeded, want)
+		}
+	})
 }
