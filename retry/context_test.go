@@ -8,9 +8,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"pixretry/retry"
 )
 
@@ -87,9 +84,7 @@ func TestDoStopsWhenTheContextEndsDuringAnAttempt(t *testing.T) {
 				}, r.option())
 				checkContextError(t, err, context.Canceled, tt.cause, last, tt.want)
 				want := []retry.Attempt{{Number: 1, Err: last, Transient: true, Stop: retry.StopContext}}
-				if diff := cmp.Diff(want, r.seen, cmpopts.EquateErrors()); diff != "" {
-					t.Errorf("attempts observed (-want +got):\n%s", diff)
-				}
+				checkObserved(t, "attempts", want, r.seen)
 			})
 		})
 	}
@@ -113,9 +108,7 @@ func TestDoStopsWhenTheContextEndsBeforeTheNextAttempt(t *testing.T) {
 		checkContextError(t, err, context.Canceled, context.Canceled, last,
 			"retry: after attempt 1: context canceled; last error: psp: status 503")
 		want := []retry.Attempt{{Number: 1, Err: last, Transient: true, Stop: retry.StopNone}}
-		if diff := cmp.Diff(want, r.seen, cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("attempts observed (-want +got):\n%s", diff)
-		}
+		checkObserved(t, "attempts", want, r.seen)
 	})
 }
 

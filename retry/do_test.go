@@ -8,7 +8,6 @@ import (
 	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"pixretry/retry"
 )
@@ -118,9 +117,7 @@ func TestDoReturnsPermanentErrorsAtOnceUnwrapped(t *testing.T) {
 					t.Errorf("Do() error = %v, want the permanent error itself", err)
 				}
 				want := retry.Attempt{Number: len(tt.results), Err: last, Stop: retry.StopPermanent}
-				if diff := cmp.Diff(want, r.seen[len(r.seen)-1], cmpopts.EquateErrors()); diff != "" {
-					t.Errorf("last attempt observed (-want +got):\n%s", diff)
-				}
+				checkObserved(t, "last attempt", want, r.seen[len(r.seen)-1])
 				if len(s.calls) != len(tt.results) {
 					t.Errorf("op called %d times, want %d", len(s.calls), len(tt.results))
 				}
@@ -144,9 +141,7 @@ func TestDoObservesEveryAttempt(t *testing.T) {
 			{Number: 2, Err: e2, Transient: true, Stop: retry.StopNone},
 			{Number: 3, Stop: retry.StopSuccess},
 		}
-		if diff := cmp.Diff(want, r.seen, cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("attempts observed (-want +got):\n%s", diff)
-		}
+		checkObserved(t, "attempts", want, r.seen)
 	})
 }
 

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"pixretry/retry"
 )
 
@@ -84,6 +87,14 @@ func draws(t testing.TB, us ...float64) func() float64 {
 type recorder struct{ seen []retry.Attempt }
 
 func (r *recorder) observe(a retry.Attempt) { r.seen = append(r.seen, a) }
+
+// checkObserved fails t if got, the attempts (or the attempt) observed, differ from want.
+func checkObserved(t *testing.T, what string, want, got any) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("%s observed (-want +got):\n%s", what, diff)
+	}
+}
 
 // option returns the recorder as a retry option.
 func (r *recorder) option() retry.Option { return retry.WithObserver(r.observe) }

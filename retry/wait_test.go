@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"pixretry/retry"
 )
@@ -45,9 +44,7 @@ func TestDoWaitsExactlyTheDrawnWaits(t *testing.T) {
 			{Number: 4, Err: e4, Transient: true, Wait: time.Second},
 			{Number: 5, Stop: retry.StopSuccess},
 		}
-		if diff := cmp.Diff(want, r.seen, cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("attempts observed (-want +got):\n%s", diff)
-		}
+		checkObserved(t, "attempts", want, r.seen)
 	})
 }
 
@@ -69,9 +66,7 @@ func TestDoDoesNotWaitAfterTheLastAttempt(t *testing.T) {
 			t.Errorf("Do returned after %v, want %v: the instant of the last attempt", got, want)
 		}
 		want := retry.Attempt{Number: 3, Err: e3, Transient: true, Stop: retry.StopBudget}
-		if diff := cmp.Diff(want, r.seen[2], cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("last attempt observed (-want +got):\n%s", diff)
-		}
+		checkObserved(t, "last attempt", want, r.seen[2])
 	})
 }
 
@@ -102,9 +97,7 @@ func TestDoStopsWaitingWhenTheContextEnds(t *testing.T) {
 				checkContextError(t, err, context.Canceled, context.Cause(ctx), last, tt.want)
 				// The observer saw the wait that was then cut short.
 				want := []retry.Attempt{{Number: 1, Err: last, Transient: true, Wait: 10 * time.Second}}
-				if diff := cmp.Diff(want, r.seen, cmpopts.EquateErrors()); diff != "" {
-					t.Errorf("attempts observed (-want +got):\n%s", diff)
-				}
+				checkObserved(t, "attempts", want, r.seen)
 			})
 		})
 	}
@@ -148,9 +141,7 @@ func TestDoDoesNotStartAWaitThatEndsAfterTheDeadline(t *testing.T) {
 				checkContextError(t, err, context.DeadlineExceeded, context.DeadlineExceeded, errs[n-1],
 					fmt.Sprintf("retry: after attempt %d: context deadline exceeded; last error: psp: status 503", n))
 				want := retry.Attempt{Number: n, Err: errs[n-1], Transient: true, Wait: tt.wantWait, Stop: retry.StopContext}
-				if diff := cmp.Diff(want, r.seen[n-1], cmpopts.EquateErrors()); diff != "" {
-					t.Errorf("last attempt observed (-want +got):\n%s", diff)
-				}
+				checkObserved(t, "last attempt", want, r.seen[n-1])
 			})
 		})
 	}
@@ -222,9 +213,7 @@ func TestDoRetryAfter(t *testing.T) {
 				start := time.Now()
 				_, err := retry.Do(context.Background(), p, s.op, r.option(), retry.WithRand(draws(t, almostOne)))
 				want := retry.Attempt{Number: 1, Err: first, Transient: true, Wait: tt.wantWait, Stop: tt.wantStop}
-				if diff := cmp.Diff(want, r.seen[0], cmpopts.EquateErrors()); diff != "" {
-					t.Errorf("first attempt observed (-want +got):\n%s", diff)
-				}
+				checkObserved(t, "first attempt", want, r.seen[0])
 				if tt.wantStop == retry.StopRetryAfter {
 					checkLastError(t, err, first)
 					if len(s.calls) != 1 || time.Since(start) != 0 {
