@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"pixretry/retry"
 )
@@ -22,8 +23,11 @@ func ExampleQuota() {
 		requests++
 		return "", &pspError{503}
 	}
+	// With a deadline, a wait gone wrong ends the call at once instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for range 12 {
-		_, err = retry.Do(context.Background(), p, down, retry.WithQuota(q))
+		_, err = retry.Do(ctx, p, down, retry.WithQuota(q))
 	}
 	fmt.Println(requests, "requests for 12 payments")
 	fmt.Println(errors.Is(err, retry.ErrQuotaExhausted), err)
