@@ -88,6 +88,8 @@ func TestStatusFaultStrikesFirst(t *testing.T) {
 	if got := a.header.Get("Retry-After"); got != "2" {
 		t.Errorf("Retry-After = %q, want 2 (1.5s rounded up)", got)
 	}
+	s.Inject(psp.Status(400)) // the lowest status a status fault takes is still a problem
+	wantProblem(t, pay(s, "k1", validBody), 400, psp.CodeInjectedFault)
 	wantSettled(t, pay(s, "k1", validBody)) // nothing stored; the queue is empty
 	if n := len(s.Settlements()); n != 1 {
 		t.Errorf("%d settlements, want 1", n)
