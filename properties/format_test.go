@@ -15,6 +15,9 @@ func (sc scenario) GoString() string {
 	fmt.Fprintf(&b, "policy AttemptsMax=%d DelayBase=%v DelayMax=%v AttemptTimeout=%v balance=%s\n",
 		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout, psp.FormatAmount(sc.BalanceCents))
 	fmt.Fprintf(&b, "  faults %s\n", formatFaults(sc.Faults))
+	if len(sc.Gateway) > 0 {
+		fmt.Fprintf(&b, "  gateway %+v\n", sc.Gateway)
+	}
 	for i, c := range sc.Calls {
 		how := "Send"
 		deadline := "no deadline"
@@ -41,15 +44,15 @@ func formatFaults(faults []psp.Fault) string {
 	parts := make([]string, len(faults))
 	for i, f := range faults {
 		switch f.Kind {
-		case psp.FaultStatus:
-			parts[i] = fmt.Sprintf("status %d", f.Status)
+		case psp.FaultStatus, psp.FaultCommitStatus, psp.FaultRedirect:
+			parts[i] = fmt.Sprintf("%s %d", f.Kind, f.Status)
 			if f.RetryAfter > 0 {
 				parts[i] += fmt.Sprintf(" retry-after %v", f.RetryAfter)
 			}
 		case psp.FaultSlow, psp.FaultLate, psp.FaultDown:
 			parts[i] = fmt.Sprintf("%s %v", f.Kind, f.Duration)
 		default:
-			parts[i] = string(f.Kind)
+			parts[i] = strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -72,7 +75,7 @@ func (tr Trace) String() string {
 			fmt.Fprintf(&b, "  attempt %d at %s outcome %q transient=%v wait=%v error %q\n", a.Number, at(a.At), a.Outcome, a.Transient, a.Wait, a.Error)
 			if j < len(c.Trips) {
 				t := c.Trips[j]
-				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v\n", at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err)
+				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v body err %v\n", at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
 			}
 		}
 	}

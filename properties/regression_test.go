@@ -26,6 +26,7 @@ var propertiesByTest = map[string]func(*rapid.T){
 	"TestSameKeySendersKeepInvariants":      checkScenarios(sameInstantScenarios(), new(coverage)),
 	"TestSameKeyBurstSettlesOnce":           sameKeyBurstSettlesOnce,
 	"TestPSPMatchesModel":                   pspMatchesModel,
+	"TestGatewayAnswersKeepInvariants":      checkScenarios(gatewayScenarios(), new(coverage)),
 }
 
 // TestFailFilesReplay replays, explicitly, every fail file committed under

@@ -29,6 +29,7 @@ type scenario struct {
 	AttemptTimeout time.Duration
 	BalanceCents   int64
 	Faults         []psp.Fault
+	Gateway        []gatewayAnswer // answers a gateway gives before the PSP, one per payment request; none: every request reaches the PSP
 	Calls          []callSpec
 }
 
@@ -54,7 +55,7 @@ func runScenario(sc scenario) (Trace, error) {
 	if err != nil {
 		return Trace{}, err
 	}
-	wire := newWireRecorder(srv)
+	wire := newWireRecorder(&gateway{next: srv, queue: sc.Gateway})
 	pipe := pipenet.NewServer(wire)
 	defer pipe.Close()
 	srv.Inject(sc.Faults...)
