@@ -67,7 +67,7 @@ func (v violations) err() error { return errors.Join(v...) }
 // answer. It doubles step by step and stops at DelayMax, so it cannot overflow.
 func ceilingOf(p retry.Policy, n int) time.Duration {
 	c := p.DelayBase
-	for i := 1; i < n && c < p.DelayMax; i++ {
+	for i := 1; i < n && 0 < c && c < p.DelayMax; i++ {
 		if c > p.DelayMax/2 {
 			return p.DelayMax
 		}

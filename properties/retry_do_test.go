@@ -137,13 +137,27 @@ type doCase struct {
 	Steps  []doStep // after the last, attempts succeed
 	Draws  []float64
 	Ctx    ctxEnd
+	// NoOps are options that change nothing, passed before and after the real ones: the zero
+	// Option, and options made from nil functions.
+	NoOps []string
+}
+
+// noOps are the options that change nothing, by name.
+var noOps = map[string]retry.Option{
+	"zero": {}, "WithRand(nil)": retry.WithRand(nil), "WithObserver(nil)": retry.WithObserver(nil),
+	"WithClassifier(nil)": retry.WithClassifier(nil), "WithQuota(nil)": retry.WithQuota(nil),
 }
 
 // doCaseGen draws a call: a few attempts, ending in success or any error, and sometimes a
 // long run of transient failures.
 func doCaseGen() *rapid.Generator[doCase] {
 	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws")}
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws"),
+			NoOps: rapid.SliceOfN(rapid.SampledFrom([]string{"zero", "WithRand(nil)", "WithObserver(nil)",
+				"WithClassifier(nil)", "WithQuota(nil)"}), 0, 3).Draw(t, "options that change nothing")}
+		if rapid.IntRange(0, 5).Draw(t, "draws outside [0, 1)") == 0 {
+			c.Draws = rapid.SliceOfN(rapid.SampledFrom([]float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}), 1, 3).Draw(t, "wild draws")
+		}
 		took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
 		step := rapid.Custom(func(t *rapid.T) doStep {
 			e := opErrorGen(c.Policy).Draw(t, "error")
@@ -157,6 +171,9 @@ func doCaseGen() *rapid.Generator[doCase] {
 		if c.Ctx.Kind != "none" {
 			scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
 			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "context ends")
+		}
+		if rapid.IntRange(0, 7).Draw(t, "invalid policy") == 0 {
+			c.Policy = invalidPolicyGen().Draw(t, "invalid policy")
 		}
 		return c
 	})
@@ -216,6 +233,11 @@ type doPrediction struct {
 // predict runs the model of Do over c.
 func predict(c doCase) doPrediction {
 	pr := doPrediction{events: map[string]bool{}}
+	if p := c.Policy; p.AttemptsMax < 1 || p.DelayBase < 0 || p.DelayMax < p.DelayBase {
+		pr.Stop = stopInvalid
+		pr.events["invalid policy"] = true
+		return pr
+	}
 	now, draws := time.Duration(0), 0
 	ended := func(t time.Duration) bool { return c.Ctx.Kind != "none" && t >= c.Ctx.At }
 	ctxErr := context.Canceled
@@ -320,6 +342,9 @@ func runDo(c doCase) doRun {
 	draws := &drawSource{cycle: c.Draws}
 	op := func(ctx context.Context) (int, error) {
 		n := len(run.Starts) + 1
+		if n > len(c.Steps)+1 {
+			panic(fmt.Sprintf("op called again after attempt %d succeeded", n-1))
+		}
 		run.Starts = append(run.Starts, time.Since(start))
 		var step doStep
 		if n <= len(c.Steps) {
@@ -341,8 +366,15 @@ func runDo(c doCase) doRun {
 		run.Returned[n] = step.Err.Err
 		return 0, step.Err.Err
 	}
-	run.Value, run.Err = retry.Do(ctx, c.Policy, op, retry.WithRand(draws.next),
-		retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) }))
+	opts := []retry.Option{retry.WithRand(draws.next), retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) })}
+	for i, name := range c.NoOps {
+		if i%2 == 0 {
+			opts = append(opts, noOps[name])
+		} else {
+			opts = append([]retry.Option{noOps[name]}, opts...)
+		}
+	}
+	run.Value, run.Err = retry.Do(ctx, c.Policy, op, opts...)
 	run.End = time.Since(start)
 	return run
 }
@@ -375,6 +407,10 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 	n := len(pr.Attempts)
 	last := run.Returned[n]
 	switch pr.Stop {
+	case stopInvalid:
+		if !errors.Is(run.Err, retry.ErrInvalidPolicy) || len(run.Starts) > 0 {
+			v.addf("Do() error = %v after %d attempts, want ErrInvalidPolicy and none", run.Err, len(run.Starts))
+		}
 	case retry.StopSuccess:
 		if run.Err != nil || run.Value != n {
 			v.addf("Do() = %d, %v; want %d, nil", run.Value, run.Err, n)
@@ -399,7 +435,7 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 // context.
 func TestDoFollowsItsModel(t *testing.T) {
 	checkDoModel(t, doCaseGen(), "stop: success", "stop: permanent", "stop: budget", "stop: context",
-		"context ended before attempt 1", "context ended during an attempt")
+		"context ended before attempt 1", "context ended during an attempt", "invalid policy")
 }
 
 // TestDoLongRunsFollowItsModel: past attempt 64 the ceiling stays DelayMax (it never
@@ -438,4 +474,60 @@ func checkDoModel(t *testing.T, gen *rapid.Generator[doCase], events ...string) 
 			t.Errorf("in %d runs, no %q: the generators no longer reach it", runs, e)
 		}
 	}
+}
+
+// stopInvalid is the model's stop for an invalid policy: no attempt, ErrInvalidPolicy.
+const stopInvalid retry.Stop = -1
+
+// invalidPolicyGen draws a policy that breaks one rule, at its edge or beyond: AttemptsMax
+// below 1, a negative delay, DelayMax below DelayBase.
+func invalidPolicyGen() *rapid.Generator[retry.Policy] {
+	return rapid.Custom(func(t *rapid.T) retry.Policy {
+		p := retry.Policy{AttemptsMax: 3, DelayBase: time.Second, DelayMax: 2 * time.Second}
+		switch rapid.IntRange(0, 3).Draw(t, "rule broken") {
+		case 0:
+			p.AttemptsMax = rapid.OneOf(rapid.Just(0), rapid.IntRange(math.MinInt, 0)).Draw(t, "AttemptsMax")
+		case 1:
+			p.DelayBase = -durationGen(1, time.Hour).Draw(t, "-DelayBase")
+		case 2:
+			p.DelayBase, p.DelayMax = -2*time.Second, -durationGen(1, time.Second).Draw(t, "-DelayMax")
+		case 3:
+			p.DelayMax = p.DelayBase - durationGen(1, time.Second).Draw(t, "DelayBase-DelayMax")
+		}
+		return p
+	})
+}
+
+// TestCeilingAndFullJitterFollowTheirContract: retry.Ceiling is min(DelayMax, DelayBase·2^(n−1))
+// for every n (below 1 counting as 1) and every valid policy, and retry.FullJitter is
+// ⌊u·(ceiling+1)⌋ for every draw (outside [0, 1), NaN included, the ceiling) and every
+// ceiling (a negative one counting as 0).
+func TestCeilingAndFullJitterFollowTheirContract(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := edgePolicyGen().Draw(t, "policy")
+		n := rapid.OneOf(rapid.IntRange(math.MinInt, 1), rapid.IntRange(1, 200), rapid.IntRange(1, math.MaxInt)).Draw(t, "n")
+		if got, want := retry.Ceiling(p, n), ceilingOf(p, max(n, 1)); got != want {
+			t.Fatalf("Ceiling(%+v, %d) = %v, want %v", p, n, got, want)
+		}
+		ceiling := rapid.OneOf(durationGen(-time.Hour, 0), durationGen(0, 48*time.Hour), durationGen(0, math.MaxInt64-1)).Draw(t, "ceiling")
+		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1, math.Nextafter(1, 0), -0.0, math.NaN(), math.Inf(1)})).Draw(t, "u")
+		if got, want := retry.FullJitter(ceiling, u), fullJitterOf(max(ceiling, 0), u); got != want {
+			t.Fatalf("FullJitter(%v, %v) = %v, want %v", ceiling, u, got, want)
+		}
+	})
+}
+
+// TestStopNames: each reason reads as its documented name, and any other value as "Stop(n)".
+func TestStopNames(t *testing.T) {
+	names := []string{"none", "success", "permanent", "budget", "retry-after", "context", "quota"}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.IntRange(-1000, 1000).Draw(t, "stop")
+		want := fmt.Sprintf("Stop(%d)", s)
+		if s >= 0 && s < len(names) {
+			want = names[s]
+		}
+		if got := retry.Stop(s).String(); got != want {
+			t.Fatalf("Stop(%d).String() = %q, want %q", s, got, want)
+		}
+	})
 }
