@@ -1,0 +1,138 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"pixretry/internal/pipenet"
+	"pixretry/pix"
+	"pixretry/psp"
+	"pixretry/retry"
+)
+
+// clientConfig is a pix.Client's configuration, maybe broken in one field.
+type clientConfig struct {
+	BaseURL        string // "" stands for the PSP's own URL
+	AttemptTimeout time.Duration
+	Policy         retry.Policy
+	WithKey        bool // SendWithKey instead of Send
+}
+
+// validConfig is the contract's rule for a usable Client: an absolute http or https URL with a
+// host, an AttemptTimeout of 0 or more, a valid policy.
+func validConfig(c clientConfig) bool {
+	p := c.Policy
+	if p.AttemptsMax < 1 || p.DelayBase < 0 || p.DelayMax < p.DelayBase || c.AttemptTimeout < 0 {
+		return false
+	}
+	if c.BaseURL == "" {
+		return true
+	}
+	u, err := url.Parse(c.BaseURL)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// clientConfigGen draws a configuration with at most one field broken: BaseURL (relative, no
+// host, another scheme, not a URL), AttemptTimeout (negative, or 0 at the edge), or Policy.
+func clientConfigGen() *rapid.Generator[clientConfig] {
+	return rapid.Custom(func(t *rapid.T) clientConfig {
+		c := clientConfig{Policy: retry.Policy{AttemptsMax: 2}, WithKey: rapid.Bool().Draw(t, "SendWithKey")}
+		switch rapid.IntRange(0, 3).Draw(t, "field broken") {
+		case 1:
+			c.BaseURL = rapid.SampledFrom([]string{"/v1", "http://", "https://", "ftp://psp.test", "psp.test:80",
+				"http://[::1", ":", "mailto:psp@test"}).Draw(t, "BaseURL")
+		case 2:
+			c.AttemptTimeout = rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(-time.Hour, -1)).Draw(t, "AttemptTimeout")
+		case 3:
+			c.Policy = invalidPolicyGen().Draw(t, "Policy")
+		}
+		return c
+	})
+}
+
+// TestClientConfigurationIsChecked: a Client with a broken field sends nothing and fails,
+// honestly: Send's error is not ErrOutcomeUnknown (nothing can have settled), SendWithKey's
+// is (the caller's key may hold a settlement already). A valid one settles the payment.
+func TestClientConfigurationIsChecked(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := clientConfigGen().Draw(t, "client")
+		rapid.SyncTest(t, func(t *rapid.T) {
+			srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: 100_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wire := newWireRecorder(srv)
+			pipe := pipenet.NewServer(wire)
+			defer pipe.Close()
+			client := &pix.Client{BaseURL: pipe.URL, Token: runToken, HTTPClient: &http.Client{Transport: pipe.Transport()},
+				AttemptTimeout: c.AttemptTimeout, Policy: c.Policy}
+			if c.BaseURL != "" {
+				client.BaseURL = c.BaseURL
+			}
+			p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
+			var r pix.Receipt
+			if c.WithKey {
+				r, err = client.SendWithKey(context.Background(), "order-1", p)
+			} else {
+				r, err = client.Send(context.Background(), p)
+			}
+			wire.wait()
+			if err := checkConfigOutcome(c, p, r, err, len(wire.exchanges())); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}
+
+// checkConfigOutcome checks the outcome of a call of payment p by a client configured as c:
+// its receipt r, its error, and the requests the PSP received.
+func checkConfigOutcome(c clientConfig, p pix.Payment, r pix.Receipt, err error, sent int) error {
+	switch {
+	case validConfig(c) && (err != nil || sent != 1 || r.AmountCents != p.AmountCents):
+		return fmt.Errorf("valid client %+v: Send() = %+v, %v after %d requests; want the receipt after 1", c, r, err, sent)
+	case !validConfig(c) && (err == nil || sent != 0 || errors.Is(err, pix.ErrOutcomeUnknown) != c.WithKey):
+		return fmt.Errorf("invalid client %+v: Send() error = %v after %d requests; want an error, none sent, ErrOutcomeUnknown %t",
+			c, err, sent, c.WithKey)
+	}
+	return nil
+}
+
+// TestNoVacuousConfigCheck: checkConfigOutcome sees each way a call can break the rule.
+func TestNoVacuousConfigCheck(t *testing.T) {
+	p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
+	valid := clientConfig{Policy: retry.Policy{AttemptsMax: 1}}
+	broken := clientConfig{BaseURL: "ftp://psp.test", Policy: retry.Policy{AttemptsMax: 1}}
+	unknown := &pix.OutcomeUnknownError{Key: "k", Err: errors.New("x")}
+	for name, tc := range map[string]struct {
+		c    clientConfig
+		r    pix.Receipt
+		err  error
+		sent int
+	}{
+		"a valid client that failed":              {valid, pix.Receipt{}, errors.New("x"), 1},
+		"a valid client with another receipt":     {valid, pix.Receipt{AmountCents: 99}, nil, 1},
+		"an invalid client that sent":             {broken, pix.Receipt{}, errors.New("x"), 1},
+		"an invalid client that succeeded":        {broken, p2r(p), nil, 0},
+		"an invalid Send said outcome unknown":    {broken, pix.Receipt{}, unknown, 0},
+		"an invalid SendWithKey said it is known": {clientConfig{BaseURL: "/v1", WithKey: true, Policy: valid.Policy}, pix.Receipt{}, errors.New("x"), 0},
+		"a negative AttemptTimeout let through":   {clientConfig{AttemptTimeout: -1, Policy: valid.Policy}, p2r(p), nil, 1},
+		"an invalid policy let through":           {clientConfig{Policy: retry.Policy{AttemptsMax: 1, DelayBase: 2, DelayMax: 1}}, p2r(p), nil, 1},
+	} {
+		if checkConfigOutcome(tc.c, p, tc.r, tc.err, tc.sent) == nil {
+			t.Errorf("%s: checkConfigOutcome() = nil, want a violation", name)
+		}
+	}
+	if err := checkConfigOutcome(valid, p, p2r(p), nil, 1); err != nil {
+		t.Errorf("checkConfigOutcome(a valid call) = %v, want nil", err)
+	}
+}
+
+// p2r is the receipt of payment p.
+func p2r(p pix.Payment) pix.Receipt { return pix.Receipt{AmountCents: p.AmountCents, PixKey: p.PixKey} }
