@@ -108,7 +108,7 @@ func faultAnswer(f Fault, stored answer) answer {
 	if f.Kind == FaultRedirect {
 		return answer{status: f.Status, contentType: "text/plain; charset=utf-8", header: http.Header{"Location": {PaymentsPath}}}
 	}
-	if f.Status < 400 {
+	if f.Status/100 == 2 {
 		stored.status = f.Status
 		return withRetryAfter(stored, f)
 	}

@@ -189,3 +189,10 @@ func TestRedirectStrikesFirst(t *testing.T) {
 	}
 	wantSettled(t, pay(s, "k1", validBody)) // nothing was stored
 }
+
+func TestStatusFaultAt400IsAProblem(t *testing.T) {
+	s := mustServer(t)
+	s.Inject(psp.Status(400), psp.CommitStatus(599))
+	wantProblem(t, pay(s, "k1", validBody), 400, psp.CodeInjectedFault)
+	wantProblem(t, pay(s, "k1", validBody), 599, psp.CodeInjectedFault)
+}
