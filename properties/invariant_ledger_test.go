@@ -61,7 +61,8 @@ func checkSettlements(tr Trace) error {
 // checkHonesty is invariant 7, the client's promise: an error that is not ErrOutcomeUnknown
 // means the PSP holds no settlement for this key and this payment; a success means the ledger
 // holds exactly the receipt's settlement (endToEndId, amount, Pix key, time), and the receipt
-// describes the payment and the answer that made it (Replayed as the wire said). The closing
+// describes the payment and the answer that made it (Replayed as the wire said), a 201 that
+// keeps the contract. The closing
 // record's outcome_unknown agrees with the error.
 //
 // A duplicate sender may settle the same payment under the same key after a call has failed,
@@ -79,6 +80,7 @@ func checkHonesty(tr Trace) error {
 		switch {
 		case c.Err == nil:
 			checkReceipt(&v, i, c, got)
+			checkAccepted(&v, tr, i, c)
 		case !unknown && c.Key() != "":
 			for _, s := range got {
 				if pays(s, c.Payment) && (soleSender(tr, i) || s.SettledAt.Before(lastRequest(c))) {
@@ -150,4 +152,18 @@ func checkMoney(tr Trace) error {
 		v.addf("final balance %d cents is negative", tr.BalanceEnd)
 	}
 	return v.err()
+}
+
+// checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it on the
+// wire, breaks the contract: a success rests on a 201 that keeps it.
+func checkAccepted(v *violations, tr Trace, i int, c Call) {
+	t, ok := lastOf(c.Trips)
+	if !ok {
+		return
+	}
+	for _, ex := range tr.Wire {
+		if ex.Key == t.Key && ex.Arrived.Equal(t.Start) && ex.Status == t.Status && !keepsContract(ex) {
+			v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
+		}
+	}
 }

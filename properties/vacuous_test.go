@@ -211,6 +211,9 @@ var (
 		}},
 	}
 	honestyViolations = []violation{
+		{"a success on a 201 that breaks the contract", checkHonesty, "accepted a 201 that breaks the contract", func(tr *Trace) {
+			tr.Wire[1].Body = []byte(strings.Replace(string(body201), "150.00", "150.01", 1))
+		}},
 		{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it", func(tr *Trace) {
 			tr.Calls[2].Err = &pix.Error{Status: 503, Code: "injected_fault"}
 			tr.Ledger = append(tr.Ledger, psp.Settlement{Token: runToken, IdempotencyKey: keyUnknown, EndToEndID: "E12345678202601021000abcdefghijn",
