@@ -75,9 +75,9 @@ func networkErrors() []opError {
 // connection failure (the status decides alone), or a network or other error.
 func opErrorGen(p retry.Policy) *rapid.Generator[opError] {
 	status := rapid.Custom(func(t *rapid.T) opError {
-		transient := rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})
+		transient := rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504, 599})
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.IntRange(100, 399), transient, transient,
-			rapid.SampledFrom([]int{400, 422, 501, 505})).Draw(t, "status")
+			rapid.SampledFrom([]int{400, 408, 410, 422, 428, 430, 499, 501, 505})).Draw(t, "status")
 		e := &statusError{code: code, hint: hintGen(p).Draw(t, "hint")}
 		if rapid.Bool().Draw(t, "wraps a connection failure") {
 			e.cause = io.ErrUnexpectedEOF
