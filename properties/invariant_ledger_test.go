@@ -155,15 +155,25 @@ func checkMoney(tr Trace) error {
 }
 
 // checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it on the
-// wire, breaks the contract: a success rests on a 201 that keeps it.
+// wire, breaks the contract: a success rests on a 201 that keeps it. The answer is one of the
+// exchanges under the call's key that arrived when its last round trip began, with the same
+// status and Replayed mark; when several fit, one keeping the contract is enough.
 func checkAccepted(v *violations, tr Trace, i int, c Call) {
 	t, ok := lastOf(c.Trips)
 	if !ok {
 		return
 	}
+	var broken []Exchange
 	for _, ex := range tr.Wire {
-		if ex.Key == t.Key && ex.Arrived.Equal(t.Start) && ex.Status == t.Status && !keepsContract(ex) {
-			v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
+		if ex.Key != t.Key || !ex.Arrived.Equal(t.Start) || ex.Status != t.Status || ex.Replayed != t.Replayed {
+			continue
 		}
+		if keepsContract(ex) {
+			return
+		}
+		broken = append(broken, ex)
+	}
+	if len(broken) > 0 {
+		v.addf("call %d accepted a %d that breaks the contract: %q", i, broken[0].Status, broken[0].Body)
 	}
 }
