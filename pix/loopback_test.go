@@ -113,17 +113,11 @@ func TestConnectionResetIsRetried(t *testing.T) {
 // TestRefusedConnectionIsNotAnUnknownOutcome: a connection that could not be made carried no
 // request, so the PSP cannot hold a settlement.
 func TestRefusedConnectionIsNotAnUnknownOutcome(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there now: connections are refused
 	log := &logRecorder{}
-	c := &pix.Client{BaseURL: "http://" + addr, Token: token, HTTPClient: &http.Client{Transport: &http.Transport{}},
+	c := &pix.Client{BaseURL: refusingURL(t), Token: token, HTTPClient: &http.Client{Transport: &http.Transport{}},
 		Policy: retry.Policy{AttemptsMax: 2}, Logger: slogOf(log)}
 
-	_, err = c.Send(t.Context(), payment)
+	_, err := c.Send(t.Context(), payment)
 
 	if !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, pix.ErrOutcomeUnknown) {
 		t.Fatalf("Send() error = %v, want connection refused, not an unknown outcome", err)
@@ -135,4 +129,17 @@ func TestRefusedConnectionIsNotAnUnknownOutcome(t *testing.T) {
 	if got, want := records[0].Attrs["outcome"], "connection refused"; got != want {
 		t.Errorf("attempt 1 outcome = %v, want %q", got, want)
 	}
+}
+
+// refusingURL is the URL of a loopback port where nothing listens: connections to it are
+// refused.
+func refusingURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
 }

@@ -3,7 +3,6 @@ package pix_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"syscall"
 	"testing"
@@ -72,16 +71,10 @@ func TestQuotaRefusalAfterAnAnswerThatMaySettle(t *testing.T) {
 // TestQuotaRefusalAfterARefusedConnection: a connection that could not be made carried no
 // request, so a payment the quota then ends is not an unknown outcome.
 func TestQuotaRefusalAfterARefusedConnection(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there now: connections are refused
-	c := &pix.Client{BaseURL: "http://" + addr, Token: token, HTTPClient: &http.Client{Transport: &http.Transport{}},
+	c := &pix.Client{BaseURL: refusingURL(t), Token: token, HTTPClient: &http.Client{Transport: &http.Transport{}},
 		Policy: retry.Policy{AttemptsMax: 2}, Quota: &retry.Quota{}}
 
-	_, err = c.Send(t.Context(), payment)
+	_, err := c.Send(t.Context(), payment)
 
 	if !errors.Is(err, retry.ErrQuotaExhausted) || !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, pix.ErrOutcomeUnknown) {
 		t.Fatalf("Send() error = %v, want the quota's refusal after a refused connection, not an unknown outcome", err)

@@ -19,37 +19,39 @@ import (
 // made are at most burst + ratio × the first attempts; every call makes its first attempt; a
 // refused call ends at once with ErrQuotaExhausted and its last attempt's error.
 func TestQuotaBoundsRetries(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, func(t *rapid.T) {
-		sc := quotaScenarioGen().Draw(t, "scenario")
-		trace := runQuotaScenario(t, sc)
-		cov.addSeen(quotaEvents(sc, trace))
+	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
 		if err := sc.limits.checkQuotaBound(trace); err != nil {
 			t.Fatalf("the quota's bound broken: %v\ntrace: %v", err, trace)
 		}
-	})
-	t.Log(&cov)
-	cov.require(t, 100, "quota: retry granted", "quota: retry refused", "quota: granted after a refusal")
+	}, "quota: retry granted", "quota: retry refused", "quota: granted after a refusal")
 }
 
 // TestQuotaRefusesOnlyWhenItMust is the converse, over the same runs: a refused retry would
 // have broken the bound on a stretch ending with it. So when the retries the calls ask for
 // keep the bound on every stretch, none is refused and every call makes all its retries.
 func TestQuotaRefusesOnlyWhenItMust(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, func(t *rapid.T) {
-		sc := quotaScenarioGen().Draw(t, "scenario")
-		trace := runQuotaScenario(t, sc)
-		cov.addSeen(quotaEvents(sc, trace))
+	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
 		if err := sc.limits.checkQuotaRefusals(trace); err != nil {
 			t.Fatalf("a refusal the bound did not call for: %v\ntrace: %v", err, trace)
 		}
 		if demand := sc.demand(); sc.limits.demandFits(demand) && fmt.Sprint(trace) != fmt.Sprint(demand) {
 			t.Fatalf("the retries asked for fit the bound, yet the run differs from them\ngot:  %v\nwant: %v", trace, demand)
 		}
+	}, "quota: every retry asked for fits", "quota: retry refused", "quota: retry granted")
+}
+
+// checkQuotaRuns is a property over sequential runs: it draws a scenario, runs it, hands the
+// trace to check, and requires that the runs reach events.
+func checkQuotaRuns(t *testing.T, check func(*rapid.T, quotaScenario, []quotaEvent), events ...string) {
+	var cov coverage
+	rapid.Check(t, func(t *rapid.T) {
+		sc := quotaScenarioGen().Draw(t, "scenario")
+		trace := runQuotaScenario(t, sc)
+		cov.addSeen(quotaEvents(sc, trace))
+		check(t, sc, trace)
 	})
 	t.Log(&cov)
-	cov.require(t, 100, "quota: every retry asked for fits", "quota: retry refused", "quota: retry granted")
+	cov.require(t, 100, events...)
 }
 
 // quotaOutcome is what one attempt of a call returns.
