@@ -18,7 +18,8 @@ const (
 // controlRoutes is the HTTP face of Inject, ClearFaults, Settlements, BalanceCents and Reset.
 // It needs no token: it is a test double's back door. POST /_psp/faults takes
 // {"faults":[...]} as application/json (at most maxBodyBytes) and queues all or none: any bad
-// fault is a 400 invalid_request whose violacoes name each one ("faults[1]").
+// fault is a 400 invalid_request whose violacoes name each one ("faults[1]"), and faults that
+// would take the queue past MaxQueuedFaults are a 400 naming "faults".
 func (s *Server) controlRoutes() map[string]map[string]http.HandlerFunc {
 	return map[string]map[string]http.HandlerFunc{
 		controlFaultsPath: {
@@ -41,14 +42,17 @@ func noContent(do func()) http.HandlerFunc {
 }
 
 // postFaults queues {"faults":[...]} and answers 204, or queues none and answers 400 naming
-// each bad fault.
+// each bad fault, or the queue if they do not all fit in it.
 func (s *Server) postFaults(w http.ResponseWriter, r *http.Request) {
 	faults, err := readFaults(w, r)
 	if err != nil {
 		errorAnswer(err).write(w, "")
 		return
 	}
-	s.Inject(faults...)
+	if err := s.queue(faults); err != nil {
+		errorAnswer(invalid(codeInvalidRequest, violation{"faults", err.Error()})).write(w, "")
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -87,6 +87,30 @@ func TestControlRejectsBadFaults(t *testing.T) {
 	}
 }
 
+func TestControlSaysADelayExceedsTheMaximum(t *testing.T) {
+	s := mustServer(t, withControl)
+	p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[{"kind":"late","delay_ms":9223372036855}]}`),
+		400, psp.CodeInvalidRequest)
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[0]",
+		Reason: "psp: invalid fault: delay_ms 9223372036855 exceeds the maximum 3600000"}})
+	wantSettled(t, pay(s, "k1", validBody))
+}
+
+func TestControlRefusesFaultsBeyondTheQueue(t *testing.T) {
+	s := mustServer(t, withControl)
+	filler := make([]psp.Fault, psp.MaxQueuedFaults-1)
+	for i := range filler {
+		filler[i] = psp.Drop()
+	}
+	s.Inject(filler...)
+	two := `{"faults":[{"kind":"reset"},{"kind":"reset"}]}`
+	p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, two), 400, psp.CodeInvalidRequest)
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults",
+		Reason: "psp: too many faults queued: 9999 queued, room for 1 more, 2 given"}})
+	wantNoContent(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[{"kind":"reset"}]}`)) // none was queued
+	wantProblem(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[{"kind":"reset"}]}`), 400, psp.CodeInvalidRequest)
+}
+
 func TestControlFaultsNeedJSON(t *testing.T) {
 	s := mustServer(t, withControl)
 	r := httptest.NewRequest("POST", psp.ControlFaultsPath, strings.NewReader(`{"faults":[{"kind":"drop"}]}`))

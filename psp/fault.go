@@ -10,6 +10,19 @@ import (
 // the panic of Server.Inject.
 var ErrInvalidFault = errors.New("psp: invalid fault")
 
+// ErrTooManyFaults is wrapped by the panic of Server.Inject when the faults would not fit in
+// the queue.
+var ErrTooManyFaults = errors.New("psp: too many faults queued")
+
+// Bounds of the fault queue.
+const (
+	// MaxFaultDuration is the longest Duration and RetryAfter a Fault may have. A server's
+	// timeouts can then let every slow and late fault complete.
+	MaxFaultDuration = time.Hour
+	// MaxQueuedFaults is the most faults the queue holds at once.
+	MaxQueuedFaults = 10_000
+)
+
 // FaultKind names what a Fault does to the payment request that consumes it.
 type FaultKind string
 
@@ -48,9 +61,10 @@ type Fault struct {
 	// Status is the status a FaultStatus, FaultCommitStatus or FaultRedirect answers.
 	Status int
 	// RetryAfter, if positive, is sent with a FaultStatus or FaultCommitStatus as Retry-After
-	// in whole seconds, rounded up.
+	// in whole seconds, rounded up. It is at most MaxFaultDuration.
 	RetryAfter time.Duration
-	// Duration is how long a FaultSlow or FaultLate waits, or how long a FaultDown lasts.
+	// Duration is how long a FaultSlow or FaultLate waits, or how long a FaultDown lasts. It is
+	// at most MaxFaultDuration.
 	Duration time.Duration
 	// Breach is how a FaultBadBody breaks the body; Member is the member a BreachMissing
 	// leaves out.
@@ -84,19 +98,20 @@ func Down(d time.Duration) Fault { return Fault{Kind: FaultDown, Duration: d} }
 
 // faultUsage says what each kind takes, in the JSON form; it is also the set of known kinds.
 var faultUsage = map[FaultKind]string{
-	FaultStatus:       `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, at least 1)`,
-	FaultSlow:         `"delay_ms" (milliseconds, at least 0)`,
-	FaultLate:         `"delay_ms" (milliseconds, at least 0)`,
+	FaultStatus:       `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
+	FaultSlow:         `"delay_ms" (milliseconds, 0 to 3600000)`,
+	FaultLate:         `"delay_ms" (milliseconds, 0 to 3600000)`,
 	FaultDrop:         "no parameters",
 	FaultReset:        "no parameters",
-	FaultDown:         `"duration_ms" (milliseconds, at least 0)`,
-	FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally "retry_after_s" (whole seconds, at least 1)`,
+	FaultDown:         `"duration_ms" (milliseconds, 0 to 3600000)`,
+	FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
 	FaultBadBody:      `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), and "member" (endToEndId, valor, chave, status or horario) with missing only`,
 	FaultRedirect:     `"status" (300 to 399)`,
 }
 
 // validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
-// kind does not allow, a negative duration, or a field set that the kind does not use.
+// kind does not allow, a negative duration or one beyond MaxFaultDuration, or a field set that
+// the kind does not use.
 func (f Fault) validate() error {
 	// Conditions are in if statements, not switch cases, so that coverage (and so mutation
 	// testing) sees them.
@@ -109,6 +124,9 @@ func (f Fault) validate() error {
 	}
 	if f.RetryAfter < 0 || f.Duration < 0 {
 		return fmt.Errorf("%w: negative duration", ErrInvalidFault)
+	}
+	if longest := max(f.RetryAfter, f.Duration); longest > MaxFaultDuration {
+		return fmt.Errorf("%w: duration %v exceeds the maximum %v", ErrInvalidFault, longest, MaxFaultDuration)
 	}
 	if f != f.used() {
 		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, usage)

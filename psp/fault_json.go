@@ -12,9 +12,9 @@ import (
 type faultJSON struct {
 	Kind        FaultKind `json:"kind"`
 	Status      *int      `json:"status,omitempty"`
-	RetryAfterS *int64    `json:"retry_after_s,omitempty"`
-	DelayMS     *int64    `json:"delay_ms,omitempty"`
-	DurationMS  *int64    `json:"duration_ms,omitempty"`
+	RetryAfterS *count    `json:"retry_after_s,omitempty"`
+	DelayMS     *count    `json:"delay_ms,omitempty"`
+	DurationMS  *count    `json:"duration_ms,omitempty"`
 	Breach      *Breach   `json:"breach,omitempty"`
 	Member      *string   `json:"member,omitempty"`
 }
@@ -41,12 +41,16 @@ func (f *Fault) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidFault, err)
 	}
+	if err := cmp.Or(w.RetryAfterS.within("retry_after_s", time.Second),
+		w.DelayMS.within("delay_ms", time.Millisecond), w.DurationMS.within("duration_ms", time.Millisecond)); err != nil {
+		return err
+	}
 	got := w.fault()
 	if err := got.validate(); err != nil {
 		return err
 	}
 	// Writing got back must give what was read: this catches missing members, members the kind
-	// does not take, a zero retry_after_s and numbers too large for a time.Duration.
+	// does not take and a zero retry_after_s.
 	if !reflect.DeepEqual(got.wire(), w) {
 		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, w.Kind, faultUsage[w.Kind])
 	}
@@ -54,15 +58,34 @@ func (f *Fault) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// count is a number of units (seconds or milliseconds) in the JSON form.
+type count int64
+
+// within returns an error naming member if n, when present, is negative or more than
+// MaxFaultDuration in units. It is checked before the conversion to a time.Duration, which
+// could overflow.
+func (n *count) within(member string, unit time.Duration) error {
+	if n == nil {
+		return nil
+	}
+	if *n < 0 {
+		return fmt.Errorf("%w: %s %d is negative", ErrInvalidFault, member, *n)
+	}
+	if most := count(MaxFaultDuration / unit); *n > most {
+		return fmt.Errorf("%w: %s %d exceeds the maximum %d", ErrInvalidFault, member, *n, most)
+	}
+	return nil
+}
+
 // wire is the JSON form of a valid f.
 func (f Fault) wire() faultJSON {
 	w := faultJSON{Kind: f.Kind}
-	ms := f.Duration.Milliseconds()
+	ms := count(f.Duration.Milliseconds())
 	switch f.Kind {
 	case FaultStatus, FaultCommitStatus:
 		w.Status = &f.Status
 		if f.RetryAfter > 0 {
-			s := wholeSeconds(f.RetryAfter)
+			s := count(wholeSeconds(f.RetryAfter))
 			w.RetryAfterS = &s
 		}
 	case FaultSlow, FaultLate:
@@ -82,7 +105,7 @@ func (f Fault) wire() faultJSON {
 
 // fault reads w leniently; validate and wire tell whether it was well formed.
 func (w faultJSON) fault() Fault {
-	var none int64
+	var none count
 	return Fault{
 		Kind:       w.Kind,
 		Status:     *cmp.Or(w.Status, new(int)),

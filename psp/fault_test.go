@@ -3,6 +3,7 @@ package psp_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,10 @@ func TestFaultJSON(t *testing.T) {
 		{psp.Drop(), `{"kind":"drop"}`},
 		{psp.ResetConn(), `{"kind":"reset"}`},
 		{psp.Down(time.Minute), `{"kind":"down","duration_ms":60000}`},
-		{psp.Down(9223372036854 * time.Millisecond), `{"kind":"down","duration_ms":9223372036854}`},
+		{psp.Down(psp.MaxFaultDuration), `{"kind":"down","duration_ms":3600000}`},
+		{psp.Slow(psp.MaxFaultDuration), `{"kind":"slow","delay_ms":3600000}`},
+		{psp.Late(psp.MaxFaultDuration), `{"kind":"late","delay_ms":3600000}`},
+		{psp.StatusRetryAfter(503, psp.MaxFaultDuration), `{"kind":"status","status":503,"retry_after_s":3600}`},
 		{psp.CommitStatus(502), `{"kind":"commit_status","status":502}`},
 		{psp.CommitStatus(500), `{"kind":"commit_status","status":500}`},
 		{psp.CommitStatus(599), `{"kind":"commit_status","status":599}`},
@@ -115,6 +119,11 @@ var invalidFaults = map[string]psp.Fault{
 	"status 302 (that is redirect)":  psp.Status(302),
 	"commit_status negative retry":   psp.CommitStatusRetryAfter(503, -time.Second),
 	"redirect without a status code": {Kind: psp.FaultRedirect},
+	"slow beyond the maximum":        psp.Slow(psp.MaxFaultDuration + time.Nanosecond),
+	"late beyond the maximum":        psp.Late(psp.MaxFaultDuration + time.Nanosecond),
+	"down beyond the maximum":        psp.Down(psp.MaxFaultDuration + time.Nanosecond),
+	"retry after beyond the maximum": psp.StatusRetryAfter(503, psp.MaxFaultDuration+time.Nanosecond),
+	"commit_status retry too long":   psp.CommitStatusRetryAfter(503, psp.MaxFaultDuration+time.Second),
 }
 
 func TestInvalidFaults(t *testing.T) {
@@ -185,6 +194,49 @@ func TestFaultUnmarshalRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
+	tests := map[string]string{
+		`{"kind":"late","delay_ms":9223372036855}`:            "delay_ms 9223372036855 exceeds the maximum 3600000",
+		`{"kind":"slow","delay_ms":3600001}`:                  "delay_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"down","duration_ms":3600001}`:               "duration_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"status","status":503,"retry_after_s":3601}`: "retry_after_s 3601 exceeds the maximum 3600",
+		`{"kind":"slow","delay_ms":-1}`:                       "delay_ms -1 is negative",
+		`{"kind":"late","delay_ms":-18446744073709}`:          "delay_ms -18446744073709 is negative", // times 1e6 wraps to +0.55 ms
+		`{"kind":"down","duration_ms":-1}`:                    "duration_ms -1 is negative",
+		`{"kind":"status","status":503,"retry_after_s":-1}`:   "retry_after_s -1 is negative",
+	}
+	for in, want := range tests {
+		var f psp.Fault
+		err := json.Unmarshal([]byte(in), &f)
+		if !errors.Is(err, psp.ErrInvalidFault) || !strings.Contains(err.Error(), want) {
+			t.Errorf("json.Unmarshal(%s) error = %v, want %v saying %q", in, err, psp.ErrInvalidFault, want)
+		}
+	}
+}
+
+func TestInjectBeyondTheQueuePanicsAndQueuesNone(t *testing.T) {
+	s := mustServer(t)
+	filler := make([]psp.Fault, psp.MaxQueuedFaults-1)
+	for i := range filler {
+		filler[i] = psp.Drop()
+	}
+	s.Inject(filler...)
+	wantInjectPanics(t, s, psp.ResetConn(), psp.ResetConn())
+	s.Inject(psp.ResetConn()) // room for exactly one: the refused call queued none
+	wantInjectPanics(t, s, psp.ResetConn())
+}
+
+// wantInjectPanics checks that s.Inject(faults...) panics with ErrTooManyFaults.
+func wantInjectPanics(tb testing.TB, s *psp.Server, faults ...psp.Fault) {
+	tb.Helper()
+	defer func() {
+		if err, _ := recover().(error); !errors.Is(err, psp.ErrTooManyFaults) {
+			tb.Errorf("Inject(%d faults) panicked with %v, want %v", len(faults), err, psp.ErrTooManyFaults)
+		}
+	}()
+	s.Inject(faults...)
 }
 
 func TestFaultConstructors(t *testing.T) {

@@ -1,6 +1,7 @@
 package psp
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -68,17 +69,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Inject queues faults. Each payment request consumes the next one, in arrival order. Other
-// requests consume none. An invalid fault is a programming error, like a bad regexp for
-// regexp.MustCompile. Inject then panics with an error wrapping ErrInvalidFault and queues none.
+// requests consume none. The queue holds at most MaxQueuedFaults. An invalid fault, or more
+// faults than the queue has room for, is a programming error, like a bad regexp for
+// regexp.MustCompile. Inject then panics with an error wrapping ErrInvalidFault or
+// ErrTooManyFaults and queues none.
 func (s *Server) Inject(faults ...Fault) {
 	for _, f := range faults {
 		if err := f.validate(); err != nil {
 			panic(err)
 		}
 	}
+	if err := s.queue(faults); err != nil {
+		panic(err)
+	}
+}
+
+// queue appends valid faults to the queue, or none if they do not all fit.
+func (s *Server) queue(faults []Fault) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if room := MaxQueuedFaults - len(s.faults); len(faults) > room {
+		return fmt.Errorf("%w: %d queued, room for %d more, %d given", ErrTooManyFaults,
+			len(s.faults), room, len(faults))
+	}
 	s.faults = append(s.faults, faults...)
+	return nil
 }
 
 // ClearFaults empties the fault queue and ends any down window. The next request meets no
