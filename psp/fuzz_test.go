@@ -3,6 +3,7 @@ package psp_test
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // FuzzDecodePayment sends arbitrary bodies as payments and checks the answer against an
 // independent reading of the contract: 201 exactly when the body is one JSON object of string
 // members valor (a valid amount), chave (a Pix key) and optionally infoPagador (at most 140
-// characters); otherwise a 400 naming each violation. Run: go test -fuzz FuzzDecodePayment ./psp
+// characters), in valid UTF-8; otherwise a 400 naming each violation. Run: go test -fuzz FuzzDecodePayment ./psp
 func FuzzDecodePayment(f *testing.F) {
 	f.Add(validBody)
 	f.Add(`{"valor":"0.01","chave":"+5511987654321"}`)
@@ -47,13 +48,20 @@ func FuzzDecodePayment(f *testing.F) {
 				t.Errorf("400 without violacoes")
 			}
 		case a.status == 413 && len(body) > psp.MaxBodyBytes:
+		case (a.status == 201 || a.status == 400) && surrogateEscape.MatchString(body):
+			// encoding/json reads an unpaired surrogate as U+FFFD, like the server would
+			// without its check; the rejection table pins which escapes are refused.
 		default:
 			t.Errorf("body %q: answer %d %s, contract accepts it: %v", body, a.status, a.body, valid)
 		}
 	})
 }
 
-// contractAccepts reads body with encoding/json's own rules and the contract's field rules.
+// surrogateEscape is a \u escape of a UTF-16 surrogate, perhaps half of a pair.
+var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
+
+// contractAccepts reads body with encoding/json's own rules and the contract's field rules. The
+// body must be valid UTF-8, which encoding/json does not require.
 func contractAccepts(body string) (bool, int64) {
 	var members map[string]any
 	if json.Unmarshal([]byte(body), &members) != nil || members == nil {
@@ -64,7 +72,7 @@ func contractAccepts(body string) (bool, int64) {
 	info, ok3 := members["infoPagador"].(string)
 	_, hasInfo := members["infoPagador"]
 	cents, err := psp.ParseAmount(valor)
-	return ok1 && ok2 && (ok3 || !hasInfo) && len(members) == 2+boolInt(hasInfo) &&
+	return utf8.ValidString(body) && ok1 && ok2 && (ok3 || !hasInfo) && len(members) == 2+boolInt(hasInfo) &&
 		err == nil && psp.ValidPixKey(chave) && utf8.RuneCountInString(info) <= 140, cents
 }
 

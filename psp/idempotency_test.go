@@ -302,3 +302,55 @@ func TestDistinctKeysSettleExactly(t *testing.T) {
 	}
 	wantProblem(t, pay(s, "one-more", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeInsufficientFunds)
 }
+
+// infoIs is a valid payment body whose infoPagador is the JSON string content info.
+func infoIs(info string) string {
+	return `{"valor":"150.00","chave":"pix@example.com","infoPagador":"` + info + `"}`
+}
+
+func TestTextIsReadExactly(t *testing.T) {
+	tests := map[string]string{ // the JSON string content: the text it means
+		`caf\u00e9`:     "café",
+		`\uD83D\uDE00`:  "😀",
+		`\ud800\udc00`:  "\U00010000",
+		`\udbff\udfff`:  "\U0010FFFF",
+		`\ud7ff`:        "\ud7ff",
+		`\ue000`:        "\ue000",
+		`\\ud800`:       `\ud800`,
+		`\ufffd`:        "\uFFFD",
+		"\xef\xbf\xbd":  "\uFFFD",
+		`a\"b\\c\/d\te`: "a\"b\\c/d\te",
+	}
+	for in, want := range tests {
+		t.Run(in, func(t *testing.T) {
+			s := mustServer(t)
+			wantSettled(t, pay(s, "k1", infoIs(in)))
+			if got := s.Settlements()[0].Description; got != want {
+				t.Errorf("Description = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestByteDifferentPayloadsNeverReplayEachOther: a payload is its text, read exactly. Bytes that
+// encoding/json would read as U+FFFD are refused, so they cannot settle one payment and replay
+// it for another; the same text written with an escape is the same payment.
+func TestByteDifferentPayloadsNeverReplayEachOther(t *testing.T) {
+	s := mustServer(t)
+	for _, info := range []string{"rent\xff", "rent\xfe", "rent\x80", `rent\ud800`, `rent\udfff`} {
+		wantProblem(t, pay(s, "k1", infoIs(info)), 400, psp.CodeInvalidRequest)
+	}
+	first := pay(s, "k1", infoIs(`rent\ufffd`)) // a real U+FFFD is text like any other
+	wantSettled(t, first)
+	wantReplay(t, pay(s, "k1", infoIs("rent\xef\xbf\xbd")), first) // the same character, unescaped
+	wantProblem(t, pay(s, "k1", infoIs("rent\xff")), 400, psp.CodeInvalidRequest)
+	wantProblem(t, pay(s, "k1", infoIs(`rent\u00e9`)), 422, psp.CodeIdempotencyKeyReused)
+
+	second := pay(s, "k2", infoIs("café"))
+	wantSettled(t, second)
+	wantReplay(t, pay(s, "k2", infoIs(`caf\u00e9`)), second)
+	wantProblem(t, pay(s, "k2", infoIs("cafe\u0301")), 422, psp.CodeIdempotencyKeyReused) // another text: decomposed
+	if n := len(s.Settlements()); n != 2 {
+		t.Errorf("%d settlements, want 2", n)
+	}
+}

@@ -24,6 +24,7 @@ const (
 	reasonChave    = "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
 		"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
 	reasonInfo = "must be at most 140 characters"
+	reasonText = `must be valid UTF-8, without an unpaired surrogate escape such as "\ud800"`
 	reasonKey  = "must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"
 	anyReason  = "" // in a want list: any non-empty reason
 	keyField   = psp.IdempotencyKeyHeader
@@ -108,6 +109,21 @@ var rejections = []rejection{
 	withBody("EVP without hyphens", chaveIs("123e4567e89b12d3a456426614174000"), psp.Violation{Field: "chave", Reason: reasonChave}),
 	withBody("141-character infoPagador", infoPrefix+strings.Repeat("ç", 141)+`"}`, psp.Violation{Field: "infoPagador", Reason: reasonInfo}),
 	withBody("infoPagador a number", `{"valor":"150.00","chave":"pix@example.com","infoPagador":5}`, psp.Violation{Field: "infoPagador", Reason: reasonString}),
+	withBody("infoPagador not UTF-8", infoPrefix+"rent\xff"+`"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody("infoPagador in Latin-1", infoPrefix+"caf\xe9"+`"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody("infoPagador with a UTF-16 surrogate in UTF-8", infoPrefix+"\xed\xa0\x80"+`"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody("chave not UTF-8", chaveIs("pix\xff@example.com"), psp.Violation{Field: "chave", Reason: reasonText}),
+	withBody("valor not UTF-8", valorIs("\"150.00\x80\""), psp.Violation{Field: "valor", Reason: reasonText}),
+	withBody(`infoPagador "\ud800"`, infoPrefix+`\ud800"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\udbff"`, infoPrefix+`\udbff"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\uDC00"`, infoPrefix+`\uDC00"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\udfff"`, infoPrefix+`\udfff"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\udc00\ud800", a pair reversed`, infoPrefix+`\udc00\ud800"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\ud800x"`, infoPrefix+`\ud800x"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\ud800\u0041"`, infoPrefix+`\ud800\u0041"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`infoPagador "\\\ud800", a lone surrogate after a backslash`, infoPrefix+`\\\ud800"}`, psp.Violation{Field: "infoPagador", Reason: reasonText}),
+	withBody(`chave "\ud800"`, chaveIs(`\ud800`), psp.Violation{Field: "chave", Reason: reasonText}),
+	withBody(`valor "\udfff"`, valorIs(`"\udfff"`), psp.Violation{Field: "valor", Reason: reasonText}),
 	withBody("every field wrong", `{"extra":true,"valor":"1.5","chave":"X","infoPagador":"`+strings.Repeat("x", 141)+`"}`,
 		psp.Violation{Field: "extra", Reason: reasonUnknown}, psp.Violation{Field: "valor", Reason: reasonFormat},
 		psp.Violation{Field: "chave", Reason: reasonChave}, psp.Violation{Field: "infoPagador", Reason: reasonInfo}),

@@ -1,6 +1,7 @@
 package psp
 
 import (
+	"cmp"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -10,7 +11,8 @@ const maxInfoPagadorLen = 140
 
 // payment is a validated payment request. It is comparable, and two requests with equal
 // values are the same payment: it is the fingerprint the key store compares. The amount is
-// held in cents, so "0150.00" and "150.00" are the same payment.
+// held in cents, so "0150.00" and "150.00" are the same payment. The text is the request's,
+// read exactly (see textViolation), so "caf\u00e9" and "café" are the same payment.
 type payment struct {
 	cents int64
 	chave string
@@ -50,7 +52,8 @@ type stringField struct {
 }
 
 // read returns the member's value ("" if absent) and bad with a violation appended if the
-// member is missing but required, is not a JSON string or fails check.
+// member is missing but required, is not a JSON string, would not read exactly (see
+// textViolation) or fails check.
 func (f stringField) read(members map[string]json.RawMessage, bad []violation) (string, []violation) {
 	raw, present := members[f.name]
 	if !present && !f.required {
@@ -64,7 +67,7 @@ func (f stringField) read(members map[string]json.RawMessage, bad []violation) (
 	case !present:
 		reason = "required"
 	case isString:
-		reason = f.check(s)
+		reason = cmp.Or(textViolation(raw), f.check(s))
 	}
 	if reason == "" {
 		return s, bad
