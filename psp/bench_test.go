@@ -1,10 +1,12 @@
 package psp_test
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -87,4 +89,38 @@ func benchmarkServe(b *testing.B, s *psp.Server, key func() string) {
 			b.Fatalf("status %d", a.status)
 		}
 	}
+}
+
+// BenchmarkStoredKey measures the heap that one completed key costs, its settlement included:
+// a typical payment (validBody, a UUID key) stored under storedKeys distinct keys, the heap
+// read after a GC before and after. B/key is the figure; ns/op is the time of storedKeys
+// payments.
+func BenchmarkStoredKey(b *testing.B) {
+	const storedKeys = 20_000
+	var perKey float64
+	for b.Loop() {
+		s := mustServer(b, func(c *psp.Config) { c.BalanceCents = math.MaxInt64 })
+		before := liveHeap()
+		for i := range storedKeys {
+			if a := pay(s, uuid(i), validBody); a.status != http.StatusCreated {
+				b.Fatalf("status %d", a.status)
+			}
+		}
+		perKey = float64(liveHeap()-before) / storedKeys
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(perKey, "B/key")
+}
+
+// liveHeap is the heap in use after a garbage collection, in bytes.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// uuid is a lower-case UUID made from i, 36 characters like most clients' keys.
+func uuid(i int) string {
+	return fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
 }

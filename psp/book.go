@@ -2,6 +2,7 @@ package psp
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -16,13 +17,22 @@ type Settlement struct {
 	SettledAt      time.Time // in UTC; the answer's horario
 }
 
+// maxEvictions is the most expired keys one payment request forgets, besides its own key. A
+// request stores at most one key, so the store still sheds its expired keys faster than it
+// takes new ones, and no request pays for a long backlog.
+const maxEvictions = 8
+
 // book is the state that Reset starts afresh: the balance, the ledger and the key store. The
 // Server's mutex guards it.
 type book struct {
-	balance  int64
-	ledger   []Settlement
-	keys     map[scope]*entry
-	expiries []expiry // one per completed key, in completion order and so in expiry order
+	balance int64
+	ledger  []*Settlement // the latest maxKeys settlements, in settlement order
+	dropped int64         // settlements dropped from the front of the ledger
+	keys    map[scope]*entry
+	maxKeys int
+	keyTTL  time.Duration
+	// oldest and newest end the list of committed keys, in commit and so in expiry order.
+	oldest, newest *entry
 
 	requests, shed int64 // counters of Stats
 	maxInFlight    int
@@ -31,50 +41,140 @@ type book struct {
 // scope is where a key lives: keys are per token.
 type scope struct{ token, key string }
 
-// entry is a key's record: the payment it was first used for, and its answer once the payment
-// has been committed (nil while it is in flight).
+// entry is a stored key. p is the payment it was first used for, held as the Settlement it
+// makes: Token, IdempotencyKey, AmountCents, PixKey and Description from the reservation.
+// The commit sets committed and SettledAt, the commit time (of a refusal too), and
+// EndToEndID if the payment settled. The answer is made again from p for every replay, which
+// costs less memory than keeping it and gives the same bytes.
 type entry struct {
-	payment payment
-	answer  *answer
+	p          *Settlement
+	committed  bool
+	prev, next *entry // neighbours in the list of committed keys
 }
 
-type expiry struct {
-	scope scope
-	at    time.Time
+func newBook(balanceCents int64, maxKeys int, keyTTL time.Duration) *book {
+	return &book{balance: balanceCents, keys: map[scope]*entry{}, maxKeys: maxKeys, keyTTL: keyTTL}
 }
 
-func newBook(balanceCents int64) *book {
-	return &book{balance: balanceCents, keys: map[scope]*entry{}}
-}
-
-// find returns the entry of sc, or nil, after forgetting every key expired at now. A key
-// expires at its completion time plus the key TTL, exactly.
-func (b *book) find(sc scope, now time.Time) *entry {
-	for len(b.expiries) > 0 && !now.Before(b.expiries[0].at) {
-		delete(b.keys, b.expiries[0].scope)
-		b.expiries = b.expiries[1:]
+// reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known
+// or if the store is full. It first forgets at most maxEvictions expired keys and sc itself if
+// it has expired. A key expires at its commit time plus the key TTL, exactly.
+func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
+	b.evict(now)
+	e := b.keys[sc]
+	if e != nil && e.committed && !now.Before(b.expiry(e)) {
+		b.forget(e)
+		e = nil
 	}
-	return b.keys[sc]
-}
-
-// commit settles the payment reserved under sc (or refuses it for insufficient funds), stores
-// the answer under sc until expires and returns it. Check and debit happen together, under
-// the Server's mutex.
-func (b *book) commit(sc scope, s Settlement, expires time.Time) answer {
-	a := b.debit(s)
-	b.keys[sc].answer = &a
-	b.expiries = append(b.expiries, expiry{sc, expires})
-	return a
-}
-
-func (b *book) debit(s Settlement) answer {
-	if s.AmountCents > b.balance {
-		return errorAnswer(fail(codeInsufficientFunds,
-			"valor %s exceeds the payer's balance", FormatAmount(s.AmountCents)))
+	if e == nil {
+		if len(b.keys) >= b.maxKeys {
+			return nil, b.fullAnswer(now)
+		}
+		e = &entry{p: &Settlement{Token: sc.token, IdempotencyKey: sc.key,
+			AmountCents: p.cents, PixKey: p.chave, Description: p.info}}
+		b.keys[sc] = e
+		return e, answer{}
 	}
-	b.balance -= s.AmountCents
+	if e.payment() != p {
+		return nil, errorAnswer(fail(codeIdempotencyKeyReused,
+			"this Idempotency-Key was used for a different payment"))
+	}
+	if !e.committed {
+		return nil, errorAnswer(fail(codeIdempotencyKeyInUse,
+			"a request with this Idempotency-Key is still being processed; retry later"))
+	}
+	replay := e.answer()
+	replay.replayed = true
+	return nil, replay
+}
+
+// commit settles e's payment at now (or refuses it for insufficient funds), keeps e until it
+// expires and returns its answer. Check and debit happen together, under the Server's mutex.
+func (b *book) commit(e *entry, now time.Time, ispb string) answer {
+	e.committed = true
+	e.p.SettledAt = now
+	b.push(e)
+	if e.p.AmountCents <= b.balance {
+		b.balance -= e.p.AmountCents
+		e.p.EndToEndID = newEndToEndID(ispb, now)
+		b.record(e.p)
+	}
+	return e.answer()
+}
+
+// record appends s to the ledger, dropping its oldest settlement if it holds maxKeys.
+func (b *book) record(s *Settlement) {
+	if len(b.ledger) == b.maxKeys {
+		b.ledger[0] = nil
+		b.ledger = b.ledger[1:]
+		b.dropped++
+	}
 	b.ledger = append(b.ledger, s)
-	return jsonAnswer(http.StatusCreated, jsonContentType, receiptOf(s))
+}
+
+// evict forgets at most maxEvictions keys expired at now, the oldest first.
+func (b *book) evict(now time.Time) {
+	for range maxEvictions {
+		if b.oldest == nil || now.Before(b.expiry(b.oldest)) {
+			return
+		}
+		b.forget(b.oldest)
+	}
+}
+
+// expiry is when the committed e expires.
+func (b *book) expiry(e *entry) time.Time { return e.p.SettledAt.Add(b.keyTTL) }
+
+// push appends the committed e to the list.
+func (b *book) push(e *entry) {
+	e.prev = b.newest
+	if b.newest == nil {
+		b.oldest = e
+	} else {
+		b.newest.next = e
+	}
+	b.newest = e
+}
+
+// forget removes the committed e from the list and the store.
+func (b *book) forget(e *entry) {
+	delete(b.keys, scope{e.p.Token, e.p.IdempotencyKey})
+	if e.prev == nil {
+		b.oldest = e.next
+	} else {
+		e.prev.next = e.next
+	}
+	if e.next == nil {
+		b.newest = e.prev
+	} else {
+		e.next.prev = e.prev
+	}
+}
+
+// fullAnswer is the 503 of a new key refused because the store is full. Its Retry-After is
+// the time until the oldest committed key expires, or the key TTL if every key is in flight.
+func (b *book) fullAnswer(now time.Time) answer {
+	wait := b.keyTTL
+	if b.oldest != nil {
+		wait = b.expiry(b.oldest).Sub(now)
+	}
+	f := fail(codeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later", b.maxKeys)
+	f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(wait), 10)}}
+	return errorAnswer(f)
+}
+
+// payment is the fingerprint e was reserved with.
+func (e *entry) payment() payment {
+	return payment{cents: e.p.AmountCents, chave: e.p.PixKey, info: e.p.Description}
+}
+
+// answer is the answer of the committed e: its 201, or its refusal for insufficient funds.
+func (e *entry) answer() answer {
+	if e.p.EndToEndID == "" {
+		return errorAnswer(fail(codeInsufficientFunds,
+			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)))
+	}
+	return jsonAnswer(http.StatusCreated, jsonContentType, receiptOf(*e.p))
 }
 
 // receipt is the body of a 201 answer.

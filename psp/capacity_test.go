@@ -60,7 +60,7 @@ func TestCapacityShedsTheRequestsBeyondIt(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.Capacity = 2; c.ServiceTime = time.Second })
 		first, second := payInBackground(s, "k1"), payInBackground(s, "k2")
 		synctest.Wait() // both in processing, waiting out the service time
-		wantStats(t, s, psp.Stats{Requests: 2, InFlight: 2, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
 
 		shed := pay(s, "k3", validBody)
 		wantProblem(t, shed, 503, psp.CodeOverloaded)
@@ -70,12 +70,12 @@ func TestCapacityShedsTheRequestsBeyondIt(t *testing.T) {
 		if got := shed.header.Get(psp.IdempotencyKeyHeader); got != "" {
 			t.Errorf("%s = %q on a shed answer, want none: the key was never read", psp.IdempotencyKeyHeader, got)
 		}
-		wantStats(t, s, psp.Stats{Requests: 3, Shed: 1, InFlight: 2, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{Requests: 3, Shed: 1, Keys: 2, InFlight: 2, MaxInFlight: 2})
 
 		wantSettled(t, <-first)
 		wantSettled(t, <-second)
 		wantSettled(t, pay(s, "k3", validBody)) // nothing was stored for the shed request
-		wantStats(t, s, psp.Stats{Requests: 4, Shed: 1, Settled: 3, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{Requests: 4, Shed: 1, Settled: 3, Keys: 3, MaxInFlight: 2})
 	})
 }
 
@@ -86,7 +86,7 @@ func TestCapacityAdmitsUpToIt(t *testing.T) {
 		synctest.Wait()
 		second := payInBackground(s, "k2")
 		synctest.Wait()
-		wantStats(t, s, psp.Stats{Requests: 2, InFlight: 2, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
 		wantSettled(t, <-first)
 		wantSettled(t, <-second)
 	})
@@ -100,7 +100,7 @@ func TestZeroCapacityIsNoLimit(t *testing.T) {
 			answers = append(answers, payInBackground(s, "k"+itoa(i)))
 		}
 		synctest.Wait()
-		wantStats(t, s, psp.Stats{Requests: 50, InFlight: 50, MaxInFlight: 50})
+		wantStats(t, s, psp.Stats{Requests: 50, Keys: 50, InFlight: 50, MaxInFlight: 50})
 		for _, a := range answers {
 			wantSettled(t, <-a)
 		}
@@ -136,7 +136,7 @@ func TestSlotIsFreedByEveryAnswer(t *testing.T) {
 		t.Errorf("replay = %d %v, want a replayed 201", got.status, got.header)
 	}
 	wantSettled(t, pay(s, "k2", validBody))
-	wantStats(t, s, psp.Stats{Requests: 5, Settled: 2, MaxInFlight: 1})
+	wantStats(t, s, psp.Stats{Requests: 5, Settled: 2, Keys: 2, MaxInFlight: 1})
 }
 
 // TestFaultsComeBeforeShedding checks the order of processing: a queued fault acts on the
@@ -148,13 +148,13 @@ func TestFaultsComeBeforeShedding(t *testing.T) {
 		late := payInBackground(s, "k1")
 		time.Sleep(time.Second)
 		synctest.Wait() // k1 committed; its answer is held
-		wantStats(t, s, psp.Stats{Requests: 1, Settled: 1, MaxInFlight: 1})
+		wantStats(t, s, psp.Stats{Requests: 1, Settled: 1, Keys: 1, MaxInFlight: 1})
 
 		blocker := payInBackground(s, "k2")
 		synctest.Wait()
 		s.Inject(psp.Status(500))
 		wantProblem(t, pay(s, "k3", validBody), 500, psp.CodeInjectedFault)
-		wantStats(t, s, psp.Stats{Requests: 3, Settled: 1, InFlight: 1, MaxInFlight: 1})
+		wantStats(t, s, psp.Stats{Requests: 3, Settled: 1, Keys: 2, InFlight: 1, MaxInFlight: 1})
 		wantSettled(t, <-blocker)
 		wantSettled(t, <-late)
 	})
@@ -177,13 +177,13 @@ func TestStatsOverTheControlSurface(t *testing.T) {
 	s := mustServer(t, withControl, func(c *psp.Config) { c.Capacity = 1 })
 	wantSettled(t, pay(s, "k1", validBody))
 	got := control(s, http.MethodGet, psp.ControlStatsPath, "")
-	want := `{"requests":1,"shed":0,"settled":1,"in_flight":0,"max_in_flight":1}` + "\n"
+	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1}` + "\n"
 	if got.status != 200 || got.body != want || got.header.Get("Content-Type") != "application/json" {
 		t.Errorf("GET %s = %d %q %v, want 200 %q as application/json", psp.ControlStatsPath, got.status, got.body, got.header, want)
 	}
 	control(s, http.MethodPost, psp.ControlResetPath, "")
 	got = control(s, http.MethodGet, psp.ControlStatsPath, "")
-	want = `{"requests":0,"shed":0,"settled":0,"in_flight":0,"max_in_flight":0}` + "\n"
+	want = `{"requests":0,"shed":0,"settled":0,"dropped":0,"keys":0,"in_flight":0,"max_in_flight":0}` + "\n"
 	if got.body != want {
 		t.Errorf("GET %s after a reset = %q, want %q", psp.ControlStatsPath, got.body, want)
 	}

@@ -20,6 +20,7 @@ const (
 	defaultBalanceCents = 100000                            // 1000.00
 	defaultKeyTTL       = time.Duration(86_400_000_000_000) // 24 h
 	defaultISPB         = "12345678"
+	defaultMaxKeys      = 500_000
 )
 
 var (
@@ -38,6 +39,14 @@ type Config struct {
 	// KeyTTL is how long a completed key is remembered, counted from its completion. The key is
 	// then new again. 0 means 24 hours. A negative KeyTTL is invalid.
 	KeyTTL time.Duration
+	// MaxKeys is the most Idempotency-Keys stored at once, in flight or committed, over all
+	// tokens. A new key beyond it is refused with 503 key_store_full and a Retry-After, and
+	// nothing is stored. A stored key is never forgotten before its TTL, and its replays keep
+	// working. The ledger keeps the latest MaxKeys settlements, so it holds the settlement of
+	// every key that has not expired; older ones are dropped, oldest first, and counted in
+	// Stats.Dropped. 0 means 500000, about 200 MB of heap with typical payments; negative is
+	// invalid.
+	MaxKeys int
 	// ISPB is the 8-digit participant code in every endToEndId. "" means 12345678.
 	ISPB string
 	// Control mounts the control API under /_psp/ (faults, settlements, balance, reset). It has
@@ -57,13 +66,14 @@ type Config struct {
 	ShedRetryAfter time.Duration
 }
 
-// DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, the ISPB
-// 12345678, no control API and no logging.
+// DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, at most
+// 500000 keys, the ISPB 12345678, no control API and no logging.
 func DefaultConfig() Config {
 	return Config{
 		Tokens:       []string{DefaultToken},
 		BalanceCents: defaultBalanceCents,
 		KeyTTL:       defaultKeyTTL,
+		MaxKeys:      defaultMaxKeys,
 		ISPB:         defaultISPB,
 	}
 }
@@ -80,6 +90,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.KeyTTL < 0 {
 		return c, fmt.Errorf("%w: negative key TTL %v", ErrInvalidConfig, c.KeyTTL)
 	}
+	if c.MaxKeys < 0 {
+		return c, fmt.Errorf("%w: negative MaxKeys %d", ErrInvalidConfig, c.MaxKeys)
+	}
 	if !ispbPattern.MatchString(c.ISPB) {
 		return c, fmt.Errorf("%w: ISPB %q is not 8 digits", ErrInvalidConfig, c.ISPB)
 	}
@@ -92,6 +105,7 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	}
 	c.KeyTTL = cmp.Or(c.KeyTTL, defaultKeyTTL)
+	c.MaxKeys = cmp.Or(c.MaxKeys, defaultMaxKeys)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
 }

@@ -18,6 +18,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 		"token with space":         func(c *psp.Config) { c.Tokens = []string{"a b"} },
 		"negative balance":         func(c *psp.Config) { c.BalanceCents = -1 },
 		"negative TTL":             func(c *psp.Config) { c.KeyTTL = -1 },
+		"negative MaxKeys":         func(c *psp.Config) { c.MaxKeys = -1 },
 		"short ISPB":               func(c *psp.Config) { c.ISPB = "1234567" },
 		"ISPB with letters":        func(c *psp.Config) { c.ISPB = "1234567a" },
 		"negative service time":    func(c *psp.Config) { c.ServiceTime = -time.Nanosecond },
@@ -86,7 +87,7 @@ func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {
 func TestDefaultConfig(t *testing.T) {
 	cfg := psp.DefaultConfig()
 	if len(cfg.Tokens) != 1 || cfg.Tokens[0] != "test-token" || cfg.BalanceCents != 100000 ||
-		cfg.KeyTTL != psp.DefaultKeyTTL || cfg.ISPB != "12345678" || cfg.Control || cfg.Logger != nil {
+		cfg.KeyTTL != psp.DefaultKeyTTL || cfg.MaxKeys != 500_000 || cfg.ISPB != "12345678" || cfg.Control || cfg.Logger != nil {
 		t.Errorf("DefaultConfig() = %+v", cfg)
 	}
 }

@@ -5,7 +5,8 @@
 // in memory: the answers stored by Idempotency-Key, a ledger of settlements and the payer's
 // balance in cents. A completed key replays its stored answer byte for byte. A key still in flight
 // answers 409, and a key reused for a different payment answers 422. Keys are scoped per bearer
-// token and forgotten Config.KeyTTL after they complete.
+// token and forgotten Config.KeyTTL after they complete. At most Config.MaxKeys are stored: a
+// new key beyond them answers 503 until one expires, so memory stays bounded.
 //
 // A [Fault] is one misbehaviour, such as a 503 or a lost answer. [Server.Inject] queues faults,
 // and each payment request consumes the next one. With Config.Control set, the Server also serves

@@ -41,3 +41,9 @@ var (
 	ParseAmount      = parseAmount
 	ErrInvalidAmount = errInvalidAmount
 )
+
+const (
+	CodeKeyStoreFull = codeKeyStoreFull
+	MaxEvictions     = maxEvictions
+	DefaultMaxKeys   = defaultMaxKeys
+)

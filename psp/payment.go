@@ -77,48 +77,26 @@ func readPayment(w http.ResponseWriter, r *http.Request) (payment, error) {
 }
 
 // settle reserves the key, waits out the service time and a slow fault, and commits. A key
-// already known answers without committing: 422 for a different payment, 409 while in flight, else the replay.
+// already known answers without committing: 422 for a different payment, 409 while in flight,
+// else the replay. A new key when the store is full answers 503 key_store_full.
 func (s *Server) settle(sc scope, p payment, f Fault) answer {
-	b, a, reserved := s.reserve(sc, p)
-	if !reserved {
+	b, e, a := s.reserve(sc, p)
+	if e == nil {
 		return a
 	}
 	time.Sleep(s.serviceTime(f)) // not cut short by the client leaving: a real PSP would not know
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now().UTC()
-	return b.commit(sc, Settlement{
-		Token:          sc.token,
-		IdempotencyKey: sc.key,
-		EndToEndID:     newEndToEndID(s.cfg.ISPB, now),
-		AmountCents:    p.cents,
-		PixKey:         p.chave,
-		Description:    p.info,
-		SettledAt:      now,
-	}, now.Add(s.cfg.KeyTTL))
+	return b.commit(e, time.Now().UTC(), s.cfg.ISPB)
 }
 
-// reserve puts sc in flight for p and returns the book to commit to, unless sc is already
-// known: then it returns the answer instead.
-func (s *Server) reserve(sc scope, p payment) (*book, answer, bool) {
+// reserve puts sc in flight for p and returns the book to commit to with the new entry, or
+// the answer instead (see book.reserve).
+func (s *Server) reserve(sc scope, p payment) (*book, *entry, answer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.book.find(sc, time.Now())
-	if e == nil {
-		s.book.keys[sc] = &entry{payment: p}
-		return s.book, answer{}, true
-	}
-	if e.payment != p {
-		return nil, errorAnswer(fail(codeIdempotencyKeyReused,
-			"this Idempotency-Key was used for a different payment")), false
-	}
-	if e.answer == nil {
-		return nil, errorAnswer(fail(codeIdempotencyKeyInUse,
-			"a request with this Idempotency-Key is still being processed; retry later")), false
-	}
-	replay := *e.answer
-	replay.replayed = true
-	return nil, replay, false
+	e, a := s.book.reserve(sc, p, time.Now())
+	return s.book, e, a
 }
 
 // deliver writes a, or distorts it for a fault that acts after processing, or holds it for a

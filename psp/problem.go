@@ -21,6 +21,7 @@ const (
 	codeMethodNotAllowed      = "method_not_allowed"
 	codeInjectedFault         = "injected_fault"
 	codeOverloaded            = "overloaded"
+	codeKeyStoreFull          = "key_store_full"
 	codeInternal              = "internal_error"
 )
 
@@ -85,6 +86,7 @@ var statusOf = map[string]int{
 	codeNotFound:              http.StatusNotFound,
 	codeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	codeOverloaded:            http.StatusServiceUnavailable,
+	codeKeyStoreFull:          http.StatusServiceUnavailable,
 	codeInternal:              http.StatusInternalServerError,
 }
 

@@ -19,7 +19,7 @@ const PaymentsPath = "/v1/pix/payments"
 // for concurrent use.
 type Server struct {
 	cfg    Config
-	tokens map[string]bool
+	tokens map[string]string                      // each accepted token to itself, the one copy that stored keys hold
 	routes map[string]map[string]http.HandlerFunc // path, method
 
 	mu        sync.Mutex
@@ -36,9 +36,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tokens: map[string]bool{}, book: newBook(cfg.BalanceCents)}
+	s := &Server{cfg: cfg, tokens: map[string]string{}, book: newBook(cfg.BalanceCents, cfg.MaxKeys, cfg.KeyTTL)}
 	for _, t := range cfg.Tokens {
-		s.tokens[t] = true
+		s.tokens[t] = t
 	}
 	s.routes = map[string]map[string]http.HandlerFunc{
 		PaymentsPath: {http.MethodPost: s.servePayment},
@@ -105,11 +105,16 @@ func (s *Server) ClearFaults() {
 	s.downUntil = time.Time{}
 }
 
-// Settlements returns a copy of the ledger, in settlement order.
+// Settlements returns a copy of the ledger, in settlement order. The ledger keeps the latest
+// Config.MaxKeys settlements (see Config.MaxKeys).
 func (s *Server) Settlements() []Settlement {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.book.ledger)
+	ledger := make([]Settlement, len(s.book.ledger))
+	for i, st := range s.book.ledger {
+		ledger[i] = *st
+	}
+	return ledger
 }
 
 // BalanceCents returns the payer's balance, in cents.
@@ -126,7 +131,7 @@ func (s *Server) BalanceCents() int64 {
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.book = newBook(s.cfg.BalanceCents)
+	s.book = newBook(s.cfg.BalanceCents, s.cfg.MaxKeys, s.cfg.KeyTTL)
 	s.book.maxInFlight = s.inFlight
 	s.faults = nil
 	s.downUntil = time.Time{}

@@ -14,6 +14,12 @@ type Stats struct {
 	Shed int64 `json:"shed"`
 	// Settled is the number of settlements in the ledger.
 	Settled int `json:"settled"`
+	// Dropped is the number of settlements dropped from the front of the ledger to keep it
+	// within Config.MaxKeys.
+	Dropped int64 `json:"dropped"`
+	// Keys is the number of Idempotency-Keys stored now, in flight or committed, expired ones
+	// not yet forgotten included. It is at most Config.MaxKeys.
+	Keys int `json:"keys"`
 	// InFlight is the number of payment requests in processing now.
 	InFlight int `json:"in_flight"`
 	// MaxInFlight is the most payment requests that were in processing at once. A Reset starts
@@ -29,6 +35,8 @@ func (s *Server) Stats() Stats {
 		Requests:    s.book.requests,
 		Shed:        s.book.shed,
 		Settled:     len(s.book.ledger),
+		Dropped:     s.book.dropped,
+		Keys:        len(s.book.keys),
 		InFlight:    s.inFlight,
 		MaxInFlight: s.book.maxInFlight,
 	}

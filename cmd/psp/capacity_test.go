@@ -28,9 +28,30 @@ func TestStatsAreServed(t *testing.T) {
 	s := mustStart(t, "-tokens", "smoke", "-capacity", "4")
 	s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment))
 	status, body := s.do(t, "GET", "/_psp/stats", "", nil)
-	want := `{"requests":1,"shed":0,"settled":1,"in_flight":0,"max_in_flight":1}` + "\n"
+	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1}` + "\n"
 	if status != 200 || body != want {
 		t.Errorf("GET %s = %d %s, want 200 %s", "/_psp/stats", status, body, want)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("run() = %v, want nil", err)
+	}
+}
+
+func TestMaxKeysFlag(t *testing.T) {
+	cfg, _, err := parseFlags(nil, io.Discard)
+	if err != nil || cfg.MaxKeys != psp.DefaultConfig().MaxKeys {
+		t.Errorf("parseFlags(no flags) = %+v, %v; want MaxKeys %d", cfg, err, psp.DefaultConfig().MaxKeys)
+	}
+	s := mustStart(t, "-tokens", "smoke", "-max-keys", "1")
+	if status, _ := s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment)); status != 201 {
+		t.Errorf("the first key = %d, want 201", status)
+	}
+	if status, body := s.do(t, "POST", psp.PaymentsPath, "k2", strings.NewReader(payment)); status != 503 ||
+		!strings.Contains(body, `"code":"key_store_full"`) {
+		t.Errorf("a second key = %d %s, want 503 key_store_full", status, body)
+	}
+	if status, _ := s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment)); status != 201 {
+		t.Errorf("the first key again = %d, want its replayed 201", status)
 	}
 	if err := s.stop(); err != nil {
 		t.Errorf("run() = %v, want nil", err)

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-ispb 12345678]
+//	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000] [-ispb 12345678]
 //	    [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
@@ -69,7 +69,7 @@ func serve(ctx context.Context, cfg psp.Config, addr string, stdout, stderr io.W
 	}
 	url := "http://" + ln.Addr().String()
 	logger.Info("psp: listening", "url", url, "tokens", len(cfg.Tokens),
-		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL,
+		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL, "max_keys", cfg.MaxKeys,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity)
 	return serveUntil(ctx, srv, ln, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }
@@ -106,13 +106,14 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 	tokens := fs.String("tokens", strings.Join(def.Tokens, ","), "accepted bearer tokens, comma-separated")
 	balance := fs.String("balance", psp.FormatAmount(def.BalanceCents), "the payer's starting balance, as in 150.00")
 	keyTTL := fs.Duration("key-ttl", def.KeyTTL, "how long a completed Idempotency-Key is remembered")
+	maxKeys := fs.Int("max-keys", def.MaxKeys, "most Idempotency-Keys stored at once; a new key beyond them gets 503 (also the ledger's length)")
 	ispb := fs.String("ispb", def.ISPB, "8-digit ISPB used in endToEndIds")
 	serviceTime := fs.Duration("service-time", 0, "how long every payment takes before its commit")
 	capacity := fs.Int("capacity", 0, "most payments in processing at once; the next are shed with 503 (0: no limit)")
 	shedRetryAfter := fs.Duration("shed-retry-after", 0, "Retry-After sent with a shed answer, rounded up to seconds (0: none)")
 	cfg := psp.Config{Control: true}
 	err := cmdline.Parse(fs, args, func() error {
-		cfg.Tokens, cfg.KeyTTL, cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *ispb
+		cfg.Tokens, cfg.KeyTTL, cfg.MaxKeys, cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *maxKeys, *ispb
 		cfg.ServiceTime, cfg.Capacity, cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
 		var err error
 		cfg.BalanceCents, err = psp.ParseBalance(*balance)
@@ -121,6 +122,8 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 			return fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
 		case *keyTTL <= 0:
 			return fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", *keyTTL)
+		case *maxKeys <= 0:
+			return fmt.Errorf("psp: -max-keys %d: want a positive number, as in 500000", *maxKeys)
 		case *ispb == "":
 			return errors.New("psp: -ispb: want 8 digits")
 		}
