@@ -98,6 +98,13 @@ func events(tr Trace) map[string]bool {
 		if !c.Deadline.IsZero() && errors.Is(c.Err, context.DeadlineExceeded) {
 			seen["call: ended by the caller's deadline"] = true
 		}
+		for _, l := range c.Lines {
+			if l.Fault == lineRefused {
+				seen["line: refused"] = true
+			} else if l.Fault != lineIntact {
+				seen[fmt.Sprintf("line: %v, %s connection", l.Fault, map[bool]string{false: "fresh", true: "pooled"}[l.Pooled])] = true
+			}
+		}
 		for _, t := range c.Trips {
 			if hintOf(t) > 0 {
 				seen["answer: Retry-After"] = true

@@ -18,6 +18,9 @@ func (sc scenario) GoString() string {
 	if len(sc.Gateway) > 0 {
 		fmt.Fprintf(&b, "  gateway %+v\n", sc.Gateway)
 	}
+	if len(sc.Line) > 0 {
+		fmt.Fprintf(&b, "  line %v\n", sc.Line)
+	}
 	for i, c := range sc.Calls {
 		how := "Send"
 		deadline := "no deadline"

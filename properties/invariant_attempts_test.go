@@ -47,12 +47,14 @@ func checkAttemptBudget(tr Trace) error {
 }
 
 // checkWireCount reports every key under which the PSP received another number of requests
-// than the clients' transports sent.
+// than the clients' transports sent, less those the line stopped before they were written.
 func checkWireCount(v *violations, tr Trace) {
 	sent, received := map[scope]int{}, map[scope]int{}
 	for _, c := range tr.Calls {
-		for _, t := range c.Trips {
-			sent[scope{tr.Token, t.Key}]++
+		for j, t := range c.Trips {
+			if j >= len(c.Lines) || c.Lines[j].Fault.reachesPSP() {
+				sent[scope{tr.Token, t.Key}]++
+			}
 		}
 	}
 	for _, ex := range tr.Wire {

@@ -27,6 +27,7 @@ var propertiesByTest = map[string]func(*rapid.T){
 	"TestSameKeyBurstSettlesOnce":           sameKeyBurstSettlesOnce,
 	"TestPSPMatchesModel":                   pspMatchesModel,
 	"TestGatewayAnswersKeepInvariants":      checkScenarios(gatewayScenarios(), new(coverage)),
+	"TestBrokenConnectionsKeepInvariants":   checkScenarios(brokenLineScenarios(), new(coverage)),
 }
 
 // TestFailFilesReplay replays, explicitly, every fail file committed under

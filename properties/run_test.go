@@ -30,6 +30,7 @@ type scenario struct {
 	BalanceCents   int64
 	Faults         []psp.Fault
 	Gateway        []gatewayAnswer // answers a gateway gives before the PSP, one per payment request; none: every request reaches the PSP
+	Line           []lineFault     // what the network does to the payment requests, one each in arrival order; none: nothing
 	Calls          []callSpec
 }
 
@@ -58,6 +59,9 @@ func runScenario(sc scenario) (Trace, error) {
 	wire := newWireRecorder(&gateway{next: srv, queue: sc.Gateway})
 	pipe := pipenet.NewServer(wire)
 	defer pipe.Close()
+	network := &line{faults: sc.Line}
+	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext)}
+	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{
 		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults), Distortions: distortions(sc.Faults),
@@ -75,7 +79,7 @@ func runScenario(sc scenario) (Trace, error) {
 				prev := tr.Calls[i-1]
 				spec.Payment, spec.Key = prev.Payment, reconcileKey(prev)
 			}
-			tr.Calls[i] = runCall(pipe.URL, pipe.Transport(), sc, spec)
+			tr.Calls[i] = runCall(pipe.URL, transport, network, sc, spec)
 		})
 	}
 	wg.Wait()
@@ -91,10 +95,13 @@ func runScenario(sc scenario) (Trace, error) {
 }
 
 // runCall makes one call with a client of its own (its own recorders and jitter source) that
-// shares the run's transport, and so its connections, with the other calls.
-func runCall(baseURL string, transport http.RoundTripper, sc scenario, spec callSpec) Call {
+// shares the run's transport and line, and so its connections, with the other calls.
+func runCall(baseURL string, transport http.RoundTripper, network *line, sc scenario, spec callSpec) Call {
 	time.Sleep(spec.After)
-	trips := &psp.Recorder{Next: transport}
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	wire := &lineTripper{next: &attemptGuard{next: transport, budget: sc.Policy.AttemptsMax, stop: stop}, line: network}
+	trips := &psp.Recorder{Next: wire}
 	logs := newLogStore()
 	draws := &drawSource{cycle: spec.Jitter}
 	client := &pix.Client{
@@ -102,7 +109,7 @@ func runCall(baseURL string, transport http.RoundTripper, sc scenario, spec call
 		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, Logger: slog.New(logs), Jitter: draws.next,
 	}
 	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Start: time.Now()}
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	cancel := context.CancelFunc(func() {})
 	if spec.Deadline > 0 {
 		c.Deadline = c.Start.Add(spec.Deadline)
 		ctx, cancel = context.WithDeadline(ctx, c.Deadline)
@@ -114,8 +121,40 @@ func runCall(baseURL string, transport http.RoundTripper, sc scenario, spec call
 		c.Receipt, c.Err = client.SendWithKey(ctx, spec.Key, spec.Payment)
 	}
 	c.End = time.Now()
-	c.Trips, c.Draws, c.Records = trips.Take(), draws.taken(), logs.recorded()
+	c.Trips, c.Lines, c.Draws, c.Records = trips.Take(), wire.events, draws.taken(), logs.recorded()
 	return c
+}
+
+// errPastBudget ends the context of a call whose client tried to send more requests than
+// AttemptsMax.
+var errPastBudget = errors.New("the client sent a request past AttemptsMax")
+
+// attemptGuard passes a call's requests on to next until the call has sent budget of them. It
+// refuses the next one and ends the call's context with errPastBudget. The refused request is
+// still recorded, so invariant 1 reports the client. Without the guard, a client that never
+// stops would retry forever at the same virtual instant and hang the suite instead of failing.
+type attemptGuard struct {
+	next   http.RoundTripper
+	budget int
+	stop   context.CancelCauseFunc
+
+	mu   sync.Mutex
+	sent int
+}
+
+func (g *attemptGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	g.mu.Lock()
+	g.sent++
+	past := g.sent > g.budget
+	g.mu.Unlock()
+	if past {
+		g.stop(errPastBudget)
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, errPastBudget
+	}
+	return g.next.RoundTrip(req)
 }
 
 // reconcileKey is the key a caller would reconcile call c with: the one its

@@ -45,6 +45,7 @@ type Call struct {
 	Attempts []Attempt   // the "pix attempt" records, in order
 	Summary  *Summary    // the closing record
 	Trips    []Trip      // the round trips of the call's HTTP client, in order
+	Lines    []lineEvent // what the line did to each round trip, in order
 	Draws    []float64   // the jitter draws the call's client consumed, in order
 	Records  []logRecord // every record the call's logger received: Attempts and Summary are read from them
 }

@@ -99,6 +99,9 @@ var (
 		{"a request the client did not count (a hidden resend)", checkAttemptBudget, "the clients sent 2 requests, the PSP received 3", func(tr *Trace) {
 			tr.Wire = append(tr.Wire, Exchange{Arrived: t0, Token: runToken, Key: keySettled, Hijacked: true})
 		}},
+		{"a request the line stopped before it was written reached the PSP (a hidden resend)", checkAttemptBudget, "the clients sent 1 requests, the PSP received 2", func(tr *Trace) {
+			tr.Calls[0].Lines = []lineEvent{{Fault: lineCutBeforeWrite, Pooled: true}, {}}
+		}},
 	}
 	permanentViolations = []violation{
 		{"an attempt after a permanent failure", checkPermanentStops, "failed permanently", func(tr *Trace) {

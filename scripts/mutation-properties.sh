@@ -22,6 +22,7 @@ cd "$(dirname "$0")/.."
 export GOFLAGS=-count=1
 export RAPID_SEED="${RAPID_SEED:-1}"
 export RAPID_CHECKS="${RAPID_CHECKS:-25}"
+export RAPID_NOFAILFILE=1 # a killed mutant must leave no fail file for the next one to replay
 PIXRETRY_GO="$(command -v go)"
 export PIXRETRY_GO
 

@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 
 export GOFLAGS=-count=1
 export RAPID_SEED="${RAPID_SEED:-1}"
+export RAPID_NOFAILFILE=1 # a killed mutant must leave no fail file for the next one to replay
 
 if [ "$#" -eq 0 ]; then set -- retry psp pix; fi
 mkdir -p .mutation

@@ -1,0 +1,202 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The line is the network between the clients and the PSP. It breaks connections the way real
+// networks do, at the two moments a client cannot tell apart from the inside: before the
+// request was written (a refused dial; a connection the server closed while it sat idle in the
+// pool, or that a middlebox reset) and after it was written (the PSP received the whole request
+// and answered, and the answer was lost). Each can happen on a fresh connection or on a pooled
+// one, and the trace records which.
+
+// lineFault is what the line does to one payment request.
+type lineFault int
+
+const (
+	lineIntact         lineFault = iota
+	lineRefused                  // the dial is refused: nothing was sent, on a connection that never existed
+	lineCutBeforeWrite           // the connection breaks as the request is written: the PSP receives nothing
+	lineCutAfterWrite            // the connection breaks as the answer arrives: the PSP received the request and answered
+)
+
+func (f lineFault) String() string {
+	return [...]string{"intact", "refused", "cut before write", "cut after write"}[f]
+}
+
+// reachesPSP reports whether a request the line treated this way arrives at the PSP.
+func (f lineFault) reachesPSP() bool { return f != lineRefused && f != lineCutBeforeWrite }
+
+// lineEvent is what the line did to one round trip, and on which connection.
+type lineEvent struct {
+	Fault  lineFault
+	Pooled bool // the request went out on a connection that had carried an earlier request
+}
+
+// line hands out its faults, one per payment request in arrival order, to the connections of
+// every call of a run. It is safe for concurrent use.
+type line struct {
+	mu     sync.Mutex
+	faults []lineFault
+}
+
+func (l *line) next() lineFault {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.faults) == 0 {
+		return lineIntact
+	}
+	f := l.faults[0]
+	l.faults = l.faults[1:]
+	return f
+}
+
+// dial wraps the connections that dial makes, so that the line can break them.
+func (l *line) dial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &lineConn{Conn: c}, nil
+	}
+}
+
+// lineTripper is one call's view of the line: it takes the line's next fault for each round
+// trip, applies it to the connection net/http picks for the request, and records what it did.
+type lineTripper struct {
+	next   http.RoundTripper
+	line   *line
+	events []lineEvent // one per round trip, in order: the call's round trips are sequential
+}
+
+func (lt *lineTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	f := lt.line.next()
+	if f == lineRefused {
+		lt.events = append(lt.events, lineEvent{Fault: f})
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even on error
+		}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	}
+	var mu sync.Mutex
+	var ev lineEvent // the fault is recorded once it is applied to a connection
+	var conn *lineConn
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := info.Conn.(*lineConn); ok {
+			conn, ev = c, lineEvent{Fault: f, Pooled: info.Reused}
+			c.arm(f)
+		}
+	}}
+	resp, err := lt.next.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	mu.Lock()
+	defer mu.Unlock()
+	if conn != nil {
+		conn.disarm() // a fault armed for a request that was never written stays with it
+	}
+	lt.events = append(lt.events, ev)
+	return resp, err
+}
+
+// lineConn is a client connection the line can break. arm sets what happens to the request about
+// to be written on it.
+type lineConn struct {
+	net.Conn
+	mu      sync.Mutex
+	pending lineFault // applies to the next request written
+	cutRead bool      // the answer under way is lost
+}
+
+func (c *lineConn) arm(f lineFault) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending, c.cutRead = f, false
+}
+
+func (c *lineConn) disarm() { c.arm(lineIntact) }
+
+// Write sends the request's bytes on, unless the line cuts the connection before the request
+// is written: then nothing leaves, the write fails as on a connection the peer has closed, and
+// net/http closes the connection.
+func (c *lineConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	f := c.pending
+	c.pending = lineIntact
+	c.cutRead = c.cutRead || f == lineCutAfterWrite
+	c.mu.Unlock()
+	if f == lineCutBeforeWrite {
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}
+	}
+	n, err := c.Conn.Write(p)
+	return n, asTCP("write", err)
+}
+
+// Read passes the answer on, unless the line cuts the connection after the request was
+// written: then the answer's first bytes, which prove the PSP answered, are thrown away with
+// the connection, and the read fails as on a reset connection.
+func (c *lineConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	cut := c.cutRead && n > 0
+	c.mu.Unlock()
+	if cut {
+		c.Conn.Close()
+		return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	}
+	return n, asTCP("read", err)
+}
+
+// asTCP turns the error of an in-memory pipe the client closed into the one a TCP connection
+// gives: net/http closes a connection whose write failed while its read loop is still
+// reading, and over TCP that read fails with net.ErrClosed, not io.ErrClosedPipe.
+func asTCP(op string, err error) error {
+	if errors.Is(err, io.ErrClosedPipe) {
+		return &net.OpError{Op: op, Net: "tcp", Err: net.ErrClosed}
+	}
+	return err
+}
+
+// lineFaultGen draws what the line does to one request: nothing a third of the time, a cut
+// after the request was written (the case that hides a settlement) a third.
+func lineFaultGen() *rapid.Generator[lineFault] {
+	return rapid.SampledFrom([]lineFault{lineIntact, lineIntact, lineRefused, lineCutBeforeWrite, lineCutAfterWrite, lineCutAfterWrite})
+}
+
+// brokenLineScenarios are the runs of TestBrokenConnectionsKeepInvariants: the runs of
+// TestOnePaymentKeepsInvariants or of TestInterleavedPaymentsKeepInvariants over a line that
+// breaks some of its connections. The calls share connections, so a call's first request may
+// go out on a connection another call left in the pool.
+func brokenLineScenarios() *rapid.Generator[scenario] {
+	return rapid.Custom(func(t *rapid.T) scenario {
+		sc := rapid.OneOf(onePaymentScenarios(), interleavedScenarios()).Draw(t, "scenario")
+		sc.Line = rapid.SliceOfN(lineFaultGen(), 1, 8).Draw(t, "line")
+		return sc
+	})
+}
+
+// TestBrokenConnectionsKeepInvariants: connections that break before the request was written
+// (a refused dial, a pooled connection the server had closed, a fresh one reset) or after it
+// (the answer lost once the PSP answered), on fresh and pooled connections, mixed with every PSP
+// fault, keep every invariant. A failure after the request was written may hide a settlement,
+// so it never ends a call as a definitive failure; every one is retried within the budget.
+func TestBrokenConnectionsKeepInvariants(t *testing.T) {
+	var cov coverage
+	rapid.Check(t, checkScenarios(brokenLineScenarios(), &cov))
+	t.Log(&cov)
+	cov.require(t, 100, "line: refused", "line: cut before write, fresh connection", "line: cut before write, pooled connection",
+		"line: cut after write, fresh connection", "line: cut after write, pooled connection", "call: outcome unknown", "call: settled on a replay")
+}
