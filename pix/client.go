@@ -27,8 +27,9 @@ type Client struct {
 	// Token is the bearer token sent in the Authorization header.
 	Token string
 	// HTTPClient sends the requests. If nil, a shared client pools connections and bounds
-	// dialing (10 s), the TLS handshake (10 s) and the wait for response headers (30 s). A
-	// client of yours keeps its settings, its Timeout included, but never follows a redirect.
+	// dialing (10 s), the TLS handshake (10 s), the wait for response headers (30 s) and their
+	// size (64 KiB, as for the body). A client of yours keeps its settings, its Timeout and
+	// MaxResponseHeaderBytes included, but never follows a redirect.
 	// Each attempt is one request on the wire, since net/http is kept from resending one by
 	// itself.
 	HTTPClient *http.Client

@@ -19,8 +19,9 @@ var (
 	// sent. It also reports a request that the PSP refused as invalid (400 invalid_request).
 	ErrInvalidPayment = errors.New("pix: invalid payment")
 	// ErrContract reports an answer outside the response contract, such as a 201 whose body
-	// breaks it, another 2xx or a 3xx. The PSP may have settled, so the error is also an
-	// [*OutcomeUnknownError].
+	// breaks it, another 2xx or a 3xx. A body over 64 KiB breaks it, and so does an answer that
+	// net/http cannot read, such as a header over the limit of [Client.HTTPClient]. The PSP may
+	// have settled, so the error is also an [*OutcomeUnknownError]. It is never retried.
 	ErrContract = errors.New("pix: PSP broke the response contract")
 	// ErrOutcomeUnknown matches every [*OutcomeUnknownError].
 	ErrOutcomeUnknown = errors.New("pix: outcome unknown")

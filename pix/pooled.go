@@ -1,7 +1,9 @@
 package pix
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http/httptrace"
 	"sync/atomic"
 
@@ -32,13 +34,20 @@ func (w *wire) trace() *httptrace.ClientTrace {
 	}
 }
 
-// failed wraps err, the failure of the round trip w followed, in a *pooledConnError when the
-// connection was reused and the PSP had not answered.
-func (w *wire) failed(err error) error {
-	if w.reused.Load() && !w.answered.Load() {
-		return &pooledConnError{err}
+// failed wraps err, the failure of the round trip w followed under ctx. It is a
+// *pooledConnError when the connection was reused and the PSP had not answered. It wraps
+// ErrContract when the PSP began to answer and net/http could not read the answer, for a reason
+// that is neither a lost connection, a timeout nor ctx's end: a header over headerLimit, or
+// bytes that are not an HTTP response.
+func (w *wire) failed(ctx context.Context, err error) error {
+	answered := w.answered.Load()
+	if w.reused.Load() && !answered {
+		return &pooledConnError{fmt.Errorf("pix: %w", err)}
 	}
-	return err
+	if answered && ctx.Err() == nil && !retry.Transient(err) {
+		return fmt.Errorf("%w: the answer could not be read: %w", ErrContract, err)
+	}
+	return fmt.Errorf("pix: %w", err)
 }
 
 // transient is retry.Transient, and a pooled connection that failed before any answer.

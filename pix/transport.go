@@ -24,9 +24,10 @@ func useLastResponse(*http.Request, []*http.Request) error { return http.ErrUseL
 
 // defaultHTTPClient is the client of every Client whose HTTPClient is nil, shared so that
 // they share a pool of connections. It bounds each phase that could otherwise hang (dial, TLS
-// handshake, waiting for the response headers) for callers that set no AttemptTimeout, and
-// keeps idle connections for 30 s, below the keep-alive timeout of most servers and load
-// balancers, so that a request rarely meets a connection the server is closing.
+// handshake, waiting for the response headers) for callers that set no AttemptTimeout. It reads
+// at most headerLimit bytes of a response header. It keeps idle connections for 30 s, below the
+// keep-alive timeout of most servers and load balancers, so that a request rarely meets a
+// connection the server is closing.
 var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	return &http.Client{Transport: newDefaultTransport(newDefaultDialer())}
 })
@@ -37,14 +38,15 @@ func newDefaultDialer() *net.Dialer {
 
 func newDefaultTransport(dialer *net.Dialer) *http.Transport {
 	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   16,
-		IdleConnTimeout:       30 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
-		ExpectContinueTimeout: time.Second,
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    16,
+		IdleConnTimeout:        30 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  30 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: headerLimit,
 	}
 }

@@ -9,8 +9,15 @@ import (
 	"net/http/httptrace"
 )
 
-// bodyLimit is the largest answer body read, 64 KiB.
-const bodyLimit = 65536
+// bodyLimit is the largest answer body read, 64 KiB. headerLimit is the largest answer header
+// that the default transport reads, 64 KiB from the status line to the blank line. An answer
+// over either limit breaks the contract (ErrContract). A larger body is not read, and the
+// connection is closed without draining it. A larger header ends the attempt, and net/http
+// closes the connection.
+const (
+	bodyLimit   = 65536
+	headerLimit = 65536
+)
 
 // answer is what one attempt got back, the status, the headers, and at most bodyLimit+1 bytes
 // of the body (one more than allowed, so that an oversized body can be told apart).
@@ -44,7 +51,7 @@ func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (a
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	resp, err := c.do(req)
 	if err != nil {
-		return answer{}, w.failed(fmt.Errorf("pix: %w", err))
+		return answer{}, w.failed(ctx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, bodyLimit+1))
