@@ -8,7 +8,8 @@
 //	    [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
-// one line per payment request on stderr, and on SIGINT or SIGTERM stops accepting, lets
+// one line per payment request on stderr (buffered: a line may wait up to 0.1 s, and every
+// line is written before it exits), and on SIGINT or SIGTERM stops accepting, lets
 // requests in flight finish (for up to 15 s) and exits 0. It exits 2 on a bad command line, after
 // printing the problem and the usage on stderr, and 1 if it cannot serve.
 package main
@@ -52,8 +53,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // serve serves the simulator configured by cfg on addr until ctx ends.
 func serve(ctx context.Context, cfg psp.Config, addr string, stdout, stderr io.Writer) error {
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg.Logger = logger
+	payments, logger, flushLogs := newLoggers(stderr)
+	defer flushLogs()
+	cfg.Logger = payments
 	handler, err := psp.NewServer(cfg)
 	if err != nil {
 		return err

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"pixretry/psp"
+)
+
+// BenchmarkThroughput measures distinct-key payments through cmd/psp, started by run as the
+// command starts it, with its log on stderr going to a file. Beside it, in the same run, a bare
+// net/http handler answers a fixed 201. Both serve over loopback, to 1, 16 and 64 clients
+// sending at once on kept-alive connections.
+//
+// Each sub-benchmark sends b.N requests to the bare handler and b.N payments to psp, in
+// alternating rounds. It
+// reports psp's figures per payment as ns/op, B/op and allocs/op (the clients' side included),
+// the bare handler's as bare-ns/op and bare-allocs/op, and psp's throughput over the bare
+// handler's as x-bare.
+func BenchmarkThroughput(b *testing.B) {
+	stderr, err := os.Create(b.TempDir() + "/stderr")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stderr.Close() }) // after run has stopped and flushed its log
+	pspURL := startWithStderr(b, stderr, "-tokens", "bench", "-balance", "9999999999.99").url
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, bareAnswer)
+	}))
+	defer bare.Close()
+	var keys atomic.Int64 // distinct across sub-benchmarks and their runs
+	for _, c := range []int{1, 16, 64} {
+		b.Run("c="+strconv.Itoa(c), func(b *testing.B) {
+			tr := &http.Transport{MaxIdleConnsPerHost: c}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr}
+			var bareLoad, pspLoad loaded
+			for sent := 0; sent < b.N; sent += round { // alternated, so that a busy moment of the machine hits both alike
+				n := min(round, b.N-sent)
+				bareLoad.add(load(b, client, bare.URL+psp.PaymentsPath, c, n, &keys))
+				pspLoad.add(load(b, client, pspURL+psp.PaymentsPath, c, n, &keys))
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(pspLoad.elapsed.Nanoseconds())/n, "ns/op")
+			b.ReportMetric(float64(pspLoad.bytes)/n, "B/op")
+			b.ReportMetric(float64(pspLoad.allocs)/n, "allocs/op")
+			b.ReportMetric(float64(bareLoad.elapsed.Nanoseconds())/n, "bare-ns/op")
+			b.ReportMetric(float64(bareLoad.allocs)/n, "bare-allocs/op")
+			b.ReportMetric(float64(bareLoad.elapsed)/float64(pspLoad.elapsed), "x-bare")
+			b.ReportMetric(float64(pspLoad.cpu.Nanoseconds())/n, "cpu-ns/op")
+			b.ReportMetric(float64(bareLoad.cpu.Nanoseconds())/n, "bare-cpu-ns/op")
+		})
+	}
+}
+
+// bareAnswer is the bare handler's body, a 201 as long as psp's.
+const bareAnswer = `{"endToEndId":"E12345678202501011200abcdefghijk","valor":"0.01","chave":"pix@example.com","status":"REALIZADO","horario":"2025-01-01T12:00:00Z"}` + "\n"
+
+// round is how many requests BenchmarkThroughput sends to one server before it turns to the
+// other.
+const round = 256
+
+// loaded is what load measured: the wall time and the heap allocations of the whole process.
+type loaded struct {
+	elapsed, cpu  time.Duration
+	allocs, bytes uint64
+}
+
+func (l *loaded) add(m loaded) {
+	l.elapsed, l.cpu, l.allocs, l.bytes = l.elapsed+m.elapsed, l.cpu+m.cpu, l.allocs+m.allocs, l.bytes+m.bytes
+}
+
+// load posts n payments of 0.01, each under a new key, from c goroutines at once, and fails on
+// any answer other than 201.
+func load(b *testing.B, client *http.Client, url string, c, n int, keys *atomic.Int64) loaded {
+	var sent atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu0 := cpuTime(b)
+	start := time.Now()
+	for range c {
+		wg.Go(func() {
+			for sent.Add(1) <= int64(n) {
+				if err := postPayment(client, url, "bench-"+strconv.FormatInt(keys.Add(1), 10)); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu := cpuTime(b) - cpu0
+	runtime.ReadMemStats(&after)
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
+	return loaded{elapsed: elapsed, cpu: cpu, allocs: after.Mallocs - before.Mallocs, bytes: after.TotalAlloc - before.TotalAlloc}
+}
+
+func postPayment(client *http.Client, url, key string) error {
+	r, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"valor":"0.01","chave":"pix@example.com"}`))
+	if err != nil {
+		return err
+	}
+	r.Header.Set("Authorization", "Bearer bench")
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Idempotency-Key", key)
+	resp, err := client.Do(r)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("POST %s = %d, want 201", url, resp.StatusCode)
+	}
+	return nil
+}
+
+// startWithStderr calls run with args plus -addr 127.0.0.1:0, its log going to stderr, and
+// waits for the URL it prints. run is stopped when the test ends, if the test has not stopped it.
+func startWithStderr(tb testing.TB, stderr io.Writer, args ...string) *started {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	outR, outW := io.Pipe()
+	s := &started{cancel: cancel, done: make(chan error, 1)}
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), outW, stderr)
+		outW.Close()
+		s.done <- err
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		<-exited
+	})
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	go io.Copy(io.Discard, outR)
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "psp: listening on ")
+	if err != nil || !ok {
+		cancel()
+		tb.Fatalf("run printed %q, %v; want its URL (run: %v)", line, err, <-s.done)
+	}
+	s.url = url
+	tr := &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: time.Hour}
+	tb.Cleanup(tr.CloseIdleConnections)
+	s.client = &http.Client{Transport: tr}
+	return s
+}
+
+// cpuTime is the CPU time the process has used so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
