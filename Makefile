@@ -27,6 +27,8 @@ bench:
 bench-psp:
 	go test -run '^$$' -bench '^BenchmarkThroughput$$' -benchmem -count 5 ./cmd/psp/
 
+# 30 s of fuzzing. The first run first builds the standard library and the package with fuzzing
+# instrumentation, about 2 minutes on 2 cores; the build cache keeps it for the next runs.
 fuzz:
 	go test -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime 30s ./psp/
 
