@@ -19,11 +19,8 @@ const maxBodyBytes = 65536
 // readJSONBody checks that r carries JSON (Content-Type application/json, charset utf-8 if
 // any) of at most maxBodyBytes and returns the body.
 func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
-		ok && !strings.EqualFold(charset, "utf-8") {
-		return nil, fail(codeUnsupportedMediaType,
-			"Content-Type must be application/json, got %q", r.Header.Get("Content-Type"))
+	if err := checkJSON(r.Header); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
@@ -33,6 +30,17 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, invalid(codeInvalidRequest, violation{"body", "could not be read: " + err.Error()})
 	}
 	return body, nil
+}
+
+// checkJSON refuses a Content-Type other than application/json (charset utf-8 if any) with 415
+// unsupported_media_type.
+func checkJSON(h http.Header) error {
+	mediaType, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
+		ok && !strings.EqualFold(charset, "utf-8") {
+		return fail(codeUnsupportedMediaType, "Content-Type must be application/json, got %q", h.Get("Content-Type"))
+	}
+	return nil
 }
 
 // decodeObject decodes body strictly as one JSON object whose members are all named in known,

@@ -49,9 +49,20 @@ type Config struct {
 	MaxKeys int
 	// ISPB is the 8-digit participant code in every endToEndId. "" means 12345678.
 	ISPB string
-	// Control mounts the control API under /_psp/ (faults, settlements, balance, reset). It has
-	// no authentication, so turn it on only in a test double.
+	// Control mounts the control API under /_psp/ (faults, settlements, balance, reset, stats).
+	// Turn it on only in a test double. A control request that changes state (any method but
+	// GET) must carry Content-Type application/json, or it gets 415 unsupported_media_type: no
+	// HTML form or other simple cross-site request can send one.
 	Control bool
+	// ControlToken, if not empty, must come with every control request as
+	// "Authorization: Bearer <ControlToken>", or the request gets 401 unauthorized. It is
+	// visible ASCII without spaces, like Tokens, and never logged.
+	ControlToken string
+	// ControlHosts, if not empty, are the Host values a control request may carry, such as
+	// "127.0.0.1:8080", matched without regard to case. A control request with another Host gets
+	// 403 host_not_allowed, which keeps a web page that rebinds its own name to the PSP's
+	// address (DNS rebinding) out. Empty means any Host. Payment requests are not checked.
+	ControlHosts []string
 	// Logger receives one record per payment request. Nil discards them. Tokens are never
 	// logged.
 	Logger *slog.Logger
@@ -103,6 +114,9 @@ func (c Config) withDefaults() (Config, error) {
 		if !tokenPattern.MatchString(t) {
 			return c, fmt.Errorf("%w: token %d (%q) must be visible ASCII without spaces", ErrInvalidConfig, i, t)
 		}
+	}
+	if c.ControlToken != "" && !tokenPattern.MatchString(c.ControlToken) {
+		return c, fmt.Errorf("%w: the control token must be visible ASCII without spaces", ErrInvalidConfig)
 	}
 	c.KeyTTL = cmp.Or(c.KeyTTL, defaultKeyTTL)
 	c.MaxKeys = cmp.Or(c.MaxKeys, defaultMaxKeys)

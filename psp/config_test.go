@@ -24,6 +24,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 		"negative service time":    func(c *psp.Config) { c.ServiceTime = -time.Nanosecond },
 		"negative capacity":        func(c *psp.Config) { c.Capacity = -1 },
 		"negative shed RetryAfter": func(c *psp.Config) { c.ShedRetryAfter = -time.Nanosecond },
+		"control token with space": func(c *psp.Config) { c.ControlToken = "a b" },
 	}
 	for name, edit := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -87,7 +88,8 @@ func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {
 func TestDefaultConfig(t *testing.T) {
 	cfg := psp.DefaultConfig()
 	if len(cfg.Tokens) != 1 || cfg.Tokens[0] != "test-token" || cfg.BalanceCents != 100000 ||
-		cfg.KeyTTL != psp.DefaultKeyTTL || cfg.MaxKeys != 500_000 || cfg.ISPB != "12345678" || cfg.Control || cfg.Logger != nil {
+		cfg.KeyTTL != psp.DefaultKeyTTL || cfg.MaxKeys != 500_000 || cfg.ISPB != "12345678" || cfg.Control ||
+		cfg.Logger != nil || cfg.ControlToken != "" || cfg.ControlHosts != nil {
 		t.Errorf("DefaultConfig() = %+v", cfg)
 	}
 }

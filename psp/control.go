@@ -1,9 +1,12 @@
 package psp
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -15,8 +18,8 @@ const (
 	controlResetPath       = "/_psp/reset"
 )
 
-// controlRoutes is the HTTP face of Inject, ClearFaults, Settlements, BalanceCents and Reset.
-// It needs no token: it is a test double's back door. POST /_psp/faults takes
+// controlRoutes is the HTTP face of Inject, ClearFaults, Settlements, BalanceCents, Reset and
+// Stats, each behind guard. POST /_psp/faults takes
 // {"faults":[...]} as application/json (at most maxBodyBytes) and queues all or none: any bad
 // fault is a 400 invalid_request whose violacoes name each one ("faults[1]"), and faults that
 // would take the queue past MaxQueuedFaults are a 400 naming "faults".
@@ -31,6 +34,36 @@ func (s *Server) controlRoutes() map[string]map[string]http.HandlerFunc {
 		controlResetPath:       {http.MethodPost: noContent(s.Reset)},
 		controlStatsPath:       {http.MethodGet: s.getStats},
 	}
+}
+
+// guard puts handle behind the checks every control request passes, in this order: a Host of
+// Config.ControlHosts (403 host_not_allowed), Config.ControlToken (401 unauthorized), and, for
+// a request that changes state (any method but GET), Content-Type application/json (415).
+func (s *Server) guard(handle http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.checkControl(r); err != nil {
+			errorAnswer(err).write(w, "")
+			return
+		}
+		handle(w, r)
+	}
+}
+
+// checkControl returns the failure guard answers r with, or nil.
+func (s *Server) checkControl(r *http.Request) error {
+	hosts := s.cfg.ControlHosts
+	if len(hosts) > 0 && !slices.ContainsFunc(hosts, func(h string) bool { return strings.EqualFold(h, r.Host) }) {
+		return fail(codeHostNotAllowed, "the control API does not answer for Host %q", r.Host)
+	}
+	token, isBearer := bearer(r.Header)
+	if s.cfg.ControlToken != "" &&
+		(!isBearer || subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.ControlToken)) == 0) {
+		return unauthorized("psp-control", "the control token is required in Authorization")
+	}
+	if r.Method != http.MethodGet {
+		return checkJSON(r.Header)
+	}
+	return nil
 }
 
 // noContent is a handler that calls do and answers 204.

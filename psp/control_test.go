@@ -13,13 +13,19 @@ import (
 	"pixretry/psp"
 )
 
-// control sends a control request with a JSON body (if not empty).
+// control sends a control request with body, as the control API requires: a request that
+// changes state (any method but GET) says Content-Type application/json.
 func control(s *psp.Server, method, path, body string) answer {
+	return serve(s, controlRequest(method, path, body))
+}
+
+// controlRequest is a control request with body; edit it before sending.
+func controlRequest(method, path, body string) *http.Request {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
-	if body != "" {
+	if method != http.MethodGet {
 		r.Header.Set("Content-Type", "application/json")
 	}
-	return serve(s, r)
+	return r
 }
 
 func wantNoContent(tb testing.TB, a answer) {

@@ -19,6 +19,9 @@ type ControlClient struct {
 	BaseURL string
 	// HTTPClient sends the requests. Nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// Token, if not empty, is sent with every request as "Authorization: Bearer <Token>": the
+	// PSP's control token (Config.ControlToken, cmd/psp's -control-token).
+	Token string
 }
 
 // Inject queues faults. With no faults it queues nothing. An invalid fault is an error wrapping ErrInvalidFault, and none is
@@ -90,15 +93,19 @@ func (w settlementJSON) settlement() (Settlement, error) {
 	}, err
 }
 
-// call sends body, when not nil, as JSON. The answer must have status want. Its JSON body is
-// decoded into out, when out is not nil.
+// call sends body (nil: none) with the Token, if any. A request that changes state (any method
+// but GET) says Content-Type application/json, as the control API requires. The answer must
+// have status want. Its JSON body is decoded into out, when out is not nil.
 func (c ControlClient) call(ctx context.Context, method, path string, body []byte, want int, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("psp: %s %s: %w", method, path, err)
 	}
-	if body != nil {
+	if method != http.MethodGet {
 		req.Header.Set("Content-Type", jsonContentType)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	resp, err := cmp.Or(c.HTTPClient, http.DefaultClient).Do(req)
 	if err != nil {

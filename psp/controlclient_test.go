@@ -32,10 +32,18 @@ func controlOf(h http.Handler) psp.ControlClient {
 	return psp.ControlClient{BaseURL: "http://psp.test", HTTPClient: &http.Client{Transport: inProcess(h)}}
 }
 
+// withControlToken mounts the control surface for Host psp.test and the token "ctl".
+func withControlToken(c *psp.Config) {
+	c.Control, c.ControlToken, c.ControlHosts = true, "ctl", []string{"psp.test"}
+}
+
+// TestControlClientDrivesAServer drives a Server that checks the Host, the token and the
+// Content-Type of the requests that change state.
 func TestControlClientDrivesAServer(t *testing.T) {
 	ctx := context.Background()
-	s := mustServer(t, withControl)
+	s := mustServer(t, withControlToken)
 	c := controlOf(s)
+	c.Token = "ctl"
 	if err := c.Inject(ctx); err != nil {
 		t.Fatalf("Inject() with no faults: error = %v", err)
 	}
@@ -95,6 +103,8 @@ func TestControlClientErrors(t *testing.T) {
 		want string // in the error
 	}{
 		{"control API off", controlOf(mustServer(t)), reset, "POST /_psp/reset: status 404, want 204"},
+		{"no token", controlOf(mustServer(t, withControlToken)), reset, "POST /_psp/reset: status 401, want 204"},
+		{"no token to read", controlOf(mustServer(t, withControlToken)), balance, "GET /_psp/balance: status 401, want 200"},
 		{"faults refused", controlOf(answering("")), inject, "POST /_psp/faults: status 200, want 204"},
 		{"clear refused", controlOf(mustServer(t)), clearFaults, "DELETE /_psp/faults: status 404"},
 		{"balance not JSON", controlOf(answering("850.00")), balance, "GET /_psp/balance: decoding the answer"},

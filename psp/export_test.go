@@ -17,6 +17,7 @@ const (
 	CodeInjectedFault         = codeInjectedFault
 	CodeInternal              = codeInternal
 	CodeOverloaded            = codeOverloaded
+	CodeHostNotAllowed        = codeHostNotAllowed
 	ControlFaultsPath         = controlFaultsPath
 	ControlSettlementsPath    = controlSettlementsPath
 	ControlBalancePath        = controlBalancePath

@@ -2,7 +2,6 @@ package psp
 
 import (
 	"cmp"
-	"net"
 	"net/http"
 	"time"
 )
@@ -119,16 +118,19 @@ func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault
 }
 
 // hangUp closes the request's connection without an answer: with a TCP reset (RST) if reset
-// is true and the connection is TCP, else with a plain close (the client reads EOF). If the
-// connection cannot be taken over (HTTP/2, a recorder), it aborts the handler, which net/http
-// turns into a closed connection or stream.
+// is true and the connection has a SetLinger method (a *net.TCPConn has), else with a plain
+// close (the client reads EOF). If the connection cannot be taken over (HTTP/2, a recorder), it
+// aborts the handler, which net/http turns into a closed connection or stream.
 func hangUp(w http.ResponseWriter, reset bool) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	if tcp, ok := conn.(*net.TCPConn); ok && reset {
+	if tcp, ok := conn.(lingerer); ok && reset {
 		tcp.SetLinger(0) // close with RST instead of FIN
 	}
 	conn.Close()
 }
+
+// lingerer is a connection whose close can be made a reset, such as a *net.TCPConn.
+type lingerer interface{ SetLinger(sec int) error }

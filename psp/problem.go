@@ -23,6 +23,7 @@ const (
 	codeOverloaded            = "overloaded"
 	codeKeyStoreFull          = "key_store_full"
 	codeInternal              = "internal_error"
+	codeHostNotAllowed        = "host_not_allowed"
 )
 
 const (
@@ -88,6 +89,7 @@ var statusOf = map[string]int{
 	codeOverloaded:            http.StatusServiceUnavailable,
 	codeKeyStoreFull:          http.StatusServiceUnavailable,
 	codeInternal:              http.StatusInternalServerError,
+	codeHostNotAllowed:        http.StatusForbidden,
 }
 
 // errorAnswer is the one place that turns an error into an answer: the problem+json of a

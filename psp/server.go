@@ -44,7 +44,12 @@ func NewServer(cfg Config) (*Server, error) {
 		PaymentsPath: {http.MethodPost: s.servePayment},
 	}
 	if cfg.Control {
-		maps.Copy(s.routes, s.controlRoutes())
+		for path, methods := range s.controlRoutes() {
+			for method, handle := range methods {
+				methods[method] = s.guard(handle)
+			}
+			s.routes[path] = methods
+		}
 	}
 	return s, nil
 }

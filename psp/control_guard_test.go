@@ -1,0 +1,176 @@
+package psp_test
+
+import (
+	"testing"
+
+	"pixretry/psp"
+)
+
+// changes are the control requests that change state, each with a check that it did not.
+var changes = []struct {
+	method, path, body string
+	unchanged          func(*psp.Server) bool // after a refusal; the Server holds one settlement and one fault
+}{
+	{"POST", psp.ControlFaultsPath, `{"faults":[{"kind":"drop"}]}`, func(s *psp.Server) bool {
+		return pay(s, "k2", validBody).status == 503 && pay(s, "k3", validBody).status == 201 // only the queued 503
+	}},
+	{"DELETE", psp.ControlFaultsPath, "", func(s *psp.Server) bool { return pay(s, "k2", validBody).status == 503 }},
+	{"POST", psp.ControlResetPath, "", func(s *psp.Server) bool { return len(s.Settlements()) == 1 }},
+}
+
+// reads are the control requests that change nothing.
+var reads = []string{psp.ControlSettlementsPath, psp.ControlBalancePath, psp.ControlStatsPath}
+
+// mustGuarded is a Server with the control API on, changed by edits, holding one settlement and
+// one queued 503.
+func mustGuarded(tb testing.TB, edits ...func(*psp.Config)) *psp.Server {
+	tb.Helper()
+	s := mustServer(tb, append([]func(*psp.Config){withControl}, edits...)...)
+	wantSettled(tb, pay(s, "k1", validBody))
+	s.Inject(psp.Status(503))
+	return s
+}
+
+func TestControlChangesNeedJSON(t *testing.T) {
+	types := map[string]string{
+		"no Content-Type":     "",
+		"text/plain":          "text/plain",
+		"an HTML form":        "application/x-www-form-urlencoded",
+		"a multipart form":    "multipart/form-data; boundary=x",
+		"another charset":     "application/json; charset=latin1",
+		"JSON with a suffix":  "application/problem+json",
+		"a malformed type":    "application/json;;",
+		"JSON in the subtype": "text/json",
+	}
+	for _, c := range changes {
+		for name, contentType := range types {
+			t.Run(c.method+" "+c.path+" with "+name, func(t *testing.T) {
+				s := mustGuarded(t)
+				r := controlRequest(c.method, c.path, c.body)
+				r.Header.Set("Content-Type", contentType)
+				wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
+				if !c.unchanged(s) {
+					t.Errorf("%s %s with %s changed the Server", c.method, c.path, name)
+				}
+			})
+		}
+	}
+}
+
+func TestControlReadsNeedNoContentType(t *testing.T) {
+	s := mustGuarded(t)
+	for _, path := range reads {
+		if a := control(s, "GET", path, ""); a.status != 200 {
+			t.Errorf("GET %s without Content-Type = %d %s, want 200", path, a.status, a.body)
+		}
+	}
+}
+
+func TestControlTokenIsRequired(t *testing.T) {
+	withToken := func(c *psp.Config) { c.ControlToken = "ctl-secret" }
+	refused := map[string]string{
+		"no Authorization":  "",
+		"a wrong token":     "Bearer ctl-wrong",
+		"a longer token":    "Bearer ctl-secret2",
+		"a payment token":   "Bearer " + token,
+		"another scheme":    "Basic ctl-secret",
+		"no token":          "Bearer",
+		"the token in case": "Bearer CTL-SECRET",
+	}
+	for name, authorization := range refused {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range changes {
+				s := mustGuarded(t, withToken)
+				r := controlRequest(c.method, c.path, c.body)
+				r.Header.Set("Authorization", authorization)
+				a := serve(s, r)
+				wantProblem(t, a, 401, psp.CodeUnauthorized)
+				if got, want := a.header.Get("WWW-Authenticate"), `Bearer realm="psp-control"`; got != want {
+					t.Errorf("%s %s: WWW-Authenticate = %q, want %q", c.method, c.path, got, want)
+				}
+				if !c.unchanged(s) {
+					t.Errorf("%s %s with %s changed the Server", c.method, c.path, name)
+				}
+			}
+			s := mustGuarded(t, withToken)
+			for _, path := range reads {
+				r := controlRequest("GET", path, "")
+				r.Header.Set("Authorization", authorization)
+				wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized)
+			}
+		})
+	}
+	t.Run("the token", func(t *testing.T) {
+		s := mustGuarded(t, withToken)
+		for _, path := range reads {
+			r := controlRequest("GET", path, "")
+			r.Header.Set("Authorization", "bearer ctl-secret") // the scheme in any case
+			if a := serve(s, r); a.status != 200 {
+				t.Errorf("GET %s with the token = %d %s, want 200", path, a.status, a.body)
+			}
+		}
+		r := controlRequest("POST", psp.ControlResetPath, "")
+		r.Header.Set("Authorization", "Bearer ctl-secret")
+		wantNoContent(t, serve(s, r))
+		wantSettled(t, pay(s, "k1", validBody)) // payments need the payment token only
+	})
+}
+
+func TestControlHostIsChecked(t *testing.T) {
+	withHosts := func(c *psp.Config) { c.ControlHosts = []string{"127.0.0.1:8080", "localhost:8080"} }
+	for _, host := range []string{"evil.example:8080", "evil.example", "localhost:8081", "127.0.0.1", ""} {
+		t.Run("Host "+host, func(t *testing.T) {
+			withToken := func(c *psp.Config) { c.ControlToken = "ctl" }
+			for _, c := range changes {
+				s := mustGuarded(t, withHosts, withToken)
+				r := controlRequest(c.method, c.path, c.body)
+				r.Host = host // and no token: the Host is checked first
+				wantProblem(t, serve(s, r), 403, psp.CodeHostNotAllowed)
+				if !c.unchanged(s) {
+					t.Errorf("%s %s for Host %q changed the Server", c.method, c.path, host)
+				}
+			}
+			s := mustGuarded(t, withHosts, withToken)
+			for _, path := range reads {
+				r := controlRequest("GET", path, "")
+				r.Host = host
+				wantProblem(t, serve(s, r), 403, psp.CodeHostNotAllowed)
+			}
+			r := paymentRequest("k9", validBody)
+			r.Host = host
+			wantProblem(t, serve(s, r), 503, psp.CodeInjectedFault) // payments are not checked: the queued fault answers
+			r = paymentRequest("k9", validBody)
+			r.Host = host
+			wantSettled(t, serve(s, r))
+		})
+	}
+	for _, host := range []string{"127.0.0.1:8080", "LOCALHOST:8080"} {
+		t.Run("Host "+host, func(t *testing.T) {
+			s := mustGuarded(t, withHosts)
+			r := controlRequest("POST", psp.ControlResetPath, "")
+			r.Host = host
+			wantNoContent(t, serve(s, r))
+		})
+	}
+}
+
+// TestControlChecksInOrder shows which refusal a request with several faults gets: the Host,
+// then the token, then the Content-Type.
+func TestControlChecksInOrder(t *testing.T) {
+	s := mustGuarded(t, func(c *psp.Config) { c.ControlToken, c.ControlHosts = "ctl", []string{"psp.test"} })
+	r := controlRequest("POST", psp.ControlResetPath, "")
+	r.Host, r.Header["Content-Type"] = "psp.test", nil
+	wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized)
+	r.Header.Set("Authorization", "Bearer ctl")
+	wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
+	r.Header.Set("Content-Type", "application/json")
+	wantNoContent(t, serve(s, r))
+}
+
+func TestControlWithoutGuardsServesAnyHost(t *testing.T) {
+	s := mustGuarded(t)
+	r := controlRequest("POST", psp.ControlResetPath, "")
+	r.Host = "evil.example"
+	r.Header.Set("Authorization", "Bearer anything")
+	wantNoContent(t, serve(s, r))
+}
