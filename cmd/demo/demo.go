@@ -15,12 +15,13 @@ import (
 
 // target is a PSP to run the demo against, and where the demo writes.
 type target struct {
-	BaseURL   string            // the PSP, such as http://127.0.0.1:8080
-	External  bool              // the PSP is not the demo's own: say what the demo leaves behind
-	Token     string            // the bearer token for payments
-	Seed      uint64            // seeds the jitter draws: the same seed gives the same waits
-	Transport http.RoundTripper // reaches BaseURL
-	Out       io.Writer         // the per-attempt log, the results, the summary
+	BaseURL      string            // the PSP, such as http://127.0.0.1:8080
+	External     bool              // the PSP is not the demo's own: say what the demo leaves behind
+	Token        string            // the bearer token for payments
+	ControlToken string            // the bearer token for the control API, if the PSP has one
+	Seed         uint64            // seeds the jitter draws: the same seed gives the same waits
+	Transport    http.RoundTripper // reaches BaseURL
+	Out          io.Writer         // the per-attempt log, the results, the summary
 }
 
 // controlTimeout bounds each control call, so that a PSP that stops answering fails the demo
@@ -46,7 +47,11 @@ type result struct {
 // receipts, the requests the client sent, and the PSP's ledger and balance. It returns an
 // error if the PSP cannot be driven, or one naming each expectation that failed.
 func demo(ctx context.Context, t *target) error {
-	ctl := psp.ControlClient{BaseURL: t.BaseURL, HTTPClient: &http.Client{Transport: t.Transport, Timeout: controlTimeout}}
+	ctl := psp.ControlClient{
+		BaseURL:    t.BaseURL,
+		HTTPClient: &http.Client{Transport: t.Transport, Timeout: controlTimeout},
+		Token:      t.ControlToken,
+	}
 	sent := &psp.Recorder{Next: t.Transport}
 	payer := &pix.Client{
 		BaseURL:        t.BaseURL,

@@ -2,7 +2,8 @@
 // against the PSP's own ledger.
 //
 // By default it serves the PSP simulator (package psp) in-process on a loopback port. With -psp
-// it drives an external cmd/psp instead, through the same HTTP control API. It resets the PSP,
+// it drives an external cmd/psp instead, through the same HTTP control API, with
+// -control-token if that PSP has one. It resets the PSP,
 // then pays with a pix.Client that retries (4 attempts, waits of up to 50 ms·2^(n−1) capped at
 // 400 ms, 300 ms per attempt):
 //
@@ -19,7 +20,7 @@
 //
 // Usage:
 //
-//	demo [-psp URL] [-token TOKEN] [-seed N]
+//	demo [-psp URL] [-token TOKEN] [-control-token TOKEN] [-seed N]
 package main
 
 import (
@@ -70,10 +71,14 @@ func parseFlags(args []string, stderr io.Writer) (*target, error) {
 	t := &target{}
 	fs.StringVar(&t.BaseURL, "psp", "", "base `URL` of an external cmd/psp (default: serve one in-process)")
 	fs.StringVar(&t.Token, "token", psp.DefaultToken, "bearer `token` for the PSP")
+	fs.StringVar(&t.ControlToken, "control-token", "", "bearer `token` for the PSP's control API, if it has one")
 	fs.Uint64Var(&t.Seed, "seed", 1, "seed of the jitter draws: the same seed gives the same waits")
 	err := cmdline.Parse(fs, args, func() error {
 		if _, err := psp.NewServer(psp.Config{Tokens: []string{t.Token}}); err != nil {
 			return fmt.Errorf("demo: -token %q: want visible ASCII without spaces", t.Token)
+		}
+		if _, err := psp.NewServer(psp.Config{Tokens: []string{t.Token}, ControlToken: t.ControlToken}); err != nil {
+			return fmt.Errorf("demo: -control-token: want visible ASCII without spaces")
 		}
 		t.BaseURL, t.External = strings.TrimSuffix(t.BaseURL, "/"), t.BaseURL != ""
 		u, err := url.Parse(t.BaseURL)

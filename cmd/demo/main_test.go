@@ -30,15 +30,17 @@ func TestRunOverLoopback(t *testing.T) {
 	}
 }
 
-// -psp, -token and -seed reach the demo: an external PSP that accepts only another token than
-// the default settles the demo's payments, and the demo names that PSP and seed.
+// -psp, -token, -control-token and -seed reach the demo: an external PSP that accepts only
+// another token than the default, and has a control token, settles the demo's payments, and the
+// demo names that PSP and seed.
 func TestRunTakesEachFlag(t *testing.T) {
 	cfg := psp.DefaultConfig()
-	cfg.Tokens, cfg.Control = []string{"other-token"}, true
+	cfg.Tokens, cfg.Control, cfg.ControlToken = []string{"other-token"}, true, "ctl"
 	ts := httptest.NewServer(must(psp.NewServer(cfg)))
 	defer ts.Close()
 	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"-psp", ts.URL + "/", "-token", "other-token", "-seed", "7"}, &stdout, &stderr); err != nil {
+	args := []string{"-psp", ts.URL + "/", "-token", "other-token", "-control-token", "ctl", "-seed", "7"}
+	if err := run(t.Context(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run() error = %v\nstderr:\n%s", err, stderr.String())
 	}
 	if want := "pix retry demo against the PSP at " + ts.URL + " (seed 7)\n"; !strings.HasPrefix(stdout.String(), want) {
@@ -72,6 +74,7 @@ func TestRunRefusesABadCommandLine(t *testing.T) {
 		"seed not a number":     {"-seed", "one"},
 		"token with a space":    {"-token", "a b"},
 		"empty token":           {"-token", ""},
+		"control token spaced":  {"-control-token", "a b"},
 		"psp not a URL":         {"-psp", "127.0.0.1:8080"},
 		"psp of another kind":   {"-psp", "ftp://127.0.0.1"},
 		"psp without a host":    {"-psp", "http://"},

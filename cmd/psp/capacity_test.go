@@ -10,7 +10,8 @@ import (
 )
 
 func TestCapacityFlagsReachTheConfig(t *testing.T) {
-	cfg, _, err := parseFlags([]string{"-service-time", "250ms", "-capacity", "8", "-shed-retry-after", "2s"}, io.Discard)
+	opts, _, err := parseFlags([]string{"-service-time", "250ms", "-capacity", "8", "-shed-retry-after", "2s"}, io.Discard)
+	cfg := opts.cfg
 	if err != nil {
 		t.Fatalf("parseFlags() error = %v", err)
 	}
@@ -18,7 +19,8 @@ func TestCapacityFlagsReachTheConfig(t *testing.T) {
 		t.Errorf("service time, capacity, shed Retry-After = %v, %d, %v; want 250ms, 8, 2s",
 			cfg.ServiceTime, cfg.Capacity, cfg.ShedRetryAfter)
 	}
-	cfg, _, err = parseFlags(nil, io.Discard)
+	opts, _, err = parseFlags(nil, io.Discard)
+	cfg = opts.cfg
 	if err != nil || cfg.ServiceTime != 0 || cfg.Capacity != 0 || cfg.ShedRetryAfter != 0 {
 		t.Errorf("parseFlags(no flags) = %+v, %v; want no service time, no capacity, no shed Retry-After", cfg, err)
 	}
@@ -38,9 +40,9 @@ func TestStatsAreServed(t *testing.T) {
 }
 
 func TestMaxKeysFlag(t *testing.T) {
-	cfg, _, err := parseFlags(nil, io.Discard)
-	if err != nil || cfg.MaxKeys != psp.DefaultConfig().MaxKeys {
-		t.Errorf("parseFlags(no flags) = %+v, %v; want MaxKeys %d", cfg, err, psp.DefaultConfig().MaxKeys)
+	opts, _, err := parseFlags(nil, io.Discard)
+	if err != nil || opts.cfg.MaxKeys != psp.DefaultConfig().MaxKeys {
+		t.Errorf("parseFlags(no flags) = %+v, %v; want MaxKeys %d", opts.cfg, err, psp.DefaultConfig().MaxKeys)
 	}
 	s := mustStart(t, "-tokens", "smoke", "-max-keys", "1")
 	if status, _ := s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment)); status != 201 {

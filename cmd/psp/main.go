@@ -4,14 +4,22 @@
 //
 // Usage:
 //
-//	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000] [-ispb 12345678]
-//	    [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
+//	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000]
+//	    [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s] [-max-conns 1024]
+//	    [-control-token T] [-control-hosts HOST:PORT,...]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
 // one line per payment request on stderr (buffered: a line may wait up to 0.1 s, and every
-// line is written before it exits), and on SIGINT or SIGTERM stops accepting, lets
-// requests in flight finish (for up to 15 s) and exits 0. It exits 2 on a bad command line, after
-// printing the problem and the usage on stderr, and 1 if it cannot serve.
+// line is written before it exits), and on SIGINT or SIGTERM stops accepting, lets requests in
+// flight finish for up to 15 s, closes the connections still open and exits 0. It exits 2 on a
+// bad command line, an address it cannot listen on included, after printing the problem and the
+// usage on stderr, and 1 if it cannot serve.
+//
+// The control API answers on a loopback address. On any other address it answers only with
+// -control-token, and psp warns on stderr that it listens beyond this machine. A control request
+// must name the listening address, a loopback name (localhost, 127.0.0.1 or [::1], with the
+// port) or one of -control-hosts in its Host. Slow and idle clients are held off by the timeouts
+// of limits and by -max-conns.
 package main
 
 import (
@@ -20,19 +28,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"strings"
-	"time"
 
 	"pixretry/internal/cmdline"
 	"pixretry/psp"
 )
-
-// shutdownGrace bounds how long a shutdown waits for requests in flight (a late or slow fault
-// may hold one); then the remaining connections are closed.
-const shutdownGrace = 15 * time.Second
 
 func main() { cmdline.Main(run) }
 
@@ -40,67 +40,32 @@ func main() { cmdline.Main(run) }
 // It prints the URL it listens on to stdout once it accepts connections. Logs and errors go to
 // stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, addr, err := parseFlags(args, stderr)
+	opts, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	if err := serve(ctx, cfg, addr, stdout, stderr); err != nil {
+	ln, err := listen(opts.addr, opts.maxConns)
+	if err != nil {
+		return cmdline.Refuse(fs, fmt.Errorf("psp: -addr %s: %w", opts.addr, err))
+	}
+	if err := opts.serve(ctx, ln, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, err)
 		return err
 	}
 	return nil
 }
 
-// serve serves the simulator configured by cfg on addr until ctx ends.
-func serve(ctx context.Context, cfg psp.Config, addr string, stdout, stderr io.Writer) error {
-	payments, logger, flushLogs := newLoggers(stderr)
-	defer flushLogs()
-	cfg.Logger = payments
-	handler, err := psp.NewServer(cfg)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("psp: %w", err)
-	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	url := "http://" + ln.Addr().String()
-	logger.Info("psp: listening", "url", url, "tokens", len(cfg.Tokens),
-		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL, "max_keys", cfg.MaxKeys,
-		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity)
-	return serveUntil(ctx, srv, ln, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
+// options is what the command line asks for.
+type options struct {
+	cfg          psp.Config // Control and ControlHosts are set once the address is known
+	addr         string
+	maxConns     int      // 0: no limit
+	controlHosts []string // Host values the control API answers for besides the defaults
+	limits       limits
 }
 
-// serveUntil serves ln with srv, calls ready once it serves, and shuts srv down gracefully
-// when ctx ends: no new connections, requests in flight finish (for up to shutdownGrace).
-func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, logger *slog.Logger, ready func()) error {
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	ready()
-	select {
-	case err := <-served:
-		return fmt.Errorf("psp: serve: %w", err)
-	case <-ctx.Done():
-	}
-	logger.Info("psp: shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	err := srv.Shutdown(shutdownCtx)
-	if err != nil {
-		srv.Close()
-		err = fmt.Errorf("psp: shutdown: %w", err)
-	}
-	<-served // http.ErrServerClosed
-	return err
-}
-
-// parseFlags reads the command line into a psp.Config (control API on) and an address.
-func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
+// parseFlags reads the command line. It returns the flag set for errors found later.
+func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error) {
 	def := psp.DefaultConfig()
 	fs := flag.NewFlagSet("psp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -113,12 +78,20 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 	serviceTime := fs.Duration("service-time", 0, "how long every payment takes before its commit")
 	capacity := fs.Int("capacity", 0, "most payments in processing at once; the next are shed with 503 (0: no limit)")
 	shedRetryAfter := fs.Duration("shed-retry-after", 0, "Retry-After sent with a shed answer, rounded up to seconds (0: none)")
-	cfg := psp.Config{Control: true}
+	maxConns := fs.Int("max-conns", defaultMaxConns, "most connections open at once; the next wait until one closes (0: no limit)")
+	controlToken := fs.String("control-token", "", "bearer token every control request must carry (needed for the control API off loopback)")
+	controlHosts := fs.String("control-hosts", "", "more Host values the control API answers for, comma-separated, as in psp:8080")
+	o := options{limits: defaultLimits}
 	err := cmdline.Parse(fs, args, func() error {
-		cfg.Tokens, cfg.KeyTTL, cfg.MaxKeys, cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *maxKeys, *ispb
-		cfg.ServiceTime, cfg.Capacity, cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
+		o.addr, o.maxConns = *addr, *maxConns
+		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.MaxKeys, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *maxKeys, *ispb
+		o.cfg.ServiceTime, o.cfg.Capacity, o.cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
+		o.cfg.ControlToken = *controlToken
+		if *controlHosts != "" {
+			o.controlHosts = strings.Split(*controlHosts, ",")
+		}
 		var err error
-		cfg.BalanceCents, err = psp.ParseBalance(*balance)
+		o.cfg.BalanceCents, err = psp.ParseBalance(*balance)
 		switch {
 		case err != nil:
 			return fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
@@ -128,9 +101,12 @@ func parseFlags(args []string, stderr io.Writer) (psp.Config, string, error) {
 			return fmt.Errorf("psp: -max-keys %d: want a positive number, as in 500000", *maxKeys)
 		case *ispb == "":
 			return errors.New("psp: -ispb: want 8 digits")
+		case *maxConns < 0:
+			return fmt.Errorf("psp: -max-conns %d: want 0 (no limit) or more", *maxConns)
 		}
-		_, err = psp.NewServer(cfg) // checks -tokens, -ispb, -service-time, -capacity and -shed-retry-after
+		// checks -tokens, -ispb, -service-time, -capacity, -shed-retry-after and -control-token
+		_, err = psp.NewServer(o.cfg)
 		return err
 	})
-	return cfg, *addr, err
+	return o, fs, err
 }

@@ -197,6 +197,9 @@ func TestBadFlagsExit2(t *testing.T) {
 		"negative capacity":   {"-capacity", "-1"},
 		"negative shed hint":  {"-shed-retry-after", "-1s"},
 		"capacity format":     {"-capacity", "many"},
+		"negative max conns":  {"-max-conns", "-1"},
+		"max conns format":    {"-max-conns", "all"},
+		"control token space": {"-control-token", "a b"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -220,15 +223,27 @@ func TestHelpExits0(t *testing.T) {
 	}
 }
 
-func TestListenFailureExits1(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func TestBadAddressExits2(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	var stderr bytes.Buffer
-	err = run(context.Background(), []string{"-addr", ln.Addr().String()}, io.Discard, &stderr)
-	if got := cmdline.ExitCode(err); got != 1 || !strings.Contains(stderr.String(), "psp: listen tcp") {
-		t.Errorf("exit code = %d, stderr %q; want 1 and the error", got, stderr.String())
+	defer taken.Close()
+	tests := map[string]struct{ addr, want string }{
+		"not an address": {"nonsense", "psp: -addr nonsense: listen tcp: address nonsense: missing port in address"},
+		"port too large": {":99999", "psp: -addr :99999: listen tcp: address 99999: invalid port"},
+		"port in use":    {taken.Addr().String(), "address already in use"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"-addr", tt.addr}, &stdout, &stderr)
+			if got := cmdline.ExitCode(err); got != 2 {
+				t.Errorf("exit code = %d (run: %v), want 2", got, err)
+			}
+			if !strings.Contains(stderr.String(), tt.want+"\nUsage of psp") || stdout.Len() != 0 {
+				t.Errorf("stderr = %q, stdout = %q; want %q and the usage on stderr only", stderr.String(), stdout.String(), tt.want)
+			}
+		})
 	}
 }

@@ -43,11 +43,18 @@ func Parse(fs *flag.FlagSet, args []string, check func() error) error {
 		err = fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
 	if err != nil {
-		fmt.Fprintln(fs.Output(), err)
-		fs.Usage()
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+		return Refuse(fs, err)
 	}
 	return nil
+}
+
+// Refuse reports a bad command line found after Parse, such as an address the command cannot
+// listen on, as Parse reports one: it writes err and the usage to fs.Output() and returns an
+// error wrapping ErrUsage and err.
+func Refuse(fs *flag.FlagSet, err error) error {
+	fmt.Fprintln(fs.Output(), err)
+	fs.Usage()
+	return fmt.Errorf("%w: %w", ErrUsage, err)
 }
 
 // ExitCode is the exit status for err, what a command's run returned.

@@ -47,6 +47,20 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestRefuse(t *testing.T) {
+	var out strings.Builder
+	fs := flag.NewFlagSet("cmd", flag.ContinueOnError)
+	fs.SetOutput(&out)
+	taken := errors.New("cmd: -addr :80: address already in use")
+	err := Refuse(fs, taken)
+	if !errors.Is(err, ErrUsage) || !errors.Is(err, taken) || ExitCode(err) != 2 {
+		t.Errorf("Refuse() = %v (exit %d), want one wrapping %v and %v (exit 2)", err, ExitCode(err), ErrUsage, taken)
+	}
+	if got, want := out.String(), "cmd: -addr :80: address already in use\nUsage of cmd"; !strings.HasPrefix(got, want) {
+		t.Errorf("Refuse() printed %q, want %q first", got, want)
+	}
+}
+
 func TestExitCode(t *testing.T) {
 	tests := []struct {
 		err  error

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+
+	"pixretry/psp"
+)
+
+// loopbackNames are the names a control request may give in its Host on any address, with the
+// port.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// exposeControl is o.cfg with the control API set for a PSP bound to bound: on for a loopback
+// address, else only with a control token. Its Host must name the address asked for (o.addr),
+// the address bound, a loopback name or one of o.controlHosts. Bound to any other than a
+// loopback address, it warns on stderr.
+func (o options) exposeControl(bound net.Addr, stderr io.Writer) psp.Config {
+	cfg := o.cfg
+	tcp, _ := bound.(*net.TCPAddr)
+	loopback := tcp != nil && tcp.IP.IsLoopback()
+	cfg.Control = loopback || cfg.ControlToken != ""
+	cfg.ControlHosts = append(controlHosts(o.addr, bound.String()), o.controlHosts...)
+	if loopback {
+		return cfg
+	}
+	control := "the control API is off; -control-token turns it on"
+	if cfg.Control {
+		control = "the control API answers only with the control token"
+	}
+	fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and pay with the tokens; %s\n",
+		bound, control)
+	return cfg
+}
+
+// controlHosts are the Host values that name a PSP asked to listen on addr and bound to bound:
+// the host asked for, the loopback names and the address bound, each with the port bound, but
+// for a wildcard address (0.0.0.0, ::). On port 80 each is also allowed without it.
+func controlHosts(addr, bound string) []string {
+	asked, _, _ := net.SplitHostPort(addr)
+	ip, port, _ := net.SplitHostPort(bound)
+	var hosts []string
+	for _, name := range append(append([]string{asked}, loopbackNames...), ip) {
+		host := net.JoinHostPort(name, port)
+		if name == "" || net.ParseIP(name).IsUnspecified() || slices.Contains(hosts, host) {
+			continue
+		}
+		hosts = append(hosts, host)
+		if port == "80" {
+			hosts = append(hosts, strings.TrimSuffix(host, ":80"))
+		}
+	}
+	return hosts
+}
