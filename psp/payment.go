@@ -2,6 +2,8 @@ package psp
 
 import (
 	"cmp"
+	"context"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -102,8 +104,8 @@ func (s *Server) reserve(sc scope, p payment) (*book, *entry, answer) {
 // late fault, or hangs up instead for a drop fault.
 // rawKey, when not empty, is echoed.
 func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault) {
-	s.cfg.Logger.Info("psp: payment", "status", a.status, "key", rawKey,
-		"replayed", a.replayed, "fault", cmp.Or(f.Kind, "none"))
+	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", slog.Int("status", a.status),
+		slog.String("key", rawKey), slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(f.Kind, "none"))))
 	if misdeliver(w, a, rawKey, f) {
 		return
 	}
