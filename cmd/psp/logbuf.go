@@ -74,11 +74,12 @@ type writeNow struct{ l *logBuffer }
 
 func (w writeNow) Write(p []byte) (int, error) { return w.l.write(p, true) }
 
-// newLoggers returns the payments' logger, whose records wait in a logBuffer on their way to
+// newLoggers returns, for the records at level or above, the payments' logger, whose records wait in a logBuffer on their way to
 // stderr, and the logger of the records a person waits for (listening, shutting down, server
 // errors), which go out at once and in order after the payments before them. done writes every
 // record held and must be called before the command exits.
-func newLoggers(stderr io.Writer) (payments, now *slog.Logger, done func()) {
+func newLoggers(stderr io.Writer, level logLevel) (payments, now *slog.Logger, done func()) {
 	l := newLogBuffer(stderr)
-	return slog.New(slog.NewTextHandler(l, nil)), slog.New(slog.NewTextHandler(writeNow{l}, nil)), l.Close
+	opts := &slog.HandlerOptions{Level: slog.Level(level)}
+	return slog.New(slog.NewTextHandler(l, opts)), slog.New(slog.NewTextHandler(writeNow{l}, opts)), l.Close
 }

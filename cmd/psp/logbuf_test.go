@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func TestLogBufferCloseWritesEverything(t *testing.T) {
 
 func TestLifecycleRecordsGoOutAtOnceAfterThePaymentsBefore(t *testing.T) {
 	var stderr lockedBuffer
-	payments, now, done := newLoggers(&stderr)
+	payments, now, done := newLoggers(&stderr, logLevel(slog.LevelInfo))
 	defer done()
 
 	payments.Info("psp: payment", "key", "k1")
@@ -154,4 +155,58 @@ func (s *started) post(key string, body io.Reader) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestLogFlagSetsWhatStderrGets pays once under each -log and reads stderr once run returns.
+func TestLogFlagSetsWhatStderrGets(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		payments  int  // records of payments
+		lifecycle bool // the start and stop records
+	}{
+		{nil, 1, true},
+		{[]string{"-log", "info"}, 1, true},
+		{[]string{"-log", "warn"}, 0, false},
+		{[]string{"-log", "off"}, 0, false},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stderr lockedBuffer
+			s := startWithStderr(t, &stderr, append([]string{"-tokens", "smoke"}, tc.args...)...)
+			if status, body := s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment)); status != 201 {
+				t.Fatalf("payment = %d %s, want 201", status, body)
+			}
+			if err := s.stop(); err != nil {
+				t.Fatalf("run() = %v, want nil", err)
+			}
+			log := stderr.String()
+			if got := strings.Count(log, `msg="psp: payment"`); got != tc.payments {
+				t.Errorf("stderr holds %d payment records, want %d:\n%s", got, tc.payments, log)
+			}
+			if got := strings.Contains(log, "psp: listening") && strings.Contains(log, "psp: shutting down"); got != tc.lifecycle {
+				t.Errorf("stderr has the start and stop records: %t, want %t:\n%s", got, tc.lifecycle, log)
+			}
+		})
+	}
+}
+
+func TestLogLevelKeepsWarningsUnlessOff(t *testing.T) {
+	for _, tc := range []struct {
+		level string
+		want  bool
+	}{{"info", true}, {"warn", true}, {"off", false}} {
+		var level logLevel
+		if err := level.Set(tc.level); err != nil {
+			t.Fatalf("Set(%q) = %v", tc.level, err)
+		}
+		var stderr lockedBuffer
+		_, now, done := newLoggers(&stderr, level)
+		now.Warn("psp: a server warning")
+		done()
+		if got := strings.Contains(stderr.String(), "a server warning"); got != tc.want {
+			t.Errorf("-log %s: the warning written %t, want %t", tc.level, got, tc.want)
+		}
+		if got := level.String(); got != tc.level {
+			t.Errorf("-log %s reads back as %q", tc.level, got)
+		}
+	}
 }

@@ -6,11 +6,11 @@
 //
 //	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000]
 //	    [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s] [-max-conns 1024]
-//	    [-control-token T] [-control-hosts HOST:PORT,...]
+//	    [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
-// one line per payment request on stderr (buffered: a line may wait up to 0.1 s, and every
-// line is written before it exits), and on SIGINT or SIGTERM stops accepting, lets requests in
+// one line per payment request on stderr unless -log is warn or off (buffered: a line may wait
+// up to 0.1 s, and every line is written before it exits), and on SIGINT or SIGTERM stops accepting, lets requests in
 // flight finish for up to 15 s, closes the connections still open and exits 0. It exits 2 on a
 // bad command line, an address it cannot listen on included, after printing the problem and the
 // usage on stderr, and 1 if it cannot serve.
@@ -62,6 +62,7 @@ type options struct {
 	maxConns     int      // 0: no limit
 	controlHosts []string // Host values the control API answers for besides the defaults
 	limits       limits
+	log          logLevel
 }
 
 // parseFlags reads the command line. It returns the flag set for errors found later.
@@ -82,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	controlToken := fs.String("control-token", "", "bearer token every control request must carry (needed for the control API off loopback)")
 	controlHosts := fs.String("control-hosts", "", "more Host values the control API answers for, comma-separated, as in psp:8080")
 	o := options{limits: defaultLimits}
+	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
 		o.addr, o.maxConns = *addr, *maxConns
 		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.MaxKeys, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *maxKeys, *ispb

@@ -197,6 +197,7 @@ func TestBadFlagsExit2(t *testing.T) {
 		"negative capacity":   {"-capacity", "-1"},
 		"negative shed hint":  {"-shed-retry-after", "-1s"},
 		"capacity format":     {"-capacity", "many"},
+		"log level":           {"-log", "debug"},
 		"negative max conns":  {"-max-conns", "-1"},
 		"max conns format":    {"-max-conns", "all"},
 		"control token space": {"-control-token", "a b"},

@@ -56,7 +56,7 @@ func (l limits) server(h http.Handler, serviceTime time.Duration, logger *slog.L
 
 // serve serves the simulator on ln until ctx ends, then shuts down gracefully.
 func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.Writer) error {
-	payments, logger, flushLogs := newLoggers(stderr)
+	payments, logger, flushLogs := newLoggers(stderr, o.log)
 	defer flushLogs()
 	cfg := o.exposeControl(ln.Addr(), stderr)
 	cfg.Logger = payments
