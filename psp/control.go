@@ -1,6 +1,8 @@
 package psp
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
@@ -128,19 +130,29 @@ type settlementJSON struct {
 	Horario        string `json:"horario"`
 }
 
+// getSettlements writes the ledger one settlement at a time, so that a long ledger costs no
+// copy of itself: the Settlements it points to never change once recorded.
 func (s *Server) getSettlements(w http.ResponseWriter, _ *http.Request) {
-	ledger := s.Settlements()
-	body := settlementsBody{Count: len(ledger), Settlements: make([]settlementJSON, len(ledger))}
+	s.mu.Lock()
+	ledger := slices.Clone(s.book.ledger)
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", jsonContentType)
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, `{"count":%d,"settlements":[`, len(ledger))
 	for i, st := range ledger {
-		body.Settlements[i] = settlementJSON{
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.Write(bytes.TrimSuffix(marshal(settlementJSON{
 			EndToEndID:     st.EndToEndID,
 			IdempotencyKey: st.IdempotencyKey,
 			Valor:          FormatAmount(st.AmountCents),
 			Chave:          st.PixKey,
 			Horario:        st.SettledAt.Format(time.RFC3339Nano),
-		}
+		}), []byte("\n")))
 	}
-	jsonAnswer(http.StatusOK, jsonContentType, body).write(w, "")
+	bw.WriteString("]}\n")
+	bw.Flush() // a failed write means the client has gone: nothing left to tell it
 }
 
 type balanceBody struct {
