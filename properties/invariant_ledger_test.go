@@ -2,6 +2,8 @@ package properties
 
 import (
 	"errors"
+	"net"
+	"net/http"
 	"slices"
 	"time"
 
@@ -65,6 +67,9 @@ func checkSettlements(tr Trace) error {
 // keeps the contract. The closing
 // record's outcome_unknown agrees with the error.
 //
+// The converse holds for a Send, whose fresh key has no history at the PSP: it ends in
+// ErrOutcomeUnknown only when one of its requests may have settled.
+//
 // A duplicate sender may settle the same payment under the same key after a call has failed,
 // which breaks no promise of that call. So a failed call is held to the settlements that
 // existed before its last request left, and to every settlement of its payment under its key
@@ -87,9 +92,22 @@ func checkHonesty(tr Trace) error {
 					v.addf("call %d failed with %v, not outcome-unknown, but the PSP settled it under key %q (%s)", i, c.Err, c.Key(), s.EndToEndID)
 				}
 			}
+		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, maySettle):
+			v.addf("call %d failed with %v, outcome-unknown, yet none of its requests could have settled it", i, c.Err)
 		}
 	}
 	return v.err()
+}
+
+// maySettle reports whether round trip t may have left a settlement behind, by pix's contract:
+// every one does but a connection that could not be made (the request never left) and a 4xx
+// other than 409 and 429 that arrived whole (a refusal before processing, or a stored one).
+func maySettle(t Trip) bool {
+	if e, ok := errors.AsType[*net.OpError](t.Err); ok && e.Op == "dial" {
+		return false
+	}
+	refusal := t.Status/100 == 4 && t.Status != http.StatusConflict && t.Status != http.StatusTooManyRequests
+	return t.Err != nil || t.BodyErr != nil || !refusal
 }
 
 // soleSender reports whether no call but call i sent its payment under its key.

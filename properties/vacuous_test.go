@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +222,10 @@ var (
 			tr.Calls[2].Err = &pix.Error{Status: 503, Code: "injected_fault"}
 			tr.Ledger = append(tr.Ledger, psp.Settlement{Token: runToken, IdempotencyKey: keyUnknown, EndToEndID: "E12345678202601021000abcdefghijn",
 				AmountCents: payUnknown.AmountCents, PixKey: payUnknown.PixKey, Description: payUnknown.Description, SettledAt: t0.Add(2 * time.Second)})
+		}},
+		{"outcome unknown after requests that could not have settled", checkHonesty, "yet none of its requests could have settled it", func(tr *Trace) {
+			refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+			tr.Calls[2].Trips = []Trip{{Err: refused}, {Status: 400}, {Status: 422}}
 		}},
 		{"a closing record that contradicts the error", checkHonesty, "outcome_unknown=false", func(tr *Trace) { tr.Calls[2].Summary.OutcomeUnknown = false }},
 		{"a success with no settlement", checkHonesty, "the ledger holds 0 settlements", func(tr *Trace) { tr.Ledger = nil }},
