@@ -106,7 +106,7 @@ func (lt *lineTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if conn != nil {
-		conn.disarm() // a fault armed for a request that was never written stays with it
+		conn.disarm() // else a fault armed for a request never written would fall on the next one
 	}
 	lt.events = append(lt.events, ev)
 	return resp, err
