@@ -428,6 +428,9 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 		if !errors.Is(run.Err, pr.CtxErr) || n > 0 && !errors.Is(run.Err, last) {
 			v.addf("Do() error = %v, want it to wrap %v and the last attempt's %v", run.Err, pr.CtxErr, last)
 		}
+		if name := map[bool]string{true: "before attempt 1", false: fmt.Sprintf("after attempt %d", n)}[n == 0]; !strings.Contains(fmt.Sprint(run.Err), name) {
+			v.addf("Do() error = %v, want it to name the last attempt: %q", run.Err, name)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -83,6 +84,8 @@ func TestNoVacuousDoModel(t *testing.T) {
 		{"a budget error that lost the last error", retry.StopBudget, errors.New("retry: attempt 3 of 3"), "want it to wrap"},
 		{"a budget error that names no attempt", retry.StopBudget, io.EOF, "name attempt 3"},
 		{"a context stop that lost the context's error", retry.StopContext, io.EOF, "want it to wrap context canceled"},
+		{"a context stop that names another attempt", retry.StopContext,
+			fmt.Errorf("retry: after attempt 4: %w; last error: %w", context.Canceled, io.ErrUnexpectedEOF), `name the last attempt: "after attempt 3"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, pr, run := doBaseline()

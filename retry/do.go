@@ -26,8 +26,9 @@ import (
 //
 // For an invalid p, Do returns an error wrapping [ErrInvalidPolicy] and does not call op. A
 // permanent error comes back as op returned it. Any other error wraps the last attempt's
-// error, so errors.Is and errors.As see through it. When ctx stops the call, the error also
-// wraps ctx's error and cause. A wait refused for ending past the deadline counts as
+// error, so errors.Is and errors.As see through it, and its text names that attempt ("attempt
+// 3 of 3", "after attempt 2", or "before attempt 1" when ctx ended before any). When ctx stops
+// the call, the error also wraps ctx's error and cause. A wait refused for ending past the deadline counts as
 // context.DeadlineExceeded. When the quota refuses a retry, the error also wraps
 // [ErrQuotaExhausted].
 //
