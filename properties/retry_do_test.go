@@ -118,19 +118,24 @@ func edgePolicyGen() *rapid.Generator[retry.Policy] {
 	})
 }
 
-// doStep is one attempt of the script: it lasts Took (cut short if the caller's context ends)
-// and returns Err.Err; a nil Err.Err is a success.
+// doStep is one attempt of the script: it lasts Took (cut short if the caller's context ends,
+// unless Deaf) and returns Err.Err; a nil Err.Err is a success.
 type doStep struct {
 	Took time.Duration
 	Err  opError
+	Deaf bool // the op ignores its context: it holds for Took and returns Err.Err even when the context ends
 }
 
 // ctxEnd is how the caller's context ends: never, cancelled, or at its deadline, At after Do
 // is called. A cancel at 0 happens before Do is called; a deadline at 0 has passed by then.
 type ctxEnd struct {
-	Kind string // "none", "cancel", "deadline"
-	At   time.Duration
+	Kind  string // "none", "cancel", "deadline"
+	At    time.Duration
+	Cause bool // the context ends with errCallerCause as its cause
 }
+
+// errCallerCause is the cause a caller gives when it ends the context.
+var errCallerCause = errors.New("caller: shutting down")
 
 // doCase is one generated call of retry.Do.
 type doCase struct {
@@ -162,7 +167,7 @@ func doCaseGen() *rapid.Generator[doCase] {
 		took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
 		step := rapid.Custom(func(t *rapid.T) doStep {
 			e := opErrorGen(c.Policy).Draw(t, "error")
-			return doStep{Took: took.Draw(t, "took"), Err: e}
+			return doStep{Took: took.Draw(t, "took"), Err: e, Deaf: rapid.IntRange(0, 3).Draw(t, "deaf") == 0}
 		})
 		c.Steps = rapid.SliceOfN(step, 0, 10).Draw(t, "steps")
 		if rapid.IntRange(0, 3).Draw(t, "long run") == 0 {
@@ -172,12 +177,29 @@ func doCaseGen() *rapid.Generator[doCase] {
 		if c.Ctx.Kind != "none" {
 			scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
 			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "context ends")
+			c.Ctx.Cause = rapid.Bool().Draw(t, "with a cause")
+			if first, ok := firstWaitEnd(c); ok && c.Ctx.Kind == "deadline" && rapid.IntRange(0, 3).Draw(t, "deadline as the first wait ends") == 0 {
+				c.Ctx.At = first
+			}
 		}
 		if rapid.IntRange(0, 7).Draw(t, "invalid policy") == 0 {
 			c.Policy = invalidPolicyGen().Draw(t, "invalid policy")
 		}
 		return c
 	})
+}
+
+// firstWaitEnd is when the wait after c's first attempt would end, if that attempt fails in a
+// way that is retried with a wait: the edge where a deadline must refuse the wait.
+func firstWaitEnd(c doCase) (time.Duration, bool) {
+	if len(c.Steps) == 0 || c.Policy.AttemptsMax < 2 || c.Policy.DelayMax < c.Policy.DelayBase || c.Policy.DelayBase < 0 {
+		return 0, false
+	}
+	s := c.Steps[0]
+	if !s.Err.Transient || s.Err.Hint > c.Policy.DelayMax {
+		return 0, false
+	}
+	return s.Took + max(fullJitterOf(ceilingOf(c.Policy, 1), c.Draws[0]), s.Err.Hint), true
 }
 
 // longRunGen draws a call of 60 to 80 transient failures, the ceiling then passing the range
@@ -227,6 +249,7 @@ type doPrediction struct {
 	End      time.Duration   // when Do returns
 	Stop     retry.Stop      // why it stopped; StopContext also for a context that ends in a wait
 	CtxErr   error           // the context's error, when it stopped Do
+	Cause    error           // the context's cause, when it stopped Do after it ended with one
 	Tie      bool            // an event falls on the instant the context ends: the order is the scheduler's
 	events   map[string]bool // what happened, for the coverage count
 }
@@ -245,9 +268,16 @@ func predict(c doCase) doPrediction {
 	if c.Ctx.Kind == "deadline" {
 		ctxErr = context.DeadlineExceeded
 	}
+	causeAt := func(t time.Duration) error { // the cause Do's error must wrap when it stops at t
+		if c.Ctx.Cause && ended(t) {
+			pr.events["context ended with a cause"] = true
+			return errCallerCause
+		}
+		return nil
+	}
 	for n := 1; ; n++ {
 		if ended(now) {
-			pr.Stop, pr.CtxErr, pr.End = retry.StopContext, ctxErr, now
+			pr.Stop, pr.CtxErr, pr.End, pr.Cause = retry.StopContext, ctxErr, now, causeAt(now)
 			pr.events[fmt.Sprintf("context ended before attempt %s", map[bool]string{true: "1", false: "n>1"}[n == 1])] = true
 			return pr
 		}
@@ -257,7 +287,11 @@ func predict(c doCase) doPrediction {
 			step = c.Steps[n-1]
 		}
 		e := step.Err
-		if step.Took > 0 && c.Ctx.Kind != "none" && c.Ctx.At > now && c.Ctx.At <= now+step.Took {
+		during := step.Took > 0 && c.Ctx.Kind != "none" && c.Ctx.At > now && c.Ctx.At <= now+step.Took
+		if during && step.Deaf {
+			pr.events["context ended during an attempt that ignores it"] = true
+		}
+		if during && !step.Deaf {
 			pr.Tie = pr.Tie || c.Ctx.At == now+step.Took
 			e = opError{Name: "context", Err: ctxErr, Transient: ctxErr == context.DeadlineExceeded}
 			step.Took = c.Ctx.At - now
@@ -269,7 +303,7 @@ func predict(c doCase) doPrediction {
 			a.Stop = retry.StopSuccess
 		} else {
 			a.Err, a.Transient = e.Err, e.Transient
-			a.Stop = predictNext(c, n, e, now, &a.Wait, &draws, ended)
+			a.Stop = predictNext(c, n, e, now, &a.Wait, &draws, ended, pr.events)
 		}
 		pr.Attempts = append(pr.Attempts, a)
 		if n > 64 {
@@ -278,14 +312,14 @@ func predict(c doCase) doPrediction {
 		if a.Stop != retry.StopNone {
 			pr.Stop, pr.End = a.Stop, now
 			if a.Stop == retry.StopContext {
-				pr.CtxErr = ctxErr
+				pr.CtxErr, pr.Cause = ctxErr, causeAt(now)
 			}
 			pr.events["stop: "+a.Stop.String()] = true
 			return pr
 		}
 		pr.Tie = pr.Tie || c.Ctx.Kind == "cancel" && a.Wait > 0 && c.Ctx.At == now+a.Wait
 		if c.Ctx.Kind == "cancel" && c.Ctx.At < now+a.Wait {
-			pr.Stop, pr.CtxErr, pr.End = retry.StopContext, ctxErr, c.Ctx.At
+			pr.Stop, pr.CtxErr, pr.End, pr.Cause = retry.StopContext, ctxErr, c.Ctx.At, causeAt(c.Ctx.At)
 			pr.events["cancelled during a wait"] = true
 			return pr
 		}
@@ -295,7 +329,7 @@ func predict(c doCase) doPrediction {
 
 // predictNext is the model's decision after failure e of attempt n, which ended at now: the
 // stop, and the wait when one is chosen.
-func predictNext(c doCase, n int, e opError, now time.Duration, wait *time.Duration, draws *int, ended func(time.Duration) bool) retry.Stop {
+func predictNext(c doCase, n int, e opError, now time.Duration, wait *time.Duration, draws *int, ended func(time.Duration) bool, events map[string]bool) retry.Stop {
 	switch {
 	case !e.Transient:
 		return retry.StopPermanent
@@ -308,6 +342,9 @@ func predictNext(c doCase, n int, e opError, now time.Duration, wait *time.Durat
 	u := c.Draws[*draws%len(c.Draws)]
 	*draws++
 	*wait = max(fullJitterOf(ceilingOf(c.Policy, n), u), e.Hint)
+	if c.Ctx.Kind == "deadline" && c.Ctx.At-now == *wait {
+		events["deadline exactly as a wait would end"] = true
+	}
 	if ended(now) || c.Ctx.Kind == "deadline" && c.Ctx.At-now <= *wait {
 		return retry.StopContext
 	}
@@ -327,8 +364,13 @@ type doRun struct {
 // runDo calls retry.Do over c's script in the current synctest bubble.
 func runDo(c doCase) doRun {
 	start := time.Now()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	var cause error
+	if c.Ctx.Cause {
+		cause = errCallerCause
+	}
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	defer cancelCause(nil)
+	cancel := func() { cancelCause(cause) }
 	switch {
 	case c.Ctx.Kind == "cancel" && c.Ctx.At == 0:
 		cancel()
@@ -336,8 +378,9 @@ func runDo(c doCase) doRun {
 		stop := time.AfterFunc(c.Ctx.At, cancel)
 		defer stop.Stop()
 	case c.Ctx.Kind == "deadline":
-		ctx, cancel = context.WithDeadline(ctx, start.Add(c.Ctx.At))
-		defer cancel()
+		var stop context.CancelFunc
+		ctx, stop = context.WithDeadlineCause(ctx, start.Add(c.Ctx.At), cause)
+		defer stop()
 	}
 	run := doRun{Returned: map[int]error{}}
 	draws := &drawSource{cycle: c.Draws}
@@ -351,7 +394,9 @@ func runDo(c doCase) doRun {
 		if n <= len(c.Steps) {
 			step = c.Steps[n-1]
 		}
-		if step.Took > 0 {
+		if step.Deaf {
+			time.Sleep(step.Took)
+		} else if step.Took > 0 {
 			t := time.NewTimer(step.Took)
 			defer t.Stop()
 			select {
@@ -428,6 +473,9 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 		if !errors.Is(run.Err, pr.CtxErr) || n > 0 && !errors.Is(run.Err, last) {
 			v.addf("Do() error = %v, want it to wrap %v and the last attempt's %v", run.Err, pr.CtxErr, last)
 		}
+		if pr.Cause != nil && !errors.Is(run.Err, pr.Cause) {
+			v.addf("Do() error = %v, want it to wrap the context's cause %v", run.Err, pr.Cause)
+		}
 		if name := map[bool]string{true: "before attempt 1", false: fmt.Sprintf("after attempt %d", n)}[n == 0]; !strings.Contains(fmt.Sprint(run.Err), name) {
 			v.addf("Do() error = %v, want it to name the last attempt: %q", run.Err, name)
 		}
@@ -439,13 +487,37 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 // context.
 func TestDoFollowsItsModel(t *testing.T) {
 	checkDoModel(t, doCaseGen(), "stop: success", "stop: permanent", "stop: budget", "stop: context",
-		"context ended before attempt 1", "context ended during an attempt", "invalid policy")
+		"context ended before attempt 1", "context ended during an attempt", "context ended during an attempt that ignores it",
+		"context ended with a cause", "deadline exactly as a wait would end", "invalid policy")
 }
 
 // TestDoLongRunsFollowItsModel: past attempt 64 the ceiling stays DelayMax (it never
 // overflows), and a cancel during a wait ends Do at once.
 func TestDoLongRunsFollowItsModel(t *testing.T) {
 	checkDoModel(t, longRunGen(), "more than 64 attempts", "cancelled during a wait")
+}
+
+// TestDoRefusesAWaitThatReachesTheDeadline: with the deadline exactly as the first wait would
+// end, or a nanosecond either side, Do refuses the wait at and past the deadline and takes it
+// before. Random deadlines almost never fall on that instant.
+func TestDoRefusesAWaitThatReachesTheDeadline(t *testing.T) {
+	checkDoModel(t, deadlineEdgeGen(), "deadline exactly as a wait would end")
+}
+
+// deadlineEdgeGen draws calls whose first attempt fails with a transient network error under a
+// policy that allows a retry and a wait longer than zero, and whose deadline falls as that wait
+// would end, or a nanosecond either side.
+func deadlineEdgeGen() *rapid.Generator[doCase] {
+	return rapid.Custom(func(t *rapid.T) doCase {
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: []float64{rapid.Float64Range(0.001, 0.999).Draw(t, "draw")}}
+		c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
+		c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond) // a wait of 0 would end as it starts
+		c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
+		c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"), Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t, "transient error")}}
+		end, _ := firstWaitEnd(c)
+		c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"), Cause: rapid.Bool().Draw(t, "with a cause")}
+		return c
+	})
 }
 
 // TestDoClassifiesEveryStatus: every status from 100 to 999, bare, with a Retry-After hint or
