@@ -50,7 +50,7 @@ func BenchmarkThroughput(b *testing.B) {
 			defer tr.CloseIdleConnections()
 			client := &http.Client{Transport: tr}
 			var bareLoad, pspLoad, quietLoad loaded
-			var xBare, xQuiet, xCPU []float64 // one per round
+			var xBare, xQuiet, xCPU []float64          // one per round
 			for sent := 0; sent < b.N; sent += round { // alternated, so that a busy moment of the machine hits all alike
 				n := min(round, b.N-sent)
 				b1 := load(b, client, bare.URL+psp.PaymentsPath, c, n, &keys)
