@@ -50,8 +50,9 @@ func BenchmarkThroughput(b *testing.B) {
 			defer tr.CloseIdleConnections()
 			client := &http.Client{Transport: tr}
 			var bareLoad, pspLoad, quietLoad loaded
-			var xBare, xQuiet, xCPU []float64          // one per round
-			for sent := 0; sent < b.N; sent += round { // alternated, so that a busy moment of the machine hits all alike
+			var xBare, xQuiet, xCPU []float64 // one per round
+			// The servers alternate, so that a busy moment of the machine hits all alike.
+			for sent := 0; sent < b.N; sent += round {
 				n := min(round, b.N-sent)
 				b1 := load(b, client, bare.URL+psp.PaymentsPath, c, n, &keys)
 				p1 := load(b, client, pspURL+psp.PaymentsPath, c, n, &keys)
