@@ -23,7 +23,8 @@ bench:
 	go test -run '^$$' -bench . -benchmem ./...
 
 # cmd/psp beside a bare net/http handler, over loopback, at 1, 16 and 64 clients: x-bare is psp's
-# throughput over the bare handler's, measured in the same run.
+# throughput over the bare handler's, measured in the same run. BenchmarkThroughput, in
+# cmd/psp/throughput_test.go, says what each column means.
 bench-psp:
 	go test -run '^$$' -bench '^BenchmarkThroughput$$' -benchmem -count 5 ./cmd/psp/
 
