@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,5 +210,40 @@ func TestLogLevelKeepsWarningsUnlessOff(t *testing.T) {
 		if got := level.String(); got != tc.level {
 			t.Errorf("-log %s reads back as %q", tc.level, got)
 		}
+	}
+}
+
+// BenchmarkPaymentRecord measures one payment's log record on its way to a file, as psp writes
+// it: through the logBuffer, and straight to the file as a record each.
+func BenchmarkPaymentRecord(b *testing.B) {
+	record := func(l *slog.Logger) {
+		l.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", slog.Int("status", 201),
+			slog.String("key", "bench-123456"), slog.Bool("replayed", false), slog.String("fault", "none"))
+	}
+	for _, tc := range []struct {
+		name   string
+		logger func(io.Writer) (*slog.Logger, func())
+	}{
+		{"buffered", func(w io.Writer) (*slog.Logger, func()) {
+			payments, _, done := newLoggers(w, logLevel(slog.LevelInfo))
+			return payments, done
+		}},
+		{"unbuffered", func(w io.Writer) (*slog.Logger, func()) { return slog.New(slog.NewTextHandler(w, nil)), func() {} }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			f, err := os.CreateTemp(b.TempDir(), "stderr")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			l, done := tc.logger(f)
+			defer done()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					record(l)
+				}
+			})
+		})
 	}
 }
