@@ -144,7 +144,8 @@ func TestNoRecordIsLostOnShutdown(t *testing.T) {
 }
 
 // post sends a payment under key with body, announced with Expect: 100-continue so that the
-// handler reads the body as it comes, and returns the status (0 if the request failed).
+// handler reads the body as it comes, and returns the status (0 if the request failed). The
+// clients of mustStart and startWithStderr wait for the 100 Continue.
 func (s *started) post(key string, body io.Reader) int {
 	r, _ := http.NewRequest("POST", s.url+psp.PaymentsPath, body)
 	r.Header.Set("Authorization", "Bearer smoke")

@@ -125,21 +125,7 @@ func TestShutdownLetsARequestInFlightFinish(t *testing.T) {
 	s := mustStart(t, "-tokens", "smoke")
 	body, bodyW := io.Pipe()
 	answered := make(chan int, 1)
-	go func() {
-		r, _ := http.NewRequest("POST", s.url+psp.PaymentsPath, body)
-		r.Header.Set("Authorization", "Bearer smoke")
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Idempotency-Key", "k1")
-		r.Header.Set("Expect", "100-continue")
-		resp, err := s.client.Do(r)
-		if err != nil {
-			t.Errorf("the payment in flight failed: %v", err)
-			answered <- 0
-			return
-		}
-		resp.Body.Close()
-		answered <- resp.StatusCode
-	}()
+	go func() { answered <- s.post("k1", body) }()
 	io.WriteString(bodyW, payment[:10]) // returns once the handler is reading the body
 
 	s.cancel()
