@@ -104,11 +104,7 @@ func TestControlSaysADelayExceedsTheMaximum(t *testing.T) {
 
 func TestControlRefusesFaultsBeyondTheQueue(t *testing.T) {
 	s := mustServer(t, withControl)
-	filler := make([]psp.Fault, psp.MaxQueuedFaults-1)
-	for i := range filler {
-		filler[i] = psp.Drop()
-	}
-	s.Inject(filler...)
+	s.Inject(drops(psp.MaxQueuedFaults - 1)...)
 	two := `{"faults":[{"kind":"reset"},{"kind":"reset"}]}`
 	p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, two), 400, psp.CodeInvalidRequest)
 	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults",

@@ -218,14 +218,19 @@ func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
 
 func TestInjectBeyondTheQueuePanicsAndQueuesNone(t *testing.T) {
 	s := mustServer(t)
-	filler := make([]psp.Fault, psp.MaxQueuedFaults-1)
-	for i := range filler {
-		filler[i] = psp.Drop()
-	}
-	s.Inject(filler...)
+	s.Inject(drops(psp.MaxQueuedFaults - 1)...)
 	wantInjectPanics(t, s, psp.ResetConn(), psp.ResetConn())
 	s.Inject(psp.ResetConn()) // room for exactly one: the refused call queued none
 	wantInjectPanics(t, s, psp.ResetConn())
+}
+
+// drops is n drop faults.
+func drops(n int) []psp.Fault {
+	faults := make([]psp.Fault, n)
+	for i := range faults {
+		faults[i] = psp.Drop()
+	}
+	return faults
 }
 
 // wantInjectPanics checks that s.Inject(faults...) panics with ErrTooManyFaults.

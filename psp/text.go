@@ -32,7 +32,7 @@ func unpairedSurrogate(raw []byte) bool {
 	if !bytes.Contains(raw, []byte(`\u`)) { // most text escapes nothing: no need for the regexp
 		return false
 	}
-	for _, m := range surrogateEscapes.FindAllSubmatch(raw, -1) {
+	for _, m := range surrogateEscapes.FindAllSubmatch(raw, len(raw)) { // every match: there are fewer than bytes
 		if m[1] != nil {
 			return true
 		}
