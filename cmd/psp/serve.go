@@ -22,7 +22,9 @@ type limits struct {
 }
 
 // defaultLimits are cmd/psp's. A payment's header and body take milliseconds to send; a client
-// that takes longer than these is slow, and its connection is closed.
+// that takes longer than these is slow, and its connection is closed. The idle timeout is longer
+// than the 30 s of pix's default transport, so a pooled connection is closed by its client
+// rather than under it.
 var defaultLimits = limits{
 	readHeader: 10 * time.Second,
 	read:       30 * time.Second,
