@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
@@ -39,6 +40,10 @@ func validConfig(c clientConfig) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
+// brokenBaseURLs are BaseURLs a Client must refuse: relative, without a host, with another
+// scheme, not URLs at all.
+var brokenBaseURLs = []string{"/v1", "http://", "https://", "ftp://psp.test", "psp.test:80", "http://[::1", ":", "mailto:psp@test"}
+
 // clientConfigGen draws a configuration with at most one field broken: BaseURL (relative, no
 // host, another scheme, not a URL), AttemptTimeout (negative, or 0 at the edge), or Policy.
 func clientConfigGen() *rapid.Generator[clientConfig] {
@@ -46,8 +51,7 @@ func clientConfigGen() *rapid.Generator[clientConfig] {
 		c := clientConfig{Policy: retry.Policy{AttemptsMax: 2}, WithKey: rapid.Bool().Draw(t, "SendWithKey")}
 		switch rapid.IntRange(0, 3).Draw(t, "field broken") {
 		case 1:
-			c.BaseURL = rapid.SampledFrom([]string{"/v1", "http://", "https://", "ftp://psp.test", "psp.test:80",
-				"http://[::1", ":", "mailto:psp@test"}).Draw(t, "BaseURL")
+			c.BaseURL = rapid.SampledFrom(brokenBaseURLs).Draw(t, "BaseURL")
 		case 2:
 			c.AttemptTimeout = rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(-time.Hour, -1)).Draw(t, "AttemptTimeout")
 		case 3:
@@ -64,31 +68,52 @@ func TestClientConfigurationIsChecked(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := clientConfigGen().Draw(t, "client")
 		rapid.SyncTest(t, func(t *rapid.T) {
-			srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: 100_000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wire := newWireRecorder(srv)
-			pipe := pipenet.NewServer(wire)
-			defer pipe.Close()
-			client := &pix.Client{BaseURL: pipe.URL, Token: runToken, HTTPClient: &http.Client{Transport: pipe.Transport()},
-				AttemptTimeout: c.AttemptTimeout, Policy: c.Policy}
-			if c.BaseURL != "" {
-				client.BaseURL = c.BaseURL
-			}
-			p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
-			var r pix.Receipt
-			if c.WithKey {
-				r, err = client.SendWithKey(context.Background(), "order-1", p)
-			} else {
-				r, err = client.Send(context.Background(), p)
-			}
-			wire.wait()
-			if err := checkConfigOutcome(c, p, r, err, len(wire.exchanges())); err != nil {
+			if err := runClientConfig(c); err != nil {
 				t.Fatal(err)
 			}
 		})
 	})
+}
+
+// TestEveryBrokenBaseURLIsRefused: each broken BaseURL the generator knows, with Send and with
+// SendWithKey, on every run: a random draw reaches a given one only now and then.
+func TestEveryBrokenBaseURLIsRefused(t *testing.T) {
+	for _, u := range brokenBaseURLs {
+		for _, withKey := range []bool{false, true} {
+			synctest.Test(t, func(t *testing.T) {
+				c := clientConfig{Policy: retry.Policy{AttemptsMax: 2}, BaseURL: u, WithKey: withKey}
+				if err := runClientConfig(c); err != nil {
+					t.Fatalf("BaseURL %q, SendWithKey %v: %v", u, withKey, err)
+				}
+			})
+		}
+	}
+}
+
+// runClientConfig sends one payment with a Client configured as c to a fresh PSP, inside the
+// current synctest bubble, and checks the outcome.
+func runClientConfig(c clientConfig) error {
+	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: 100_000})
+	if err != nil {
+		return err
+	}
+	wire := newWireRecorder(srv)
+	pipe := pipenet.NewServer(wire)
+	defer pipe.Close()
+	client := &pix.Client{BaseURL: pipe.URL, Token: runToken, HTTPClient: &http.Client{Transport: pipe.Transport()},
+		AttemptTimeout: c.AttemptTimeout, Policy: c.Policy}
+	if c.BaseURL != "" {
+		client.BaseURL = c.BaseURL
+	}
+	p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
+	var r pix.Receipt
+	if c.WithKey {
+		r, err = client.SendWithKey(context.Background(), "order-1", p)
+	} else {
+		r, err = client.Send(context.Background(), p)
+	}
+	wire.wait()
+	return checkConfigOutcome(c, p, r, err, len(wire.exchanges()))
 }
 
 // checkConfigOutcome checks the outcome of a call of payment p by a client configured as c:

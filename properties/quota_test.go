@@ -273,19 +273,35 @@ func runConcurrently(t *rapid.T, sc quotaScenario, goroutines int, seed uint64) 
 }
 
 // TestNewQuotaChecksItsLimits: NewQuota accepts exactly a finite ratio of at least 0 and a burst
-// of at least 0, the largest float64 included, and refuses the rest with ErrInvalidPolicy.
+// of at least 0, the largest float64 included, and refuses the rest with ErrInvalidPolicy. The
+// edges are checked on every run, then random values.
 func TestNewQuotaChecksItsLimits(t *testing.T) {
+	edges := []float64{0, math.Copysign(0, -1), -math.SmallestNonzeroFloat64, -1, math.MaxFloat64, -math.MaxFloat64,
+		math.Inf(1), math.Inf(-1), math.NaN()}
+	for _, ratio := range edges {
+		for _, burst := range []int{math.MinInt, -1, 0, 1, math.MaxInt} {
+			if err := checkNewQuota(ratio, burst); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
-		ratio := rapid.OneOf(rapid.Float64(), rapid.SampledFrom([]float64{0, math.Copysign(0, -1), -math.SmallestNonzeroFloat64,
-			-1, math.MaxFloat64, -math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN()})).Draw(t, "ratio")
-		burst := rapid.OneOf(rapid.IntRange(-3, 3), rapid.Int()).Draw(t, "burst")
-		valid := !math.IsNaN(ratio) && !math.IsInf(ratio, 0) && ratio >= 0 && burst >= 0
-		q, err := retry.NewQuota(ratio, burst)
-		switch {
-		case valid && (err != nil || q == nil):
-			t.Fatalf("NewQuota(%v, %d) = %v, %v; want a quota", ratio, burst, q, err)
-		case !valid && (!errors.Is(err, retry.ErrInvalidPolicy) || q != nil):
-			t.Fatalf("NewQuota(%v, %d) = %v, %v; want nil and ErrInvalidPolicy", ratio, burst, q, err)
+		ratio := rapid.OneOf(rapid.Float64(), rapid.SampledFrom(edges)).Draw(t, "ratio")
+		if err := checkNewQuota(ratio, rapid.Int().Draw(t, "burst")); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// checkNewQuota checks NewQuota(ratio, burst) against its contract.
+func checkNewQuota(ratio float64, burst int) error {
+	valid := !math.IsNaN(ratio) && !math.IsInf(ratio, 0) && ratio >= 0 && burst >= 0
+	q, err := retry.NewQuota(ratio, burst)
+	switch {
+	case valid && (err != nil || q == nil):
+		return fmt.Errorf("NewQuota(%v, %d) = %v, %v; want a quota", ratio, burst, q, err)
+	case !valid && (!errors.Is(err, retry.ErrInvalidPolicy) || q != nil):
+		return fmt.Errorf("NewQuota(%v, %d) = %v, %v; want nil and ErrInvalidPolicy", ratio, burst, q, err)
+	}
+	return nil
 }
