@@ -100,7 +100,7 @@ func unknownCall(p retry.Policy) Call {
 	at := t0.Add(2 * time.Second)
 	w2 := fullJitterOf(ceilingOf(p, 2), 0.75)
 	third := at.Add(time.Second + w2)
-	first, last := &pix.Error{Status: 503, Code: "injected_fault"}, &pix.Error{Status: 503, Code: "injected_fault"}
+	first, last := &pix.Error{Status: 503, Code: "injected_fault", Detail: "fault injected"}, &pix.Error{Status: 503, Code: "injected_fault", Detail: "fault injected"}
 	return Call{
 		Payment: payUnknown, Start: at, End: third, Draws: []float64{0.25, 0.75},
 		Err: &pix.OutcomeUnknownError{Key: keyUnknown, Attempts: 3, Err: fmt.Errorf("retry: attempt 3 of 3, budget spent: %w", last)},
@@ -134,7 +134,7 @@ func deadlineCall(p retry.Policy) Call {
 	w1 := fullJitterOf(ceilingOf(p, 1), 0.5)
 	second := at.Add(w1)
 	refusedWait := fullJitterOf(ceilingOf(p, 2), 0.9) // the wait not started: it ends after the deadline
-	pe := &pix.Error{Status: 503, Code: "injected_fault"}
+	pe := &pix.Error{Status: 503, Code: "injected_fault", Detail: "fault injected"}
 	return Call{
 		Payment: payDeadline, Start: at, End: second, Deadline: second.Add(refusedWait - time.Millisecond),
 		Draws: []float64{0.5, 0.9},

@@ -99,8 +99,8 @@ func events(tr Trace) map[string]bool {
 			seen["call: ended by the caller's deadline"] = true
 		}
 		for _, l := range c.Lines {
-			if l.Fault == lineRefused {
-				seen["line: refused"] = true
+			if l.Fault.failsDial() {
+				seen["line: "+l.Fault.String()] = true
 			} else if l.Fault != lineIntact {
 				seen[fmt.Sprintf("line: %v, %s connection", l.Fault, map[bool]string{false: "fresh", true: "pooled"}[l.Pooled])] = true
 			}

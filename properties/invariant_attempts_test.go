@@ -2,7 +2,9 @@ package properties
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -176,8 +178,37 @@ func checkFinalError(tr Trace) error {
 			continue // invariant 1 reports it; the attempts cannot be paired with their trips
 		}
 		checkLastAnswer(&v, i, c.Err, t)
+		checkProblem(&v, tr, i, c.Err, t)
 	}
 	return v.err()
+}
+
+// checkProblem checks that the *pix.Error of call i carries the problem's code and detail as
+// the PSP's answer to its last round trip t said them on the wire, or none when that answer was
+// not a problem. The answer is one of the exchanges under t's key that arrived as t began, with
+// t's status; when several fit, one that agrees is enough.
+func checkProblem(v *violations, tr Trace, i int, err error, t Trip) {
+	pe, ok := errors.AsType[*pix.Error](err)
+	if !ok || t.Err != nil || t.BodyErr != nil {
+		return
+	}
+	var said []string
+	for _, ex := range tr.Wire {
+		if ex.Key != t.Key || !ex.Arrived.Equal(t.Start) || ex.Status != t.Status {
+			continue
+		}
+		var p struct{ Code, Detail string }
+		if json.Unmarshal(ex.Body, &p) != nil {
+			p.Code, p.Detail = "", ""
+		}
+		if p.Code == pe.Code && p.Detail == pe.Detail {
+			return
+		}
+		said = append(said, fmt.Sprintf("%q %q", p.Code, p.Detail))
+	}
+	if len(said) > 0 {
+		v.addf("call %d: error carries code %q and detail %q, the PSP's answer said %s", i, pe.Code, pe.Detail, strings.Join(said, " or "))
+	}
 }
 
 // checkLastAnswer checks that err, the error of call i, carries what its last round trip t

@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -85,9 +86,12 @@ func transientStatus(code int) bool {
 }
 
 // transientTrip is the classification of a round trip: a transport failure (a closed
-// connection, the attempt's deadline), or an answer whose body was cut short, is transient;
-// another answer is classified by its status.
+// connection, the attempt's deadline), or an answer whose body was cut short, is transient,
+// but for a host name that does not resolve; another answer is classified by its status.
 func transientTrip(t Trip) bool {
+	if _, ok := errors.AsType[*net.DNSError](t.Err); ok {
+		return false
+	}
 	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)
 }
 

@@ -30,7 +30,7 @@ type scenario struct {
 	BalanceCents   int64
 	Faults         []psp.Fault
 	Gateway        []gatewayAnswer // answers a gateway gives before the PSP, one per payment request; none: every request reaches the PSP
-	Line           []lineFault     // what the network does to the payment requests, one each in arrival order; none: nothing
+	Line           []lineStep      // what the network does to the payment requests, in arrival order; none: nothing
 	Calls          []callSpec
 }
 
@@ -59,7 +59,7 @@ func runScenario(sc scenario) (Trace, error) {
 	wire := newWireRecorder(&gateway{next: srv, queue: sc.Gateway})
 	pipe := pipenet.NewServer(wire)
 	defer pipe.Close()
-	network := &line{faults: sc.Line}
+	network := &line{steps: sc.Line}
 	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext)}
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)

@@ -105,6 +105,9 @@ var (
 		}},
 	}
 	permanentViolations = []violation{
+		{"a name that does not resolve, retried", checkPermanentStops, "logged transient=true for a round trip with status 0, error dial tcp: lookup psp.invalid: no such host", func(tr *Trace) {
+			tr.Calls[2].Trips[1].Err = &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}}
+		}},
 		{"an attempt after a permanent failure", checkPermanentStops, "failed permanently", func(tr *Trace) {
 			tr.Calls[2].Attempts[0].Transient = false
 		}},
@@ -190,6 +193,16 @@ var (
 		}},
 	}
 	finalErrorViolations = []violation{
+		{"an error with another problem code than the answer's", checkFinalError, `error carries code "invalid_request"`, func(tr *Trace) {
+			pe := *tr.Calls[1].Err.(*pix.Error)
+			pe.Code = "invalid_request"
+			tr.Calls[1].Err = &pe
+		}},
+		{"an error that lost the answer's detail", checkFinalError, `and detail ""`, func(tr *Trace) {
+			pe := *tr.Calls[1].Err.(*pix.Error)
+			pe.Detail = ""
+			tr.Calls[1].Err = &pe
+		}},
 		{"an error that lost the body's error", checkFinalError, "the transport's unexpected EOF", func(tr *Trace) {
 			tr.Calls[2].Trips[2].Status, tr.Calls[2].Trips[2].BodyErr = 201, io.ErrUnexpectedEOF
 		}},
