@@ -122,6 +122,9 @@ func events(tr Trace) map[string]bool {
 	}
 	for _, ex := range tr.Wire {
 		seen[fmt.Sprintf("psp: %d", ex.Status)] = true
+		if ex.HeaderBytes > headerLimit {
+			seen["answer: header too long"] = true
+		}
 		if ex.Replayed {
 			seen["psp: replay"] = true
 		}

@@ -3,6 +3,7 @@ package properties
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ type gatewayAnswer struct {
 	Status     int
 	RetryAfter string        // "", "seconds" or "date"
 	After      time.Duration // the hint: whole seconds rounded up, or the date's offset from the answer (negative: a past date)
+	HugeHeader bool          // the answer's header is longer than a client reads (a misconfigured proxy)
 }
 
 // gateway is an http.Handler that answers payment requests from its queue, one entry each,
@@ -47,6 +49,9 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", time.Now().Add(a.After).UTC().Format(http.TimeFormat))
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if a.HugeHeader {
+		w.Header().Set("X-Trace", strings.Repeat("x", headerLimit+1))
+	}
 	w.WriteHeader(a.Status)
 	w.Write([]byte("gateway: " + http.StatusText(a.Status) + "\n"))
 }
@@ -59,6 +64,7 @@ func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
 		a := gatewayAnswer{
 			Status:     rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 501, 503, 505})).Draw(t, "gateway status"),
 			RetryAfter: rapid.SampledFrom([]string{"", "seconds", "date", "date"}).Draw(t, "gateway Retry-After"),
+			HugeHeader: rapid.IntRange(0, 5).Draw(t, "gateway header too long") == 0,
 		}
 		if a.RetryAfter != "" {
 			a.After = rapid.OneOf(durationGen(-time.Hour, -time.Second), msRange(0, 3000),
@@ -87,5 +93,5 @@ func TestGatewayAnswersKeepInvariants(t *testing.T) {
 	var cov coverage
 	rapid.Check(t, checkScenarios(gatewayScenarios(), &cov))
 	t.Log(&cov)
-	cov.require(t, 100, "answer: Retry-After as an HTTP-date", "call: retried", "call: settled", "call: outcome unknown")
+	cov.require(t, 100, "answer: Retry-After as an HTTP-date", "answer: header too long", "call: retried", "call: settled", "call: outcome unknown")
 }

@@ -107,10 +107,10 @@ func checkPermanentStops(tr Trace) error {
 				continue
 			}
 			t := c.Trips[j]
-			if !last && !transientTrip(t) {
+			if !last && !transientTrip(t, tr.unreadable(i, j)) {
 				v.addf("call %d: attempt %d got a final answer (%d), yet attempt %d followed", i, a.Number, t.Status, a.Number+1)
 			}
-			if a.Error != "" && a.Transient != transientTrip(t) {
+			if a.Error != "" && a.Transient != transientTrip(t, tr.unreadable(i, j)) {
 				v.addf("call %d: attempt %d logged transient=%v for a round trip with status %d, error %v", i, a.Number, a.Transient, t.Status, t.Err)
 			}
 		}
@@ -177,7 +177,7 @@ func checkFinalError(tr Trace) error {
 		if !ok || len(c.Trips) != len(c.Attempts) {
 			continue // invariant 1 reports it; the attempts cannot be paired with their trips
 		}
-		checkLastAnswer(&v, i, c.Err, t)
+		checkLastAnswer(&v, i, c.Err, t, tr.unreadable(i, len(c.Trips)-1))
 		checkProblem(&v, tr, i, c.Err, t)
 	}
 	return v.err()
@@ -216,12 +216,15 @@ func checkProblem(v *violations, tr Trace, i int, err error, t Trip) {
 // did not accept broke the contract and may hide a settlement: ErrContract and
 // ErrOutcomeUnknown. Any other answer is a *pix.Error with its status, ErrContract exactly when
 // the contract never gives that status (a 2xx other than 201, a 3xx).
-func checkLastAnswer(v *violations, i int, err error, t Trip) {
+func checkLastAnswer(v *violations, i int, err error, t Trip, unreadable bool) {
 	var pe *pix.Error
 	switch {
 	case t.Err != nil || t.BodyErr != nil:
 		if cause := cmp.Or(t.Err, t.BodyErr); !errors.Is(err, cause) {
 			v.addf("call %d: errors.Is(%v, the transport's %v) = false", i, err, cause)
+		}
+		if errors.Is(err, pix.ErrContract) != unreadable {
+			v.addf("call %d: errors.Is(%v, ErrContract) = %t after an answer with a header of more than %d bytes: %t", i, err, !unreadable, headerLimit, unreadable)
 		}
 	case t.Status == http.StatusCreated:
 		if !errors.Is(err, pix.ErrContract) || !errors.Is(err, pix.ErrOutcomeUnknown) {

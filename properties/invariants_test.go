@@ -87,9 +87,10 @@ func transientStatus(code int) bool {
 
 // transientTrip is the classification of a round trip: a transport failure (a closed
 // connection, the attempt's deadline), or an answer whose body was cut short, is transient,
-// but for a host name that does not resolve; another answer is classified by its status.
-func transientTrip(t Trip) bool {
-	if _, ok := errors.AsType[*net.DNSError](t.Err); ok {
+// but for a host name that does not resolve and an answer whose header pix cannot read
+// (unreadable); another answer is classified by its status.
+func transientTrip(t Trip, unreadable bool) bool {
+	if _, ok := errors.AsType[*net.DNSError](t.Err); ok || unreadable {
 		return false
 	}
 	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)

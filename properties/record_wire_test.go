@@ -89,6 +89,11 @@ func (w *answerRecorder) WriteHeader(code int) {
 		w.ex.Status = code
 		w.ex.Answered = time.Now()
 		w.ex.Replayed = w.Header().Get("Idempotent-Replayed") == "true"
+		for name, values := range w.Header() {
+			for _, v := range values {
+				w.ex.HeaderBytes += len(name) + len(": ") + len(v) + len("\r\n")
+			}
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }

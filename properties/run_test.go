@@ -60,7 +60,8 @@ func runScenario(sc scenario) (Trace, error) {
 	pipe := pipenet.NewServer(wire)
 	defer pipe.Close()
 	network := &line{steps: sc.Line}
-	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext)}
+	// The header limit is pix's default transport's: pix must report an answer it cannot read.
+	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext), MaxResponseHeaderBytes: headerLimit}
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{

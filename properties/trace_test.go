@@ -99,6 +99,49 @@ type Exchange struct {
 	Body     []byte
 	Replayed bool // the answer carried Idempotent-Replayed: true
 	Hijacked bool // the handler took the connection over (to close it)
+	// HeaderBytes is the size of the answer's header fields, as "Name: value\r\n" lines.
+	HeaderBytes int
+}
+
+// headerLimit is how much of an answer's header pix reads. A longer one breaks the contract.
+const headerLimit = 64 << 10
+
+// unreadable reports whether the answer to round trip j of call i, as the PSP's side of the
+// wire saw it, had a header longer than pix reads. The round trips under one key that began at
+// one instant, in call order, and the requests under that key that arrived then, in arrival
+// order, are paired one to one; a round trip the line stopped before it was written has no
+// request. The order is exact where the calls under a key are sequential, as they are wherever
+// a gateway answers.
+func (tr Trace) unreadable(i, j int) bool {
+	c, t := tr.Calls[i], tr.Calls[i].Trips[j]
+	if t.Err == nil || j < len(c.Lines) && !c.Lines[j].Fault.reachesPSP() {
+		return false // the client read the answer's status, or no answer came
+	}
+	n := 0 // t's rank among the round trips that reached the PSP under its key at its instant
+	for ci, c := range tr.Calls {
+		for cj, o := range c.Trips {
+			if ci == i && cj == j {
+				return tr.answer(t, n).HeaderBytes > headerLimit
+			}
+			if o.Key == t.Key && o.Start.Equal(t.Start) && (cj >= len(c.Lines) || c.Lines[cj].Fault.reachesPSP()) {
+				n++
+			}
+		}
+	}
+	return false
+}
+
+// answer is the n-th exchange under t's key that arrived as t began, or none.
+func (tr Trace) answer(t Trip, n int) Exchange {
+	for _, ex := range tr.Wire {
+		if ex.Key == t.Key && ex.Arrived.Equal(t.Start) {
+			if n == 0 {
+				return ex
+			}
+			n--
+		}
+	}
+	return Exchange{}
 }
 
 // scope is a key as the PSP scopes it: per bearer token.

@@ -86,6 +86,9 @@ func invariantName(check func(Trace) error) string {
 	return "unlisted"
 }
 
+// errReset is a connection reset, as a client's transport reports it.
+var errReset = &net.OpError{Op: "read", Net: "tcp", Err: errors.New("read: connection reset by peer")}
+
 // The cases, one group per invariant, in the order of invariants.
 var (
 	budgetViolations = []violation{
@@ -105,6 +108,10 @@ var (
 		}},
 	}
 	permanentViolations = []violation{
+		{"an answer whose header pix cannot read, retried", checkPermanentStops, "logged transient=true for a round trip with status 0, error read tcp: read: connection reset by peer", func(tr *Trace) {
+			tr.Calls[2].Trips[1].Err = errReset
+			tr.Wire[4].HeaderBytes = headerLimit + 1
+		}},
 		{"a name that does not resolve, retried", checkPermanentStops, "logged transient=true for a round trip with status 0, error dial tcp: lookup psp.invalid: no such host", func(tr *Trace) {
 			tr.Calls[2].Trips[1].Err = &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}}
 		}},
@@ -193,6 +200,14 @@ var (
 		}},
 	}
 	finalErrorViolations = []violation{
+		{"an answer whose header pix cannot read, without ErrContract", checkFinalError, "ErrContract) = false after an answer with a header of more than", func(tr *Trace) {
+			tr.Calls[2].Trips[2].Status, tr.Calls[2].Trips[2].Err = 0, tr.Calls[2].Err
+			tr.Wire[5].HeaderBytes = headerLimit + 1
+		}},
+		{"a lost connection reported as ErrContract", checkFinalError, "ErrContract) = true after an answer with a header of more than", func(tr *Trace) {
+			tr.Calls[2].Trips[2].Status, tr.Calls[2].Trips[2].Err = 0, tr.Calls[2].Err
+			tr.Calls[2].Err = fmt.Errorf("%w: %w", pix.ErrContract, tr.Calls[2].Err)
+		}},
 		{"an error with another problem code than the answer's", checkFinalError, `error carries code "invalid_request"`, func(tr *Trace) {
 			pe := *tr.Calls[1].Err.(*pix.Error)
 			pe.Code = "invalid_request"
