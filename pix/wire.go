@@ -36,7 +36,7 @@ type answer struct {
 // when a reused connection fails after the request was written. That hidden resend would not
 // count against the budget, would not be logged, and would consume the PSP's next fault. So
 // the request's body cannot be rewound (GetBody is nil), which keeps net/http from resending.
-// The one case where that resend helped is taken over by a *pooledConnError, which pix retries.
+// The one case where that resend helped is taken over by a *lostConnError, which pix retries.
 func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (answer, error) {
 	var w wire
 	ctx = httptrace.WithClientTrace(ctx, w.trace())
