@@ -289,6 +289,7 @@ func predict(c doCase) doPrediction {
 		e := step.Err
 		during := step.Took > 0 && c.Ctx.Kind != "none" && c.Ctx.At > now && c.Ctx.At <= now+step.Took
 		if during && step.Deaf {
+			pr.Tie = pr.Tie || c.Ctx.At == now+step.Took // did the context end before Do looked? The scheduler's choice
 			pr.events["context ended during an attempt that ignores it"] = true
 		}
 		if during && !step.Deaf {
