@@ -52,18 +52,25 @@ func mustStart(t *testing.T, args ...string) *started {
 			}
 		}
 	}()
-	line, err := bufio.NewReader(outR).ReadString('\n')
-	go io.Copy(io.Discard, outR)
+	s.awaitURL(t, outR)
+	return s
+}
+
+// awaitURL reads the URL run prints on stdout (out) and gives s a client for it; the rest of
+// stdout is drained. If run prints anything else, awaitURL stops run and fails tb.
+func (s *started) awaitURL(tb testing.TB, out io.Reader) {
+	tb.Helper()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	go io.Copy(io.Discard, out)
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "psp: listening on ")
 	if err != nil || !ok {
-		cancel()
-		t.Fatalf("run printed %q, %v; want its URL (run: %v)", line, err, <-s.done)
+		s.cancel()
+		tb.Fatalf("run printed %q, %v; want its URL (run: %v)", line, err, <-s.done)
 	}
 	s.url = url
 	tr := &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: time.Hour}
-	t.Cleanup(tr.CloseIdleConnections)
+	tb.Cleanup(tr.CloseIdleConnections)
 	s.client = &http.Client{Transport: tr}
-	return s
 }
 
 // stop cancels run's context and returns its result.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -174,17 +173,7 @@ func startWithStderr(tb testing.TB, stderr io.Writer, args ...string) *started {
 		cancel()
 		<-exited
 	})
-	line, err := bufio.NewReader(outR).ReadString('\n')
-	go io.Copy(io.Discard, outR)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "psp: listening on ")
-	if err != nil || !ok {
-		cancel()
-		tb.Fatalf("run printed %q, %v; want its URL (run: %v)", line, err, <-s.done)
-	}
-	s.url = url
-	tr := &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: time.Hour}
-	tb.Cleanup(tr.CloseIdleConnections)
-	s.client = &http.Client{Transport: tr}
+	s.awaitURL(tb, outR)
 	return s
 }
 
