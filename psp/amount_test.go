@@ -32,7 +32,7 @@ func TestParseAmount(t *testing.T) {
 func TestParseAmountRejects(t *testing.T) {
 	for _, in := range []string{
 		"", "0.00", "00.00", "1.5", "150", ".50", "1.500", "-1.00", "+1.00", "1,50", " 1.00", "1.00 ",
-		"12345678901.00", "1e2", "١.٠٠", "0x1.00",
+		"12345678901.00", "1e2", "١.٠٠", "0x1.00", "1.2.3", "1..00", "/.00", "1.0:", "1.00.",
 	} {
 		if got, err := psp.ParseAmount(in); !errors.Is(err, psp.ErrInvalidAmount) || got != 0 {
 			t.Errorf("ParseAmount(%q) = %d, %v; want 0 and %v", in, got, err, psp.ErrInvalidAmount)

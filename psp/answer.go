@@ -58,8 +58,8 @@ func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 // marshal encodes v as JSON without HTML escaping ("<" stays "<"), followed by a newline. The
 // values passed here (plain structs of strings and numbers) cannot fail to encode.
 func marshal(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := bytes.NewBuffer(make([]byte, 0, 256)) // room for a receipt, so that it is not grown
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		panic(fmt.Errorf("psp: encoding a response: %w", err))

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -35,30 +34,42 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // checkJSON refuses a Content-Type other than application/json (charset utf-8 if any) with 415
 // unsupported_media_type.
 func checkJSON(h http.Header) error {
-	mediaType, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	contentType := h.Get("Content-Type")
+	if contentType == jsonContentType { // what nearly every client sends: no need to parse it
+		return nil
+	}
+	mediaType, params, err := mime.ParseMediaType(contentType)
 	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
 		ok && !strings.EqualFold(charset, "utf-8") {
-		return fail(codeUnsupportedMediaType, "Content-Type must be application/json, got %q", h.Get("Content-Type"))
+		return fail(codeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
 	}
 	return nil
 }
 
 // decodeObject decodes body strictly as one JSON object whose members are all named in known,
-// each at most once, with nothing after it. It returns the members undecoded, with a
-// violation for each unknown or repeated member; syntax errors are reported as a violation of
-// the "body" field.
+// each at most once, with nothing after it. It returns the members undecoded, by name, with a
+// violation for each unknown or repeated member; a body that is not one JSON object is a
+// violation of the "body" field, and no members.
 func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []violation) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	if !json.Valid(body) {
+		return nil, []violation{{"body", "is not valid JSON: " + syntaxError(body).Error()}}
+	}
+	rest := bytes.TrimLeft(body, jsonSpace)
+	if rest[0] != '{' {
 		return nil, []violation{{"body", "must be a JSON object"}}
 	}
-	members := map[string]json.RawMessage{}
+	members := make(map[string]json.RawMessage, len(known))
 	var bad []violation
-	for dec.More() {
-		name, value, err := nextMember(dec)
-		if err != nil {
-			return nil, []violation{{"body", "is not valid JSON: " + err.Error()}}
+	for rest = rest[1:]; ; {
+		// In a valid object, the only bytes between a value and the next name or the closing
+		// brace are spaces and at most one comma.
+		rest = bytes.TrimLeft(rest, jsonSpace+",")
+		if rest[0] == '}' {
+			return members, bad
 		}
+		var name string
+		var value []byte
+		name, value, rest = nextMember(rest)
 		_, repeated := members[name]
 		switch {
 		case !slices.Contains(known, name):
@@ -68,24 +79,61 @@ func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []v
 		}
 		members[name] = value
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, []violation{{"body", "is not valid JSON: " + err.Error()}}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, []violation{{"body", "must hold one JSON object and nothing after it"}}
-	}
-	return members, bad
 }
 
-// nextMember reads one "name": value pair of the object dec is in.
-func nextMember(dec *json.Decoder) (string, json.RawMessage, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", nil, err
+// syntaxError is why body is not valid JSON.
+func syntaxError(body []byte) error {
+	return json.Unmarshal(body, new(json.RawMessage)) // checks the syntax, nothing else
+}
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\r\n"
+
+// nextMember splits one "name": value pair off the front of object, the rest of a valid JSON
+// object from a member's name on. It returns the name, the value undecoded and what follows it.
+func nextMember(object []byte) (name string, value, rest []byte) {
+	end := valueLen(object)
+	name, _ = jsonText(object[:end])
+	value = bytes.TrimLeft(object[end:], jsonSpace+":") // only spaces and the colon precede a value
+	end = valueLen(value)
+	return name, value[:end], value[end:]
+}
+
+// valueLen is the length of the JSON value that v begins with, v being valid JSON from there
+// on, as inside an object: the value ends at the first space, colon, comma or closing bracket
+// outside the strings, arrays and objects it holds.
+func valueLen(v []byte) int {
+	depth := 0 // of the arrays and objects open
+	inString, escaped := false, false
+	for i, c := range v {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			inString, escaped = c != '"', c == '\\'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case depth > 0 && (c == '}' || c == ']'):
+			depth--
+		case depth == 0 && strings.IndexByte(jsonSpace+":,}]", c) >= 0:
+			return i
+		}
 	}
-	var value json.RawMessage
-	if err := dec.Decode(&value); err != nil {
-		return "", nil, fmt.Errorf("member %v: %w", tok, err)
+	return len(v) // not reached: a valid object closes after its values
+}
+
+// jsonText returns the text of raw, a valid JSON value, and whether it is a string. A string
+// that escapes nothing is its bytes, as they are.
+func jsonText(raw []byte) (string, bool) {
+	if raw[0] != '"' {
+		return "", false
 	}
-	return tok.(string), value, nil
+	if !bytes.Contains(raw, []byte{'\\'}) {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // a valid JSON string
+	return s, true
 }

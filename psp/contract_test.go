@@ -122,6 +122,8 @@ func TestAcceptedEdgeCases(t *testing.T) {
 		{name: "leading zeros", body: `{"valor":"0150.00","chave":"pix@example.com"}`},
 		{name: "smallest amount", body: `{"valor":"0.01","chave":"pix@example.com"}`, valor: "0.01", cents: 1},
 		{name: "whitespace around the object", body: " \n\t" + validBody + "\r\n "},
+		{name: "whitespace between every token", body: "{ \"valor\" : \"150.00\" ,\n\t\"chave\"\t:\r\n\"pix@example.com\" }"},
+		{name: "escaped member names", body: `{"val\u006fr":"150.00","\u0063have":"pix@example.com"}`},
 		{name: "CPF key", body: `{"valor":"150.00","chave":"12345678901"}`},
 		{name: "CNPJ key", body: `{"valor":"150.00","chave":"12345678000195"}`},
 		{name: "phone key", body: `{"valor":"150.00","chave":"+5511987654321"}`},

@@ -320,6 +320,7 @@ func TestTextIsReadExactly(t *testing.T) {
 		`\ufffd`:        "\uFFFD",
 		"\xef\xbf\xbd":  "\uFFFD",
 		`a\"b\\c\/d\te`: "a\"b\\c/d\te",
+		`}],:{[ \"}\\`:  `}],:{[ "}\`,
 	}
 	for in, want := range tests {
 		t.Run(in, func(t *testing.T) {

@@ -59,14 +59,12 @@ func (f stringField) read(members map[string]json.RawMessage, bad []violation) (
 	if !present && !f.required {
 		return "", bad
 	}
-	var v any
-	_ = json.Unmarshal(raw, &v) // absent (nil raw) leaves v nil; decodeObject has checked the syntax
-	s, isString := v.(string)
+	if !present {
+		return "", append(bad, violation{f.name, "required"})
+	}
+	s, isString := jsonText(raw)
 	reason := "must be a JSON string"
-	switch {
-	case !present:
-		reason = "required"
-	case isString:
+	if isString {
 		reason = cmp.Or(textViolation(raw), f.check(s))
 	}
 	if reason == "" {
