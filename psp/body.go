@@ -101,23 +101,23 @@ func nextMember(object []byte) (name string, value, rest []byte) {
 
 // valueLen is the length of the JSON value that v begins with, v being valid JSON from there
 // on, as inside an object: the value ends at the first space, colon, comma or closing bracket
-// outside the strings, arrays and objects it holds.
+// outside the strings, arrays and objects it holds. (An if-chain, not a switch: gremlins counts
+// a case's condition as never run.)
 func valueLen(v []byte) int {
 	depth := 0 // of the arrays and objects open
 	inString, escaped := false, false
 	for i, c := range v {
-		switch {
-		case escaped:
+		if escaped {
 			escaped = false
-		case inString:
+		} else if inString {
 			inString, escaped = c != '"', c == '\\'
-		case c == '"':
+		} else if c == '"' {
 			inString = true
-		case c == '{' || c == '[':
+		} else if c == '{' || c == '[' {
 			depth++
-		case depth > 0 && (c == '}' || c == ']'):
+		} else if depth > 0 && (c == '}' || c == ']') {
 			depth--
-		case depth == 0 && strings.IndexByte(jsonSpace+":,}]", c) >= 0:
+		} else if depth == 0 && strings.IndexByte(jsonSpace+":,}]", c) >= 0 {
 			return i
 		}
 	}
