@@ -48,14 +48,19 @@ func BenchmarkThroughput(b *testing.B) {
 			tr := &http.Transport{MaxIdleConnsPerHost: c}
 			defer tr.CloseIdleConnections()
 			client := &http.Client{Transport: tr}
+			urls := [...]string{bare.URL, pspURL, quietURL}
 			var bareLoad, pspLoad, quietLoad loaded
 			var xBare, xQuiet, xCPU []float64 // one per round
-			// The servers alternate, so that a busy moment of the machine hits all alike.
-			for sent := 0; sent < b.N; sent += round {
+			// The servers alternate, so that a busy moment of the machine hits all alike, and each
+			// round starts with the next one, so that none always runs after another.
+			for r, sent := 0, 0; sent < b.N; r, sent = r+1, sent+round {
 				n := min(round, b.N-sent)
-				b1 := load(b, client, bare.URL+psp.PaymentsPath, c, n, &keys)
-				p1 := load(b, client, pspURL+psp.PaymentsPath, c, n, &keys)
-				q1 := load(b, client, quietURL+psp.PaymentsPath, c, n, &keys)
+				var m [len(urls)]loaded
+				for i := range urls {
+					j := (r + i) % len(urls)
+					m[j] = load(b, client, urls[j]+psp.PaymentsPath, c, n, &keys)
+				}
+				b1, p1, q1 := m[0], m[1], m[2]
 				bareLoad.add(b1)
 				pspLoad.add(p1)
 				quietLoad.add(q1)
@@ -91,7 +96,7 @@ func startForBenchmark(b *testing.B, args ...string) string {
 const bareAnswer = `{"endToEndId":"E12345678202501011200abcdefghijk","valor":"0.01","chave":"pix@example.com","status":"REALIZADO","horario":"2025-01-01T12:00:00Z"}` + "\n"
 
 // round is how many requests BenchmarkThroughput sends to one server before it turns to the
-// other.
+// next.
 const round = 256
 
 // loaded is what load measured: the wall time and the heap allocations of the whole process.
