@@ -52,7 +52,8 @@ func checkJSON(h http.Header) error {
 // violation of the "body" field, and no members.
 func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []violation) {
 	if !json.Valid(body) {
-		return nil, []violation{{"body", "is not valid JSON: " + syntaxError(body).Error()}}
+		err := json.Unmarshal(body, new(json.RawMessage)) // says why, checking only the syntax
+		return nil, []violation{{"body", "is not valid JSON: " + err.Error()}}
 	}
 	rest := bytes.TrimLeft(body, jsonSpace)
 	if rest[0] != '{' {
@@ -67,9 +68,8 @@ func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []v
 		if rest[0] == '}' {
 			return members, bad
 		}
-		var name string
-		var value []byte
-		name, value, rest = nextMember(rest)
+		name, value, next := nextMember(rest)
+		rest = next
 		_, repeated := members[name]
 		switch {
 		case !slices.Contains(known, name):
@@ -79,11 +79,6 @@ func decodeObject(body []byte, known ...string) (map[string]json.RawMessage, []v
 		}
 		members[name] = value
 	}
-}
-
-// syntaxError is why body is not valid JSON.
-func syntaxError(body []byte) error {
-	return json.Unmarshal(body, new(json.RawMessage)) // checks the syntax, nothing else
 }
 
 // jsonSpace is the white space JSON allows between tokens.
