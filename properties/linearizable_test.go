@@ -1,0 +1,179 @@
+package properties_test
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"pgregory.net/rapid"
+)
+
+// TestPSPIsLinearizable is the linearizability property of the PSP: whatever many clients
+// send at once, under several tokens and keys, with payloads that collide under a key, slow
+// faults that keep a key in flight, drop faults that lose an answer and clients that give up,
+// what each client sees is what some order of the requests, one at a time, would give under
+// keyModel. porcupine decides it. A failure names porcupine's HTML visualization of the
+// history: the file LINEARIZABILITY_HTML names, or a new file in the temporary directory.
+//
+// RAPID_CHECKS sets the number of histories (rapid's default, 100, in make test; 10000 in make
+// properties).
+func TestPSPIsLinearizable(t *testing.T) {
+	var seen answerCounts
+	rapid.Check(t, func(t *rapid.T) {
+		plan := drawPlan(t)
+		var history []porcupine.Operation
+		rapid.SyncTest(t, func(t *rapid.T) {
+			var err error
+			if history, err = recordHistory(plan, nil); err != nil {
+				t.Fatalf("recordHistory() error = %v", err)
+			}
+		})
+		seen.add(history)
+		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res != porcupine.Ok {
+			t.Fatalf("the PSP's history of %d operations is %s under keyModel; see %s",
+				len(history), res, visualize(info))
+		}
+	})
+	t.Log(&seen)
+	if err := seen.covers(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPlantedBugsAreNotLinearizable shows that TestPSPIsLinearizable can fail: each planted bug
+// runs through the same plans, recorder and checker, and porcupine must find one of its first
+// plantedPlans histories illegal. Its visualization is written and must not be empty.
+func TestPlantedBugsAreNotLinearizable(t *testing.T) {
+	bugs := []struct {
+		name string
+		wrap func(http.Handler) http.Handler
+	}{
+		{"nonAtomicReserve", nonAtomicReserve},
+		{"replayAcrossPayloads", replayAcrossPayloads},
+		{"conflictAfterCompletion", conflictAfterCompletion},
+	}
+	for _, bug := range bugs {
+		t.Run(bug.name, func(t *testing.T) {
+			info, n, found := firstIllegal(t, bug.wrap)
+			if !found {
+				t.Fatalf("all %d histories of %s are linearizable, want one illegal", n, bug.name)
+			}
+			path := filepath.Join(t.TempDir(), bug.name+".html")
+			if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
+				t.Fatalf("porcupine.VisualizePath() error = %v", err)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+				t.Fatalf("the visualization of %s is empty or missing: %v", bug.name, err)
+			}
+			t.Logf("%s: history %d of the plans is illegal", bug.name, n)
+		})
+	}
+}
+
+// plantedPlans is how many plans a planted bug may take to show.
+const plantedPlans = 50
+
+// checkTimeout bounds one porcupine check: Unknown is then a failure, not a hang.
+const checkTimeout = time.Minute
+
+// firstIllegal records the plans of TestPSPIsLinearizable, one by one, through wrap until
+// porcupine finds a history illegal. It returns that history's linearization info and how
+// many histories it checked.
+func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine.LinearizationInfo, int, bool) {
+	plans := rapid.Custom(drawPlan)
+	for i := range plantedPlans {
+		plan := plans.Example(i)
+		var history []porcupine.Operation
+		synctest.Test(t, func(t *testing.T) {
+			var err error
+			if history, err = recordHistory(plan, wrap); err != nil {
+				t.Fatalf("recordHistory() error = %v", err)
+			}
+		})
+		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res == porcupine.Illegal {
+			return info, i + 1, true
+		}
+	}
+	return porcupine.LinearizationInfo{}, plantedPlans, false
+}
+
+// visualize writes porcupine's visualization of info and says where, or why it could not.
+func visualize(info porcupine.LinearizationInfo) string {
+	path := os.Getenv("LINEARIZABILITY_HTML")
+	if path == "" {
+		f, err := os.CreateTemp("", "psp-linearizability-*.html")
+		if err != nil {
+			return fmt.Sprintf("no visualization: %v", err)
+		}
+		path = f.Name()
+		f.Close()
+	}
+	if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
+		return fmt.Sprintf("no visualization: %v", err)
+	}
+	return path
+}
+
+// answerCounts counts the histories, their operations and the answers of their requests, so
+// that a run shows it met every rule of keyModel.
+type answerCounts struct {
+	mu         sync.Mutex
+	histories  int
+	operations int
+	most       int
+	requests   [answerOther + 1]int
+}
+
+func (c *answerCounts) add(history []porcupine.Operation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.histories++
+	c.operations += len(history)
+	c.most = max(c.most, len(history))
+	for _, op := range history {
+		if op.Input.(keyInput).Step != stepCommit {
+			c.requests[op.Output.(keyOutput).Kind]++
+		}
+	}
+}
+
+// coveredAfter is how many histories a run takes to meet every kind of answer.
+const coveredAfter = 20
+
+// covers fails a run of coveredAfter histories or more that never met some kind of answer: the
+// rule that classes it would then have gone unchecked.
+func (c *answerCounts) covers() error {
+	if c.histories < coveredAfter {
+		return nil
+	}
+	var missing []string
+	for kind, name := range answerNames {
+		if c.requests[kind] == 0 {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%d histories met no %s", c.histories, strings.Join(missing, ", no "))
+	}
+	return nil
+}
+
+// answerNames are the answers a run must meet.
+var answerNames = map[answerKind]string{
+	answerFresh: "fresh answer", answerReplay: "replay", answerInUse: "409 in use",
+	answerReused: "422 reused", answerNone: "lost answer",
+}
+
+func (c *answerCounts) String() string {
+	r := c.requests
+	return fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests: %d fresh, %d replayed, "+
+		"%d 409 in use, %d 422 reused, %d without an answer", c.histories, c.operations/max(c.histories, 1), c.most,
+		r[answerFresh], r[answerReplay], r[answerInUse], r[answerReused], r[answerNone])
+}
