@@ -123,3 +123,11 @@ func (w *replayAsInUse) Write(b []byte) (int, error) {
 
 // Unwrap lets a drop fault take the connection (http.ResponseController).
 func (w *replayAsInUse) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// notingStatus is the control of the planted bugs: the PSP behind the status-noting writer
+// that nonAtomicReserve uses, and otherwise untouched.
+func notingStatus(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&statusWriter{ResponseWriter: w}, r)
+	})
+}

@@ -2,6 +2,8 @@ package properties_test
 
 import (
 	"fmt"
+	"hash/fnv"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -15,10 +17,12 @@ import (
 // complete. Nothing else is an answer to a payment request here.
 //
 // A fresh answer is two operations over the same interval, its reserve and its commit, so
-// that a 409 can be placed between them. A request without an answer (a dropped connection,
-// a client that gave up) may or may not have taken effect: its steps are always legal, take
-// the key where they can and change nothing elsewhere, and they end at infinity, so that
-// porcupine may also place them after everything else.
+// that a 409 can be placed between them. A request without an answer may or may not have
+// taken effect: its steps are always legal, take the key where they can and change nothing
+// elsewhere. An answer lost in transit (a drop fault) was lost after processing, so its steps
+// lie within the request. A request whose client gave up may take effect at any time after
+// it was sent, or never: its steps end at infinity, and porcupine may place them after
+// everything else.
 //
 // Keys are independent, so the model is partitioned by token and key. The balance is shared
 // by all keys and stays outside: the model lets any first request settle or be refused.
@@ -64,7 +68,8 @@ const (
 	answerReplay                   // any answer marked Idempotent-Replayed: true
 	answerInUse                    // 409 idempotency_key_in_use
 	answerReused                   // 422 idempotency_key_reused
-	answerNone                     // no answer: the request may or may not have taken effect
+	answerLost                     // the connection closed without an answer, after processing
+	answerNone                     // the client gave up: the request may take effect, now, later or never
 	answerOther                    // any other answer, which no request here may get
 )
 
@@ -98,7 +103,7 @@ func stepKey(s keyState, in keyInput, out keyOutput) (bool, keyState) {
 	switch out.Kind {
 	case answerFresh:
 		return takeKey(s, in, out.Answer)
-	case answerNone:
+	case answerLost, answerNone:
 		if ok, next := takeKey(s, in, ""); ok {
 			return true, next
 		}
@@ -160,7 +165,7 @@ func (s keyState) String() string {
 	case keyInFlight:
 		return fmt.Sprintf("in flight: request %d, %s", s.Owner, s.Payload)
 	case keyComplete:
-		return fmt.Sprintf("complete: %s -> %s", s.Payload, shortAnswer(s.Answer))
+		return fmt.Sprintf("complete: %s -> %s", s.Payload, tagAnswer(s.Answer))
 	}
 	return "free"
 }
@@ -169,18 +174,21 @@ func (s keyState) String() string {
 func describeKeyOp(in keyInput, out keyOutput) string {
 	step := [...]string{stepReserve: "reserve", stepCommit: "commit", stepObserve: "send"}[in.Step]
 	got := [...]string{
-		answerFresh: shortAnswer(out.Answer), answerReplay: "replay " + shortAnswer(out.Answer),
-		answerInUse: "409 in use", answerReused: "422 reused", answerNone: "no answer",
-		answerOther: "other: " + shortAnswer(out.Answer),
+		answerFresh: tagAnswer(out.Answer), answerReplay: "replay " + tagAnswer(out.Answer),
+		answerInUse: "409 in use", answerReused: "422 reused", answerLost: "lost", answerNone: "gave up",
+		answerOther: "other: " + out.Answer,
 	}[out.Kind]
 	return fmt.Sprintf("%s/%s #%d %s %s -> %s", in.ID.Token, in.ID.Key, in.Request, step, in.Payload, got)
 }
 
-// shortAnswer keeps an answer's text short enough for a visualization.
-func shortAnswer(a string) string {
-	const most = 80
-	if len(a) > most {
-		return a[:most] + "..."
+// tagAnswer is a stored answer in a visualization: its status and a hash of the whole, so that
+// a reader sees whether a replay is the answer stored.
+func tagAnswer(a string) string {
+	if a == "" {
+		return "unknown"
 	}
-	return a
+	h := fnv.New32a()
+	h.Write([]byte(a))
+	status, _, _ := strings.Cut(a, " ")
+	return fmt.Sprintf("%s [%08x]", status, h.Sum32())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -72,13 +71,8 @@ func paymentRequest(ctx context.Context, base, token, key string, cents int64) (
 // payloadOf is the model's name of the payment of cents: its valor, since chave is fixed.
 func payloadOf(cents int64) string { return psp.FormatAmount(cents) }
 
-// classify reads an answer the way the contract classes it. A body that cannot be read in full
-// is no answer: the request may have taken effect.
-func classify(resp *http.Response) keyOutput {
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return keyOutput{Kind: answerNone}
-	}
+// classify classes an answer, read in full, the way the contract does.
+func classify(resp *http.Response, body []byte) keyOutput {
 	answer := fmt.Sprintf("%d %s", resp.StatusCode, body)
 	if resp.Header.Get(replayedHeader) == "true" {
 		return keyOutput{Kind: answerReplay, Answer: answer}

@@ -20,7 +20,7 @@ import (
 // faults that keep a key in flight, drop faults that lose an answer and clients that give up,
 // what each client sees is what some order of the requests, one at a time, would give under
 // keyModel. porcupine decides it. A failure names porcupine's HTML visualization of the
-// history: the file LINEARIZABILITY_HTML names, or a new file in the temporary directory.
+// history (see failurePath).
 //
 // RAPID_CHECKS sets the number of histories (rapid's default, 100, in make test; 10000 in make
 // properties).
@@ -38,7 +38,7 @@ func TestPSPIsLinearizable(t *testing.T) {
 		seen.add(history)
 		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res != porcupine.Ok {
 			t.Fatalf("the PSP's history of %d operations is %s under keyModel; see %s",
-				len(history), res, visualize(info))
+				len(history), res, visualize(info, failurePath()))
 		}
 	})
 	t.Log(&seen)
@@ -65,15 +65,21 @@ func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 			if !found {
 				t.Fatalf("all %d histories of %s are linearizable, want one illegal", n, bug.name)
 			}
-			path := filepath.Join(t.TempDir(), bug.name+".html")
-			if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
-				t.Fatalf("porcupine.VisualizePath() error = %v", err)
-			}
+			path := visualize(info, filepath.Join(t.TempDir(), bug.name+".html"))
 			if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 				t.Fatalf("the visualization of %s is empty or missing: %v", bug.name, err)
 			}
 			t.Logf("%s: history %d of the plans is illegal", bug.name, n)
 		})
+	}
+}
+
+// TestWrappedPSPStaysLinearizable is the control of TestPlantedBugsAreNotLinearizable: the PSP
+// behind notingStatus gives linearizable histories for the same plans, so that a planted bug
+// is illegal for its bug, not for being a wrapper.
+func TestWrappedPSPStaysLinearizable(t *testing.T) {
+	if info, n, found := firstIllegal(t, notingStatus); found {
+		t.Fatalf("history %d of the PSP behind notingStatus is illegal; see %s", n, visualize(info, failurePath()))
 	}
 }
 
@@ -104,21 +110,23 @@ func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine
 	return porcupine.LinearizationInfo{}, plantedPlans, false
 }
 
-// visualize writes porcupine's visualization of info and says where, or why it could not.
-func visualize(info porcupine.LinearizationInfo) string {
-	path := os.Getenv("LINEARIZABILITY_HTML")
-	if path == "" {
-		f, err := os.CreateTemp("", "psp-linearizability-*.html")
-		if err != nil {
-			return fmt.Sprintf("no visualization: %v", err)
-		}
-		path = f.Name()
-		f.Close()
-	}
+// visualize writes porcupine's visualization of info to path and returns path, or says why it
+// could not.
+func visualize(info porcupine.LinearizationInfo, path string) string {
 	if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
 		return fmt.Sprintf("no visualization: %v", err)
 	}
 	return path
+}
+
+// failurePath is where TestPSPIsLinearizable writes the visualization of a history that fails:
+// the file LINEARIZABILITY_HTML names, else one file per test process in the temporary
+// directory. Each failure overwrites it, so that it ends with the history rapid shrank to.
+func failurePath() string {
+	if path := os.Getenv("LINEARIZABILITY_HTML"); path != "" {
+		return path
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("psp-linearizability-%d.html", os.Getpid()))
 }
 
 // answerCounts counts the histories, their operations and the answers of their requests, so
@@ -168,12 +176,13 @@ func (c *answerCounts) covers() error {
 // answerNames are the answers a run must meet.
 var answerNames = map[answerKind]string{
 	answerFresh: "fresh answer", answerReplay: "replay", answerInUse: "409 in use",
-	answerReused: "422 reused", answerNone: "lost answer",
+	answerReused: "422 reused", answerLost: "lost answer", answerNone: "client that gave up",
 }
 
 func (c *answerCounts) String() string {
 	r := c.requests
-	return fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests: %d fresh, %d replayed, "+
-		"%d 409 in use, %d 422 reused, %d without an answer", c.histories, c.operations/max(c.histories, 1), c.most,
-		r[answerFresh], r[answerReplay], r[answerInUse], r[answerReused], r[answerNone])
+	return fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests: %d fresh, "+
+		"%d replayed, %d 409 in use, %d 422 reused, %d answers lost, %d given up", c.histories,
+		c.operations/max(c.histories, 1), c.most, r[answerFresh], r[answerReplay], r[answerInUse], r[answerReused],
+		r[answerLost], r[answerNone])
 }
