@@ -18,8 +18,8 @@ import (
 //
 // A fresh answer is two operations over the same interval, its reserve and its commit, so
 // that a 409 can be placed between them. A request without an answer may or may not have
-// taken effect: its steps are always legal, take the key where they can and change nothing
-// elsewhere. An answer lost in transit (a drop fault) was lost after processing, so its steps
+// taken effect: it takes the key if it finds the key free, and changes nothing if it finds the
+// key taken. An answer lost in transit (a drop fault) was lost after processing, so its steps
 // lie within the request. A request whose client gave up may take effect at any time after
 // it was sent, or never: its steps end at infinity, and porcupine may place them after
 // everything else.
@@ -104,10 +104,7 @@ func stepKey(s keyState, in keyInput, out keyOutput) (bool, keyState) {
 	case answerFresh:
 		return takeKey(s, in, out.Answer)
 	case answerLost, answerNone:
-		if ok, next := takeKey(s, in, ""); ok {
-			return true, next
-		}
-		return true, s
+		return mayTakeKey(s, in)
 	case answerReplay:
 		return replay(s, in.Payload, out.Answer)
 	case answerInUse:
@@ -128,6 +125,16 @@ func takeKey(s keyState, in keyInput, answer string) (bool, keyState) {
 		return true, keyState{Phase: keyComplete, Payload: in.Payload, Answer: answer}
 	}
 	return false, s
+}
+
+// mayTakeKey is a request without an answer. It took the key if it found the key free, and
+// changed nothing if it found the key taken. Its commit follows its reserve: a commit that finds
+// the key free would leave the key in flight for ever.
+func mayTakeKey(s keyState, in keyInput) (bool, keyState) {
+	if ok, next := takeKey(s, in, ""); ok {
+		return true, next
+	}
+	return s.Phase != keyFree, s
 }
 
 // replay is a request that got the stored answer: the key is complete with its payload, and
