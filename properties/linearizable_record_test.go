@@ -2,7 +2,6 @@ package properties_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -157,20 +156,21 @@ func (r *recorder) send(client int, s linSend) {
 func (r *recorder) roundTrip(req *http.Request) keyOutput {
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return noAnswer(err)
+		return noAnswer(req)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return noAnswer(err)
+		return noAnswer(req)
 	}
 	return classify(resp, body)
 }
 
-// noAnswer classes a request that got no answer: its client gave up, or the answer was lost
-// after processing (no other fault here closes a connection).
-func noAnswer(err error) keyOutput {
-	if errors.Is(err, context.DeadlineExceeded) {
+// noAnswer classes a request that got no answer. If its client's patience ran out, the client
+// gave up, whatever the error says. Otherwise the answer was lost after processing: no other
+// fault here closes a connection.
+func noAnswer(req *http.Request) keyOutput {
+	if req.Context().Err() != nil {
 		return keyOutput{Kind: answerNone}
 	}
 	return keyOutput{Kind: answerLost}

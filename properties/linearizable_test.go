@@ -153,7 +153,7 @@ func (c *answerCounts) add(history []porcupine.Operation) {
 }
 
 // coveredAfter is how many histories a run takes to meet every kind of answer.
-const coveredAfter = 20
+const coveredAfter = 100
 
 // covers fails a run of coveredAfter histories or more that never met some kind of answer: the
 // rule that classes it would then have gone unchecked.
