@@ -26,6 +26,11 @@ import (
 // open the breaker. An attempt cut short by the caller's context tells nothing about the PSP,
 // so exclude it with Settings.IsExcluded if callers cancel payments often.
 //
+// The first attempt is asked for before [retry.Do] starts, so a payment refused at once made
+// no first attempt and adds nothing to a [retry.Quota]. A retry is asked for after its wait,
+// and if refused it has already taken its token. When the caller's context ends after the first
+// attempt was admitted and before it was made, done gets the context's error.
+//
 // Settings that suit a PSP: ReadyToTrip after about five consecutive failures (a success in
 // between resets the count, so scattered 503s do not open it), a Timeout of a few seconds in
 // the open state, and MaxRequests of 1 to 3 probes in the half-open state. A refused attempt
