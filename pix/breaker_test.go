@@ -225,7 +225,7 @@ func TestBreakerRefusalOfAResumedKey(t *testing.T) {
 func TestBreakerIsNotAskedForAnEndedContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newVirtualFixture(t, psp.Config{})
-		cb := twoStep(1, time.Minute)
+		cb := twoStep(1000, time.Minute)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 
@@ -316,6 +316,38 @@ func TestBreakerHalfOpenAdmitsOneProbeAtATime(t *testing.T) {
 		}
 		if err := <-probe; err != nil {
 			t.Errorf("probe Send() error = %v, want nil", err)
+		}
+	})
+}
+
+// TestBreakerRefusedPaymentAddsNothingToTheQuota: a payment refused before its first attempt
+// made none, so it earns the quota nothing. Half a token from it would have made the next
+// payment's half a whole one, and granted that payment a retry.
+func TestBreakerRefusedPaymentAddsNothingToTheQuota(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newVirtualFixture(t, psp.Config{})
+		f.psp.Inject(repeat(psp.Status(503), 2)...)
+		q, err := retry.NewQuota(0.5, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := 0
+		b := breakerFunc(func() (func(error), error) {
+			asked++
+			if asked == 1 {
+				return nil, gobreaker.ErrOpenState
+			}
+			return func(error) {}, nil
+		})
+		c := f.client(func(c *pix.Client) { c.Breaker, c.Quota = b, q })
+		if _, err := c.Send(t.Context(), payment); !errors.Is(err, pix.ErrCircuitOpen) {
+			t.Fatalf("first Send() error = %v, want ErrCircuitOpen", err)
+		}
+
+		_, err = c.Send(t.Context(), payment)
+
+		if !errors.Is(err, retry.ErrQuotaExhausted) || len(f.rec.requests()) != 1 {
+			t.Errorf("second Send() error = %v after %d requests, want ErrQuotaExhausted after 1", err, len(f.rec.requests()))
 		}
 	})
 }
