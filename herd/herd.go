@@ -27,7 +27,8 @@ type Scenario struct {
 	// i × Spread / Payers. Zero starts them all at time 0.
 	Spread time.Duration
 	// Shared gives every payer the same pix.Client; otherwise each has its own, with its own
-	// connections and draws. A quota, when the strategy has one, is shared either way.
+	// connections and draws. A quota or a breaker, when the strategy has one, is shared
+	// either way.
 	Shared bool
 	// Strategy is how the Clients wait between attempts.
 	Strategy Strategy
