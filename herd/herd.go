@@ -13,18 +13,22 @@ import (
 	"pixretry/retry"
 )
 
-// Scenario is one herd: Payers payers each send one payment at time 0 to one PSP, which is
-// down for Outage and then serves with a finite capacity. Payer i starts i nanoseconds after
-// time 0, so that the whole herd starts within a few microseconds and yet the order in which
-// the PSP and a quota see the payers does not depend on the goroutine scheduler: a run is a
-// function of its Scenario.
+// Scenario is one herd: Payers payers each send one payment to one PSP, which is down for
+// Outage and then serves with a finite capacity. The payers start at time 0, or one after the
+// other over Spread. Payer i starts i nanoseconds later still, so that the order in which the
+// PSP, a quota and a breaker see the payers does not depend on the goroutine scheduler: a run
+// is a function of its Scenario.
 type Scenario struct {
 	// Name labels the scenario in the table and the CSV, such as "recovery".
 	Name string
 	// Payers is the number of payers, each with one payment.
 	Payers int
+	// Spread, if positive, spreads the payers' starts evenly: payer i starts at
+	// i × Spread / Payers. Zero starts them all at time 0.
+	Spread time.Duration
 	// Shared gives every payer the same pix.Client; otherwise each has its own, with its own
-	// connections and draws. A quota, when the strategy has one, is shared either way.
+	// connections and draws. A quota or a breaker, when the strategy has one, is shared
+	// either way.
 	Shared bool
 	// Strategy is how the Clients wait between attempts.
 	Strategy Strategy
@@ -54,6 +58,17 @@ type Result struct {
 	// End is when the last payment ended; P50 and P99 are percentiles of the times at which
 	// the payments ended, all counted from time 0.
 	End, P50, P99 time.Duration
+	// OutageRequests is the number of payment requests the PSP received while it was down, and
+	// OutagePayments the number of payments that started meanwhile.
+	OutageRequests, OutagePayments int
+	// FirstSettled is when the first payment settled, from time 0; 0 when none did.
+	FirstSettled time.Duration
+	// FailedAfterOutage is the number of payments that started once the PSP was back and
+	// failed.
+	FailedAfterOutage int
+	// SettledPerBucket is the number of payments that settled in each Bucket of time, from
+	// time 0.
+	SettledPerBucket []int
 	// Violations lists every broken outcome rule (the package documentation names them);
 	// empty when the outcome is sound.
 	Violations []string
@@ -73,6 +88,29 @@ func (r Result) RequestsPerSettled() float64 {
 // RequestsPerPayment is Requests divided by Payers.
 func (r Result) RequestsPerPayment() float64 {
 	return float64(r.Requests) / float64(r.Scenario.Payers)
+}
+
+// OutageRequestsPerPayment is OutageRequests divided by OutagePayments; 0 when no payment
+// started in the outage.
+func (r Result) OutageRequestsPerPayment() float64 {
+	if r.OutagePayments == 0 {
+		return 0
+	}
+	return float64(r.OutageRequests) / float64(r.OutagePayments)
+}
+
+// RecoveryDelay is how long after the end of the outage the first payment settled; 0 when
+// none did.
+func (r Result) RecoveryDelay() time.Duration {
+	if r.Settled == 0 {
+		return 0
+	}
+	return r.FirstSettled - r.Scenario.Outage
+}
+
+// start is when payer i starts, from time 0.
+func (sc Scenario) start(i int) time.Duration {
+	return time.Duration(i) + sc.Spread*time.Duration(i)/time.Duration(sc.Payers)
 }
 
 // Peak is the most payment requests the PSP received in one Bucket.
@@ -109,13 +147,13 @@ func Run(sc Scenario) (Result, error) {
 	var wg sync.WaitGroup
 	for i := range sc.Payers {
 		wg.Go(func() {
-			time.Sleep(time.Duration(i))
+			time.Sleep(sc.start(i))
 			receipt, err := clients[i%len(clients)].Send(context.Background(), payment(i))
 			ends[i] = ending{time.Since(arrivals.start), receipt, err}
 		})
 	}
 	wg.Wait()
-	return sc.result(srv, arrivals.buckets(), ends), nil
+	return sc.result(srv, arrivals, ends), nil
 }
 
 // payment is payer i's payment; its amount is payer i's alone.
@@ -132,6 +170,9 @@ func (sc Scenario) clients(net *pipenet.Server) ([]*pix.Client, error) {
 			return nil, err
 		}
 		template.Quota = q
+	}
+	if sc.Strategy.breaker {
+		template.Breaker = newBreaker()
 	}
 	if sc.Shared {
 		return []*pix.Client{newClient(template, net, sc.Strategy.draws(sc.Policy, sharedSource(sc.Seed)))}, nil
@@ -183,12 +224,17 @@ func (a *arrivals) count(h http.Handler) http.Handler {
 	})
 }
 
-// buckets counts the arrivals in each Bucket from time 0.
-func (a *arrivals) buckets() []int {
+// recorded returns the arrival times so far.
+func (a *arrivals) recorded() []time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return slices.Clone(a.times)
+}
+
+// buckets counts times in each Bucket from time 0.
+func buckets(times []time.Duration) []int {
 	var per []int
-	for _, t := range a.times {
+	for _, t := range times {
 		i := int(t / Bucket)
 		for len(per) <= i {
 			per = append(per, 0)

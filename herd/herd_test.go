@@ -77,16 +77,22 @@ func sum(ns []int) int {
 // TestRunIsReproducible: a run is a function of its seed, with own Clients and with a shared
 // one (whose draws are taken in the order of virtual time), with a quota too (whose verdicts
 // depend on the order in which it sees first attempts and retries, fixed by the payers' start
-// times).
+// times), and with a breaker (whose verdicts depend on that order and on virtual time).
 func TestRunIsReproducible(t *testing.T) {
 	for _, st := range []Strategy{FullJitterOurs, FullJitterQuota} {
 		for _, shared := range []bool{false, true} {
-			a := runInBubble(t, small(st, shared, 3))
-			b := runInBubble(t, small(st, shared, 3))
-			if diff := cmp.Diff(a, b, cmp.Comparer(func(x, y Strategy) bool { return x.Name == y.Name })); diff != "" {
-				t.Errorf("%s, shared %v: two runs with one seed differ (-first +second):\n%s", st.Name, shared, diff)
-			}
+			assertReproducible(t, small(st, shared, 3))
 		}
+	}
+	assertReproducible(t, smallSteady(FullJitterQuotaBreaker, 3))
+}
+
+// assertReproducible runs sc twice and compares the results.
+func assertReproducible(t *testing.T, sc Scenario) {
+	t.Helper()
+	a, b := runInBubble(t, sc), runInBubble(t, sc)
+	if diff := cmp.Diff(a, b, cmp.Comparer(func(x, y Strategy) bool { return x.Name == y.Name })); diff != "" {
+		t.Errorf("%s, %s, shared %v: two runs with one seed differ (-first +second):\n%s", sc.Name, sc.Strategy.Name, sc.Shared, diff)
 	}
 }
 

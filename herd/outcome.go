@@ -11,25 +11,52 @@ import (
 )
 
 // result measures a finished run and checks its outcome.
-func (sc Scenario) result(srv *psp.Server, perBucket []int, ends []ending) Result {
+func (sc Scenario) result(srv *psp.Server, arrived *arrivals, ends []ending) Result {
 	stats := srv.Stats()
-	r := Result{Scenario: sc, Requests: stats.Requests, Shed: stats.Shed, PerBucket: perBucket}
+	requests := arrived.recorded()
+	r := Result{Scenario: sc, Requests: stats.Requests, Shed: stats.Shed, PerBucket: buckets(requests)}
+	for _, t := range requests {
+		if t < sc.Outage {
+			r.OutageRequests++
+		}
+	}
 	times := make([]time.Duration, len(ends))
+	var settled []time.Duration
 	for i, e := range ends {
 		times[i] = e.at
+		r.account(i, e)
 		if e.err == nil {
-			r.Settled++
-		} else {
-			r.Failed++
+			settled = append(settled, e.at)
 		}
 	}
 	slices.Sort(times)
+	slices.Sort(settled)
 	r.End, r.P50, r.P99 = times[len(times)-1], percentile(times, 50), percentile(times, 99)
+	r.SettledPerBucket = buckets(settled)
+	if len(settled) > 0 {
+		r.FirstSettled = settled[0]
+	}
 	r.Violations = check(ends, srv.Settlements(), srv.BalanceCents())
 	if stats.Settled != len(srv.Settlements()) {
 		r.Violations = append(r.Violations, fmt.Sprintf("stats count %d settlements, the ledger %d", stats.Settled, len(srv.Settlements())))
 	}
 	return r
+}
+
+// account counts payment i, which ended as e, in r's totals.
+func (r *Result) account(i int, e ending) {
+	started := r.Scenario.start(i)
+	if started < r.Scenario.Outage {
+		r.OutagePayments++
+	}
+	if e.err == nil {
+		r.Settled++
+		return
+	}
+	r.Failed++
+	if started >= r.Scenario.Outage {
+		r.FailedAfterOutage++
+	}
 }
 
 // percentile is the nearest-rank p-th percentile of sorted, which is not empty.

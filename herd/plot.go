@@ -10,19 +10,21 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// PlotTimeline draws the payment requests the PSP received per Bucket over time, one line per
-// result, as an SVG file at path. The first Bucket, where every first attempt falls, is left
-// off the scale so that the rest can be read.
-func PlotTimeline(path, title string, results []Result) error {
+// PlotTimeline draws what series counts per Bucket over time (such as the requests the PSP
+// received), one line per result, as an SVG file at path; label names what it counts. The
+// first Bucket, where every first attempt of a herd that starts at time 0 falls, is left off
+// the scale so that the rest can be read.
+func PlotTimeline(path, title, label string, results []Result, series func(Result) []int) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "time since the payments started (s)"
-	p.Y.Label.Text = fmt.Sprintf("PSP requests per %v", Bucket)
+	p.Y.Label.Text = fmt.Sprintf("%s per %v", label, Bucket)
 	var lines []any
 	top := 0
 	for _, r := range results {
-		pts := make(plotter.XYs, len(r.PerBucket))
-		for i, n := range r.PerBucket {
+		counts := series(r)
+		pts := make(plotter.XYs, len(counts))
+		for i, n := range counts {
 			pts[i] = plotter.XY{X: (time.Duration(i) * Bucket).Seconds(), Y: float64(n)}
 			if i > 0 {
 				top = max(top, n)

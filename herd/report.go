@@ -30,15 +30,25 @@ const (
 	Recovery = "recovery"
 	// Outage: the PSP is down for the whole run.
 	Outage = "outage"
+	// Steady: SteadyPayers payers start one after the other over SteadySpread into an outage
+	// of SteadyOutage, longer than a payment's whole budget, and the PSP then serves as in
+	// Recovery.
+	Steady = "steady"
+	// SteadyPayers, SteadySpread and SteadyOutage shape the Steady herd: 100 payments per
+	// second for 20 s, the first 12 s of them into the outage.
+	SteadyPayers = 2000
+	SteadySpread = 20 * time.Second
+	SteadyOutage = 12 * time.Second
 	// ContentionRuns is the number of runs of each cell of the contention sweep.
 	ContentionRuns = 200
 	// ReportSeed seeds every run of the report.
 	ReportSeed = 2015
 )
 
-// Plan returns the herds of the report: both scenarios, every strategy, every number of
-// payers in ReportPayers, with one Client per payer and then with one shared Client (a
-// strategy that keeps state per payment runs with its own Clients only).
+// Plan returns the herds of the report: the Recovery and Outage scenarios, every strategy,
+// every number of payers in ReportPayers, with one Client per payer and then with one shared
+// Client (a strategy that keeps state per payment runs with its own Clients only); then the
+// Steady herd for every strategy of SteadyStrategies, with own Clients.
 func Plan() []Scenario {
 	var plan []Scenario
 	for _, name := range []string{Recovery, Outage} {
@@ -53,7 +63,17 @@ func Plan() []Scenario {
 			}
 		}
 	}
+	for _, st := range SteadyStrategies {
+		plan = append(plan, steady(st))
+	}
 	return plan
+}
+
+// steady is the Steady herd under st.
+func steady(st Strategy) Scenario {
+	sc := scenario(Steady, SteadyPayers, false, st)
+	sc.Spread, sc.Outage = SteadySpread, SteadyOutage
+	return sc
 }
 
 func scenario(name string, payers int, shared bool, st Strategy) Scenario {
@@ -69,7 +89,8 @@ func scenario(name string, payers int, shared bool, st Strategy) Scenario {
 // plots: timeline.svg (requests per 100 ms in the recovery of the largest herd with its own
 // Clients; no backoff is left out, its requests all fall at time 0), per-payment-recovery.svg
 // and per-payment-outage.svg (requests per payment against payers, own Clients),
-// settled-recovery.svg (the share of payments settled against payers) and brooker.svg.
+// settled-recovery.svg (the share of payments settled against payers), steady-requests.svg and
+// steady-settled.svg (requests and settlements per 100 ms in the Steady herd) and brooker.svg.
 func WriteReport(dir string, stdout io.Writer, results []Result, cells []ContentionCell) error {
 	if err := WriteTable(stdout, results); err != nil {
 		return err
@@ -86,7 +107,10 @@ func WriteReport(dir string, stdout io.Writer, results []Result, cells []Content
 			r.Scenario.Strategy.Name != NoBackoff.Name
 	})
 	title := fmt.Sprintf("%d payers, own Clients: PSP down for 1 s, then 20 at once, 50 ms each", largest)
-	if err := PlotTimeline(filepath.Join(dir, "timeline.svg"), title, timeline); err != nil {
+	if err := PlotTimeline(filepath.Join(dir, "timeline.svg"), title, "PSP requests", timeline, requested); err != nil {
+		return err
+	}
+	if err := plotSteady(dir, results); err != nil {
 		return err
 	}
 	for _, name := range []string{Recovery, Outage} {
@@ -103,6 +127,20 @@ func WriteReport(dir string, stdout io.Writer, results []Result, cells []Content
 	}
 	return PlotContention(filepath.Join(dir, "brooker.svg"), cells)
 }
+
+// plotSteady draws the requests and the settlements per Bucket of the Steady herds.
+func plotSteady(dir string, results []Result) error {
+	herds := filter(results, func(r Result) bool { return r.Scenario.Name == Steady })
+	title := fmt.Sprintf("%d payments over %v, PSP down for the first %v: %%s", SteadyPayers, SteadySpread, SteadyOutage)
+	if err := PlotTimeline(filepath.Join(dir, "steady-requests.svg"), fmt.Sprintf(title, "requests"),
+		"PSP requests", herds, requested); err != nil {
+		return err
+	}
+	return PlotTimeline(filepath.Join(dir, "steady-settled.svg"), fmt.Sprintf(title, "settlements"),
+		"payments settled", herds, func(r Result) []int { return r.SettledPerBucket })
+}
+
+func requested(r Result) []int { return r.PerBucket }
 
 // byStrategy groups the results of scenario name with own Clients by strategy, in increasing
 // order of payers.

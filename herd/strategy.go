@@ -1,10 +1,16 @@
 package herd
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sync"
+	"time"
 
+	"github.com/sony/gobreaker/v2"
+
+	"pixretry/pix"
 	"pixretry/retry"
 )
 
@@ -28,6 +34,8 @@ type Strategy struct {
 	// quota is set when every Client of the herd shares one retry.Quota of QuotaRatio and
 	// QuotaBurst.
 	quota bool
+	// breaker is set when every Client of the herd shares one circuit breaker (newBreaker).
+	breaker bool
 }
 
 // The quota of FullJitterQuota: a retry for every ten payments, and ten more.
@@ -55,10 +63,39 @@ var (
 	// FullJitterQuota is FullJitterOurs with one retry.Quota shared by every Client of the
 	// herd, as pix.Client.Quota advises for the Clients of one PSP.
 	FullJitterQuota = Strategy{Name: "full-jitter+quota", policy: same, draws: passThrough, quota: true}
+	// FullJitterQuotaBreaker is FullJitterQuota with one gobreaker circuit breaker shared by
+	// every Client of the herd too (pix.Client.Breaker).
+	FullJitterQuotaBreaker = Strategy{Name: "full-jitter+quota+breaker", policy: same, draws: passThrough, quota: true,
+		breaker: true}
 )
 
-// Strategies lists the strategies compared, in the order of the table.
+// Strategies lists the strategies compared in the herds that start at time 0, in the order of
+// the table. The breaker is left out of them: in the simulation a failure comes back in no
+// time, so a breaker would stop a wave that, over a real network, leaves before the first
+// failure comes back.
 var Strategies = []Strategy{NoBackoff, ExponentialNoJitter, FullJitterOurs, EqualJitterStrategy, DecorrelatedJitter, FullJitterQuota}
+
+// SteadyStrategies lists the strategies compared in the Steady herd.
+var SteadyStrategies = []Strategy{FullJitterOurs, FullJitterQuota, FullJitterQuotaBreaker}
+
+// The breaker of FullJitterQuotaBreaker: open after BreakerFailures consecutive failures, then
+// one probe every BreakerTimeout until one succeeds.
+const (
+	BreakerFailures = 5
+	BreakerTimeout  = time.Second
+)
+
+// newBreaker is the breaker of FullJitterQuotaBreaker, with the settings pix.Breaker advises
+// for a PSP.
+func newBreaker() pix.Breaker {
+	return gobreaker.NewTwoStepCircuitBreaker[pix.Receipt](gobreaker.Settings{
+		Name:        "psp",
+		MaxRequests: 1,
+		Timeout:     BreakerTimeout,
+		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= BreakerFailures },
+		IsExcluded:  func(err error) bool { return errors.Is(err, context.Canceled) },
+	})
+}
 
 func same(p retry.Policy) retry.Policy { return p }
 

@@ -59,6 +59,10 @@ type Client struct {
 	// [retry.WithQuota]. Share one Quota between the Clients of one PSP. If nil, only Policy
 	// limits the retries.
 	Quota *retry.Quota
+	// Breaker, if not nil, is asked before every attempt. An attempt it refuses is not sent,
+	// and the payment ends at once with [ErrCircuitOpen]. Share one Breaker between the
+	// Clients of one PSP. [Breaker] says what it counts as a failure.
+	Breaker Breaker
 }
 
 // errInvalidClient is wrapped by the error of a Send on a misconfigured Client.
@@ -69,7 +73,8 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // Nothing is sent for an invalid Client, nor for an invalid payment, whose error wraps
 // [ErrInvalidPayment]. Each attempt runs under AttemptTimeout, and ctx bounds the whole call.
 // A refusal by the PSP is an [*Error], which errors.Is matches against [ErrInsufficientFunds],
-// [ErrKeyReused] and [ErrInvalidPayment]. When the PSP may hold a settlement, the error is an
+// [ErrKeyReused] and [ErrInvalidPayment]. A payment that c.Breaker stops ends at once with
+// [ErrCircuitOpen]. When the PSP may hold a settlement, the error is an
 // [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable with errors.Is
 // and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {

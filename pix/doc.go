@@ -3,7 +3,8 @@
 // A [Client] gives each payment one Idempotency-Key and sends that key on every attempt. The
 // PSP stores the outcome under the key and replays it, so a resend never pays twice. Transient
 // failures are tried again under a [retry.Policy], with a deadline per attempt. Every other
-// answer ends the call at once.
+// answer ends the call at once. A [Breaker] in [Client.Breaker] stops the attempts while the
+// PSP is failing.
 //
 // An error that is not [ErrOutcomeUnknown] means that the PSP holds no settlement for the
 // payment. When the PSP may hold one, the error is an [*OutcomeUnknownError]. Calling

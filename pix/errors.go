@@ -25,6 +25,10 @@ var (
 	ErrContract = errors.New("pix: PSP broke the response contract")
 	// ErrOutcomeUnknown matches every [*OutcomeUnknownError].
 	ErrOutcomeUnknown = errors.New("pix: outcome unknown")
+	// ErrCircuitOpen reports a payment that [Client.Breaker] stopped before an attempt, which
+	// was not sent. The error wraps the breaker's own error too. It is also an
+	// [*OutcomeUnknownError] when an earlier attempt may have reached the PSP.
+	ErrCircuitOpen = errors.New("pix: the circuit breaker refused the attempt")
 )
 
 // Error is a PSP answer other than 201 Created, decoded from its application/problem+json

@@ -50,8 +50,12 @@ func (w *wire) failed(ctx context.Context, err error) error {
 	return fmt.Errorf("pix: %w", err)
 }
 
-// transient is retry.Transient, and a connection that failed before any answer.
+// transient is retry.Transient, and a connection that failed before any answer. A refusal by
+// the breaker is never transient, whatever the breaker's error: it ends the payment at once.
 func transient(err error) bool {
+	if errors.Is(err, ErrCircuitOpen) {
+		return false
+	}
 	_, lost := errors.AsType[*lostConnError](err)
 	return lost || retry.Transient(err)
 }

@@ -24,7 +24,9 @@ type sending struct {
 	endpoint string
 	body     []byte
 
-	last retry.Attempt // the last attempt retry.Do reported, with Number 0 before the first
+	last retry.Attempt // the last attempt sent that retry.Do reported, with Number 0 before the first
+	// permit is the breaker's done for the first attempt, from admitFirst until the attempt.
+	permit func(error)
 	// mayHaveSettled is set once the PSP may hold this payment's settlement.
 	mayHaveSettled bool
 }
@@ -48,8 +50,12 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 		return Receipt{}, s.failed(err)
 	}
 	s.endpoint, s.body = endpoint, p.body()
+	if err := s.admitFirst(ctx); err != nil {
+		return Receipt{}, s.failed(err)
+	}
 	r, err := retry.Do(ctx, c.Policy, s.attempt, retry.WithClassifier(transient), retry.WithObserver(s.observe), retry.WithRand(c.Jitter),
 		retry.WithQuota(c.Quota))
+	s.release(err)
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
@@ -58,11 +64,18 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 	return r, nil
 }
 
-// attempt makes one attempt under its own deadline.
+// attempt makes one attempt under its own deadline, if the breaker admits it, and tells the
+// breaker how it went.
 func (s *sending) attempt(ctx context.Context) (Receipt, error) {
+	done, err := s.admit()
+	if err != nil {
+		return Receipt{}, err
+	}
 	ctx, cancel := s.client.attemptContext(ctx)
 	defer cancel()
-	return s.exchange(ctx)
+	r, err := s.exchange(ctx)
+	done(counted(err))
+	return r, err
 }
 
 // exchange posts the payment and turns the answer into a receipt or an error.
@@ -83,8 +96,12 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 }
 
 // observe takes note of one attempt, which retry.Do reports before any wait. A failed attempt
-// is logged here. The successful one is logged by settled, which has its receipt.
+// is logged here. The successful one is logged by settled, which has its receipt. An attempt
+// the breaker refused was not sent: it is neither counted nor logged, and failed logs its end.
 func (s *sending) observe(a retry.Attempt) {
+	if errors.Is(a.Err, ErrCircuitOpen) {
+		return
+	}
 	s.last = a
 	if a.Err == nil {
 		return

@@ -14,37 +14,43 @@ var ErrQuotaExhausted = errors.New("retry: quota exhausted")
 // A Quota limits the retries of all the calls to [Do] that share it, such as
 // the calls to one server. It never limits first attempts.
 //
-// A Quota is a bucket of tokens. It holds at most burst tokens and a new one is
-// full. Every first attempt adds ratio tokens, up to burst. A retry takes one
-// token before its wait, and the Quota refuses the retry when it holds less
-// than one. A token stays taken if the context ends during the wait. Tokens
-// are counted exactly, without rounding. The Quota is driven by attempts only,
-// never by the clock.
+// A Quota is a bucket of tokens. A new one holds burst tokens. Every first
+// attempt adds ratio tokens, up to the bucket's capacity. The capacity is
+// burst, or one token when burst is 0, so that a ratio earns retries whatever
+// the burst. A retry takes one token before its wait, and the Quota refuses the
+// retry when it holds less than one. A token stays taken if the context ends
+// during the wait. Tokens are counted exactly, without rounding. The Quota is
+// driven by attempts only, never by the clock.
 //
 // Take the events a Quota sees, first attempts and retries, in the order it
-// sees them. In every stretch of consecutive events, the retries it grants are
-// at most burst + ratio × the first attempts. Over all calls, concurrent or
+// sees them. From its creation on, the retries it grants are at most burst +
+// ratio × the first attempts. In every stretch of consecutive events, they are
+// at most capacity + ratio × the first attempts. Over all calls, concurrent or
 // not, the retries made are thus at most burst + ratio × the calls that made a
 // first attempt. In a long outage the attempts per call tend to 1 + ratio.
 //
 // The converse holds too. A Quota refuses a retry only when granting it would
-// break that bound on some stretch. So it refuses nothing while the retries
-// asked for stay within burst + ratio × the first attempts on every stretch.
-// In particular, a full Quota grants at least burst retries before it refuses
-// any. It is full again as soon as the first attempts since it was last full
-// have added as many tokens as the retries since then have taken.
+// break one of those bounds. So it refuses nothing while the retries asked for
+// stay within them. In particular, a new Quota grants at least burst retries
+// before it refuses any. A Quota of ratio 0.1 and burst 0 grants its first
+// retry at the tenth first attempt. It is full again as soon as the first
+// attempts since it was last full have added as many tokens as the retries
+// since then have taken.
 //
-// A burst of 0 allows no retry at all, and the zero Quota is such a quota. A
-// Quota is safe for concurrent use, and [Do] allocates nothing to consult it.
+// A ratio of 0 with a burst of 0 allows no retry at all, and the zero Quota is
+// such a quota. A Quota is safe for concurrent use, and [Do] allocates nothing
+// to consult it.
 type Quota struct {
 	ratio float64
 	burst int
 
 	mu sync.Mutex
-	// The bucket holds burst + ratio×firsts − retries tokens, where firsts and
+	// The bucket holds base + ratio×firsts − retries tokens, where firsts and
 	// retries count the first attempts and the retries since it was last full.
+	// base is burst until the bucket is first full, and its capacity after.
 	firsts  int
 	retries int
+	filled  bool
 }
 
 // NewQuota returns a full Quota of burst tokens that gains ratio tokens with
@@ -66,8 +72,8 @@ func (q *Quota) first() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.firsts++
-	if q.covers(q.retries) {
-		q.firsts, q.retries = 0, 0 // full
+	if q.covers(q.retries + q.capacity() - q.base()) {
+		q.firsts, q.retries, q.filled = 0, 0, true // full
 	}
 }
 
@@ -75,11 +81,22 @@ func (q *Quota) first() {
 func (q *Quota) take() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.covers(q.retries + 1 - q.burst) {
+	if !q.covers(q.retries + 1 - q.base()) {
 		return false
 	}
 	q.retries++
 	return true
+}
+
+// capacity is the most tokens the bucket holds: burst, but at least one.
+func (q *Quota) capacity() int { return max(q.burst, 1) }
+
+// base is the tokens the bucket held when firsts and retries were last zero.
+func (q *Quota) base() int {
+	if q.filled {
+		return q.capacity()
+	}
+	return q.burst
 }
 
 // covers reports whether ratio×firsts >= n, exactly. FMA rounds only once, and

@@ -61,8 +61,16 @@ func TestQuotaSteps(t *testing.T) {
 		failures []int
 		want     []int // attempts per call
 	}{
-		{"burst 0 refuses every retry", mustQuota(t, 1, 0), []int{1, 1}, []int{1, 1}},
-		{"the zero Quota refuses every retry", &retry.Quota{}, []int{2}, []int{1}},
+		{"the zero Quota refuses every retry", &retry.Quota{}, []int{2, 2}, []int{1, 1}},
+		{"ratio 0 and burst 0 refuse every retry", mustQuota(t, 0, 0), []int{3, 3}, []int{1, 1}},
+		{"burst 0 starts empty", mustQuota(t, 0.5, 0), []int{1, 1, 1}, []int{1, 2, 1}},
+		{"burst 0 earns a retry per whole token", mustQuota(t, 0.25, 0),
+			[]int{1, 1, 1, 1, 1, 1, 1, 1}, []int{1, 1, 1, 2, 1, 1, 1, 2}},
+		{"burst 0 holds one token at most", mustQuota(t, 0.5, 0), []int{0, 0, 0, 0, 3}, []int{1, 1, 1, 1, 2}},
+		{"burst 0 keeps the fraction over its token", mustQuota(t, 0.5, 0), []int{0, 0, 1, 1}, []int{1, 1, 2, 1}},
+		{"burst 0 at ratio 1 grants a retry per call", mustQuota(t, 1, 0), []int{2, 2}, []int{2, 2}},
+		{"a ratio of 0.1 and burst 0 grant at the tenth call", mustQuota(t, 0.1, 0),
+			[]int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 2}},
 		{"ratio 0 grants burst retries in all", mustQuota(t, 0, 2), []int{3, 3, 0, 3}, []int{3, 1, 1, 1}},
 		{"no failure takes nothing", mustQuota(t, 0, 1), []int{0, 0, 1}, []int{1, 1, 2}},
 		{"one token exactly is enough", mustQuota(t, 0.5, 1), []int{1, 1, 1, 1}, []int{2, 1, 2, 1}},
@@ -250,6 +258,24 @@ func TestQuotaIsSafeForConcurrentUse(t *testing.T) {
 		wg.Wait()
 		if limit := burst + ratio*calls; float64(retries) > limit || refused == 0 {
 			t.Errorf("%d calls made %d retries, %d refused; want at most %v retries and some refused", calls, retries, refused, limit)
+		}
+	})
+}
+
+// TestQuotaOfBurstZeroEarnsItsRatio: in a total outage, 400 calls that share
+// NewQuota(0.25, 0) make one retry per four calls, 1.25 attempts per call, the
+// tendency the Quota documents for every burst.
+func TestQuotaOfBurstZeroEarnsItsRatio(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := mustQuota(t, 0.25, 0)
+		p := retry.Policy{AttemptsMax: 4, DelayBase: time.Second, DelayMax: time.Second}
+		attempts := 0
+		for range 400 {
+			op := func(context.Context) (int, error) { attempts++; return 0, unavailable() }
+			retry.Do(context.Background(), p, op, retry.WithQuota(q))
+		}
+		if got, want := attempts, 500; got != want {
+			t.Errorf("400 calls made %d attempts, want %d (400 first attempts, 100 retries)", got, want)
 		}
 	})
 }
