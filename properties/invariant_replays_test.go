@@ -109,3 +109,22 @@ func keepsContract(ex Exchange) bool {
 
 // endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
 var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
+
+// replaysPlanted are violations of this invariant, planted in the baseline trace.
+var replaysPlanted = []planted{
+	{"a replay with another body", checkReplays, "replayed 201",
+		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
+	{"a replay with another status", checkReplays, "replayed 200",
+		func(tr *Trace) { tr.answer(callSettled, 2).Status = 200 }},
+	{"a key answered afresh twice", checkReplays, "answered afresh twice",
+		func(tr *Trace) { tr.answer(callSettled, 2).Replayed = false }},
+	{"a replay of an answer the PSP does not store", checkReplays, "the PSP stores no such answer",
+		func(tr *Trace) { tr.answer(callUnknown, 1).Replayed = true }},
+	{"replays that differ after a dropped answer", checkReplays, "replayed 201", func(tr *Trace) {
+		first := tr.answer(callSettled, 1)
+		first.Status, first.Body, first.Hijacked = 0, nil, true
+		again := *tr.answer(callSettled, 2)
+		again.Body = withBody("abcdefghijk", "abcdefghijl")
+		tr.Wire = append(tr.Wire, again)
+	}},
+}

@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pixretry/internal/pipenet"
+	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"
@@ -70,6 +72,7 @@ func runScenario(sc scenario) (Trace, error) {
 		Calls: make([]Call, len(sc.Calls)),
 	}
 	var wg sync.WaitGroup
+	var numbers atomic.Int64 // the round trips of every call, numbered apart
 	done := make([]chan struct{}, len(sc.Calls))
 	for i, spec := range sc.Calls {
 		done[i] = make(chan struct{})
@@ -80,7 +83,7 @@ func runScenario(sc scenario) (Trace, error) {
 				prev := tr.Calls[i-1]
 				spec.Payment, spec.Key = prev.Payment, reconcileKey(prev)
 			}
-			tr.Calls[i] = runCall(pipe.URL, transport, network, sc, spec)
+			tr.Calls[i] = runCall(pipe.URL, transport, network, &numbers, sc, spec)
 		})
 	}
 	wg.Wait()
@@ -96,13 +99,15 @@ func runScenario(sc scenario) (Trace, error) {
 }
 
 // runCall makes one call with a client of its own (its own recorders and jitter source) that
-// shares the run's transport and line, and so its connections, with the other calls.
-func runCall(baseURL string, transport http.RoundTripper, network *line, sc scenario, spec callSpec) Call {
+// shares the run's transport and line, and so its connections, and the numbering of its round
+// trips with the other calls.
+func runCall(baseURL string, transport http.RoundTripper, network *line, numbers *atomic.Int64,
+	sc scenario, spec callSpec) Call {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	wire := &lineTripper{next: &attemptGuard{next: transport, budget: sc.Policy.AttemptsMax, stop: stop}, line: network}
-	trips := &psp.Recorder{Next: wire}
+	trips := &roundtrip.Recorder{Next: wire, Numbers: numbers}
 	logs := newLogStore()
 	draws := &drawSource{cycle: spec.Jitter}
 	client := &pix.Client{

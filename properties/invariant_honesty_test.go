@@ -11,61 +11,11 @@ import (
 	"pixretry/psp"
 )
 
-// settlementsOf returns the ledger's settlements under key for token, in ledger order.
-func settlementsOf(ledger []psp.Settlement, token, key string) []psp.Settlement {
-	var out []psp.Settlement
-	for _, s := range ledger {
-		if s.Token == token && s.IdempotencyKey == key {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// pays reports whether s is the settlement of payment p.
-func pays(s psp.Settlement, p pix.Payment) bool {
-	return s.AmountCents == p.AmountCents && s.PixKey == p.PixKey && s.Description == p.Description
-}
-
-// refused reports whether err is a business refusal: the PSP (or local validation) said no.
-func refused(err error) bool {
-	return errors.Is(err, pix.ErrInsufficientFunds) || errors.Is(err, pix.ErrKeyReused) ||
-		errors.Is(err, pix.ErrInvalidPayment)
-}
-
-// checkSettlements is invariant 3: exactly one settlement for a payment that succeeded, none for
-// one that was refused, and never two for any key while the PSP remembers it (KeyTTL after the
-// first). Every settlement in the ledger belongs to a call: one with its key and its payment.
-func checkSettlements(tr Trace) error {
-	var v violations
-	for i, s := range tr.Ledger {
-		for _, earlier := range tr.Ledger[:i] {
-			if earlier.Token == s.Token && earlier.IdempotencyKey == s.IdempotencyKey && s.SettledAt.Sub(earlier.SettledAt) < tr.KeyTTL {
-				v.addf("key %q settled twice: %s and %s", s.IdempotencyKey, earlier.EndToEndID, s.EndToEndID)
-			}
-		}
-		if !slices.ContainsFunc(tr.Calls, func(c Call) bool { return c.Key() == s.IdempotencyKey && pays(s, c.Payment) }) {
-			v.addf("settlement %s (key %q, %d cents to %q) belongs to no call", s.EndToEndID, s.IdempotencyKey, s.AmountCents, s.PixKey)
-		}
-	}
-	for i, c := range tr.Calls {
-		got := settlementsOf(tr.Ledger, tr.Token, c.Key())
-		switch {
-		case c.Err == nil && len(got) != 1:
-			v.addf("call %d succeeded; the ledger holds %d settlements for its key %q", i, len(got), c.Key())
-		case refused(c.Err) && c.Key() != "" && slices.ContainsFunc(got, func(s psp.Settlement) bool { return pays(s, c.Payment) }):
-			v.addf("call %d was refused (%v), yet the ledger settled it under key %q", i, c.Err, c.Key())
-		}
-	}
-	return v.err()
-}
-
 // checkHonesty is invariant 7, the client's promise: an error that is not ErrOutcomeUnknown
 // means the PSP holds no settlement for this key and this payment; a success means the ledger
 // holds exactly the receipt's settlement (endToEndId, amount, Pix key, time), and the receipt
 // describes the payment and the answer that made it (Replayed as the wire said), a 201 that
-// keeps the contract. The closing
-// record's outcome_unknown agrees with the error.
+// keeps the contract. The closing record's outcome_unknown agrees with the error.
 //
 // The converse holds for a Send, whose fresh key has no history at the PSP: it ends in
 // ErrOutcomeUnknown only when one of its requests may have settled.
@@ -148,50 +98,50 @@ func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
 	}
 }
 
-// checkMoney is invariant 9: money is conserved. The final balance is the initial balance less
-// the sum of the settlements; every settlement moved a positive amount; and the balance never
-// went below zero, replaying the ledger in order.
-func checkMoney(tr Trace) error {
-	var v violations
-	balance := tr.BalanceStart
-	for _, s := range tr.Ledger {
-		if s.AmountCents <= 0 {
-			v.addf("settlement %s moved %d cents", s.EndToEndID, s.AmountCents)
-		}
-		balance -= s.AmountCents
-		if balance < 0 {
-			v.addf("settlement %s took the balance to %d cents", s.EndToEndID, balance)
-		}
-	}
-	if balance != tr.BalanceEnd {
-		v.addf("balance %d − settlements = %d cents, the PSP reports %d", tr.BalanceStart, balance, tr.BalanceEnd)
-	}
-	if tr.BalanceEnd < 0 {
-		v.addf("final balance %d cents is negative", tr.BalanceEnd)
-	}
-	return v.err()
-}
-
-// checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it on the
-// wire, breaks the contract: a success rests on a 201 that keeps it. The answer is one of the
-// exchanges under the call's key that arrived when its last round trip began, with the same
-// status and Replayed mark; when several fit, one keeping the contract is enough.
+// checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it for
+// the call's last round trip, is not a 201 that keeps the contract.
 func checkAccepted(v *violations, tr Trace, i int, c Call) {
 	t, ok := lastOf(c.Trips)
 	if !ok {
 		return
 	}
-	var broken []Exchange
-	for _, ex := range tr.Wire {
-		if ex.Key != t.Key || !ex.Arrived.Equal(t.Start) || ex.Status != t.Status || ex.Replayed != t.Replayed {
-			continue
-		}
-		if keepsContract(ex) {
-			return
-		}
-		broken = append(broken, ex)
+	ex, ok := tr.exchangeOf(t)
+	switch {
+	case !ok:
+		v.addf("call %d accepted an answer to no request the PSP received", i)
+	case ex.Status != http.StatusCreated || !keepsContract(ex):
+		v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
 	}
-	if len(broken) > 0 {
-		v.addf("call %d accepted a %d that breaks the contract: %q", i, broken[0].Status, broken[0].Body)
-	}
+}
+
+// honestyPlanted are violations of this invariant, planted in the baseline trace.
+var honestyPlanted = []planted{
+	{"a success on a 201 that breaks the contract", checkHonesty, "accepted a 201 that breaks the contract",
+		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
+	{"a success on an answer to no request at the PSP", checkHonesty, "accepted an answer to no request",
+		func(tr *Trace) { tr.answer(callSettled, 2).Trip = 99 }},
+	{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it",
+		func(tr *Trace) {
+			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: "injected_fault"}
+			settle(tr, callUnknown)
+		}},
+	{"outcome unknown after requests that could not have settled", checkHonesty,
+		"yet none of its requests could have settled it", func(tr *Trace) {
+			refusedDial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+			lostConnection(tr, callUnknown, 1, refusedDial)
+			tr.trip(callUnknown, 2).Err, tr.trip(callUnknown, 2).Status = nil, 400
+			tr.trip(callUnknown, 3).Status = 422
+		}},
+	{"a closing record that contradicts the error", checkHonesty, "outcome_unknown=false",
+		func(tr *Trace) { tr.Calls[callUnknown].Summary.OutcomeUnknown = false }},
+	{"a success with no settlement", checkHonesty, "the ledger holds 0 settlements",
+		func(tr *Trace) { tr.Ledger = nil }},
+	{"a receipt with another endToEndId", checkHonesty, "but the ledger holds",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.EndToEndID = "E12345678202601021000abcdefghijz" }},
+	{"a receipt with another settlement time", checkHonesty, "but the ledger holds",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.SettledAt = t0.Add(time.Second) }},
+	{"a receipt not REALIZADO", checkHonesty, "for payment",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
+	{"a receipt that hides the replay", checkHonesty, "Receipt.Replayed = false",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
 }
