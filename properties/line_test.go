@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 
 	"pgregory.net/rapid"
 )
@@ -131,6 +132,9 @@ func (lt *lineTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			f := lt.line.on(info.Reused)
 			conn, ev = c, lineEvent{Fault: f, Pooled: info.Reused}
 			c.arm(f)
+			if f == lineClosedIdle {
+				synctest.Wait() // net/http's read loop sees the end before the request goes out
+			}
 		}
 	}}
 	resp, err := lt.next.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
