@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/big"
 	"net"
 	"os"
 	"strings"
@@ -118,37 +117,6 @@ func edgePolicyGen() *rapid.Generator[retry.Policy] {
 	})
 }
 
-// doStep is one attempt of the script: it lasts Took (cut short if the caller's context ends,
-// unless Deaf) and returns Err.Err; a nil Err.Err is a success.
-type doStep struct {
-	Took time.Duration
-	Err  opError
-	Deaf bool // the op ignores its context: it holds for Took and returns Err.Err even when the context ends
-}
-
-// ctxEnd is how the caller's context ends: never, cancelled, or at its deadline, At after Do
-// is called. A cancel at 0 happens before Do is called; a deadline at 0 has passed by then.
-type ctxEnd struct {
-	Kind  string // "none", "cancel", "deadline"
-	At    time.Duration
-	Cause bool // the context ends with errCallerCause as its cause
-}
-
-// errCallerCause is the cause a caller gives when it ends the context.
-var errCallerCause = errors.New("caller: shutting down")
-
-// doCase is one generated call of retry.Do.
-type doCase struct {
-	Policy retry.Policy
-	Steps  []doStep // after the last, attempts succeed
-	Draws  []float64
-	Ctx    ctxEnd
-	// NoOps are options that change nothing, passed before and after the real ones: the zero
-	// Option, and options made from nil functions.
-	NoOps []string
-}
-
-// noOps are the options that change nothing, by name.
 var noOps = map[string]retry.Option{
 	"zero": {}, "WithRand(nil)": retry.WithRand(nil), "WithObserver(nil)": retry.WithObserver(nil),
 	"WithClassifier(nil)": retry.WithClassifier(nil), "WithQuota(nil)": retry.WithQuota(nil),
@@ -231,127 +199,6 @@ func longRun(t *rapid.T) []doStep {
 	return steps
 }
 
-// fullJitterOf is the contract of retry.FullJitter, computed another way: ⌊u·(ceiling+1)⌋ with
-// u counted in whole 2⁻⁵³, in exact big integers.
-func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
-	if !(u >= 0 && u < 1) {
-		return ceiling
-	}
-	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
-	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
-	return time.Duration(draw.Rsh(draw, 53).Int64())
-}
-
-// doPrediction is what Do must do for a doCase.
-type doPrediction struct {
-	Attempts []retry.Attempt // as the observer must see them (Err is the step's error)
-	Starts   []time.Duration // when each attempt starts, from the call
-	End      time.Duration   // when Do returns
-	Stop     retry.Stop      // why it stopped; StopContext also for a context that ends in a wait
-	CtxErr   error           // the context's error, when it stopped Do
-	Cause    error           // the context's cause, when it stopped Do after it ended with one
-	Tie      bool            // an event falls on the instant the context ends: the order is the scheduler's
-	events   map[string]bool // what happened, for the coverage count
-}
-
-// predict runs the model of Do over c.
-func predict(c doCase) doPrediction {
-	pr := doPrediction{events: map[string]bool{}}
-	if p := c.Policy; p.AttemptsMax < 1 || p.DelayBase < 0 || p.DelayMax < p.DelayBase {
-		pr.Stop = stopInvalid
-		pr.events["invalid policy"] = true
-		return pr
-	}
-	now, draws := time.Duration(0), 0
-	ended := func(t time.Duration) bool { return c.Ctx.Kind != "none" && t >= c.Ctx.At }
-	ctxErr := context.Canceled
-	if c.Ctx.Kind == "deadline" {
-		ctxErr = context.DeadlineExceeded
-	}
-	causeAt := func(t time.Duration) error { // the cause Do's error must wrap when it stops at t
-		if c.Ctx.Cause && ended(t) {
-			pr.events["context ended with a cause"] = true
-			return errCallerCause
-		}
-		return nil
-	}
-	for n := 1; ; n++ {
-		if ended(now) {
-			pr.Stop, pr.CtxErr, pr.End, pr.Cause = retry.StopContext, ctxErr, now, causeAt(now)
-			pr.events[fmt.Sprintf("context ended before attempt %s", map[bool]string{true: "1", false: "n>1"}[n == 1])] = true
-			return pr
-		}
-		pr.Starts = append(pr.Starts, now)
-		var step doStep
-		if n <= len(c.Steps) {
-			step = c.Steps[n-1]
-		}
-		e := step.Err
-		during := step.Took > 0 && c.Ctx.Kind != "none" && c.Ctx.At > now && c.Ctx.At <= now+step.Took
-		if during && step.Deaf {
-			pr.Tie = pr.Tie || c.Ctx.At == now+step.Took // did the context end before Do looked? The scheduler's choice
-			pr.events["context ended during an attempt that ignores it"] = true
-		}
-		if during && !step.Deaf {
-			pr.Tie = pr.Tie || c.Ctx.At == now+step.Took
-			e = opError{Name: "context", Err: ctxErr, Transient: ctxErr == context.DeadlineExceeded}
-			step.Took = c.Ctx.At - now
-			pr.events["context ended during an attempt"] = true
-		}
-		now += step.Took
-		a := retry.Attempt{Number: n}
-		if e.Err == nil {
-			a.Stop = retry.StopSuccess
-		} else {
-			a.Err, a.Transient = e.Err, e.Transient
-			a.Stop = predictNext(c, n, e, now, &a.Wait, &draws, ended, pr.events)
-		}
-		pr.Attempts = append(pr.Attempts, a)
-		if n > 64 {
-			pr.events["more than 64 attempts"] = true
-		}
-		if a.Stop != retry.StopNone {
-			pr.Stop, pr.End = a.Stop, now
-			if a.Stop == retry.StopContext {
-				pr.CtxErr, pr.Cause = ctxErr, causeAt(now)
-			}
-			pr.events["stop: "+a.Stop.String()] = true
-			return pr
-		}
-		pr.Tie = pr.Tie || c.Ctx.Kind == "cancel" && a.Wait > 0 && c.Ctx.At == now+a.Wait
-		if c.Ctx.Kind == "cancel" && c.Ctx.At < now+a.Wait {
-			pr.Stop, pr.CtxErr, pr.End, pr.Cause = retry.StopContext, ctxErr, c.Ctx.At, causeAt(c.Ctx.At)
-			pr.events["cancelled during a wait"] = true
-			return pr
-		}
-		now += a.Wait
-	}
-}
-
-// predictNext is the model's decision after failure e of attempt n, which ended at now: the
-// stop, and the wait when one is chosen.
-func predictNext(c doCase, n int, e opError, now time.Duration, wait *time.Duration, draws *int, ended func(time.Duration) bool, events map[string]bool) retry.Stop {
-	switch {
-	case !e.Transient:
-		return retry.StopPermanent
-	case n >= c.Policy.AttemptsMax:
-		return retry.StopBudget
-	case e.Hint > c.Policy.DelayMax:
-		*wait = e.Hint
-		return retry.StopRetryAfter
-	}
-	u := c.Draws[*draws%len(c.Draws)]
-	*draws++
-	*wait = max(fullJitterOf(ceilingOf(c.Policy, n), u), e.Hint)
-	if c.Ctx.Kind == "deadline" && c.Ctx.At-now == *wait {
-		events["deadline exactly as a wait would end"] = true
-	}
-	if ended(now) || c.Ctx.Kind == "deadline" && c.Ctx.At-now <= *wait {
-		return retry.StopContext
-	}
-	return retry.StopNone
-}
-
 // doRun is what Do did.
 type doRun struct {
 	Attempts []retry.Attempt
@@ -365,55 +212,25 @@ type doRun struct {
 // runDo calls retry.Do over c's script in the current synctest bubble.
 func runDo(c doCase) doRun {
 	start := time.Now()
-	var cause error
-	if c.Ctx.Cause {
-		cause = errCallerCause
-	}
-	ctx, cancelCause := context.WithCancelCause(context.Background())
-	defer cancelCause(nil)
-	cancel := func() { cancelCause(cause) }
-	switch {
-	case c.Ctx.Kind == "cancel" && c.Ctx.At == 0:
-		cancel()
-	case c.Ctx.Kind == "cancel":
-		stop := time.AfterFunc(c.Ctx.At, cancel)
-		defer stop.Stop()
-	case c.Ctx.Kind == "deadline":
-		var stop context.CancelFunc
-		ctx, stop = context.WithDeadlineCause(ctx, start.Add(c.Ctx.At), cause)
-		defer stop()
-	}
+	ctx, stop := callerContext(c.Ctx, start)
+	defer stop()
 	run := doRun{Returned: map[int]error{}}
-	draws := &drawSource{cycle: c.Draws}
 	op := func(ctx context.Context) (int, error) {
 		n := len(run.Starts) + 1
 		if n > len(c.Steps)+1 {
 			panic(fmt.Sprintf("op called again after attempt %d succeeded", n-1))
 		}
 		run.Starts = append(run.Starts, time.Since(start))
-		var step doStep
-		if n <= len(c.Steps) {
-			step = c.Steps[n-1]
+		err := c.step(n).play(ctx)
+		if err != nil {
+			run.Returned[n] = err
+			return 0, err
 		}
-		if step.Deaf {
-			time.Sleep(step.Took)
-		} else if step.Took > 0 {
-			t := time.NewTimer(step.Took)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				run.Returned[n] = ctx.Err()
-				return 0, ctx.Err()
-			}
-		}
-		if step.Err.Err == nil {
-			return n, nil
-		}
-		run.Returned[n] = step.Err.Err
-		return 0, step.Err.Err
+		return n, nil
 	}
-	opts := []retry.Option{retry.WithRand(draws.next), retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) })}
+	draws := &drawSource{cycle: c.Draws}
+	opts := []retry.Option{retry.WithRand(draws.next),
+		retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) })}
 	for i, name := range c.NoOps {
 		if i%2 == 0 {
 			opts = append(opts, noOps[name])
@@ -424,6 +241,46 @@ func runDo(c doCase) doRun {
 	run.Value, run.Err = retry.Do(ctx, c.Policy, op, opts...)
 	run.End = time.Since(start)
 	return run
+}
+
+// play is the op's attempt: it holds for Took, then returns Err.Err. Unless it is deaf, the
+// context's end cuts it short with the context's error.
+func (s doStep) play(ctx context.Context) error {
+	if s.Deaf {
+		time.Sleep(s.Took)
+		return s.Err.Err
+	}
+	if s.Took > 0 {
+		t := time.NewTimer(s.Took)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return s.Err.Err
+}
+
+// callerContext is the caller's context as end describes it, for a call that starts at start.
+func callerContext(end ctxEnd, start time.Time) (context.Context, func()) {
+	var cause error
+	if end.Cause {
+		cause = errCallerCause
+	}
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	cancel := func() { cancelCause(cause) }
+	switch {
+	case end.Kind == "cancel" && end.At == 0:
+		cancel()
+	case end.Kind == "cancel":
+		t := time.AfterFunc(end.At, cancel)
+		return ctx, func() { t.Stop(); cancelCause(nil) }
+	case end.Kind == "deadline":
+		ctx, stop := context.WithDeadlineCause(ctx, start.Add(end.At), cause)
+		return ctx, func() { stop(); cancelCause(nil) }
+	}
+	return ctx, func() { cancelCause(nil) }
 }
 
 // checkDo compares what Do did with the model's prediction.
@@ -574,9 +431,6 @@ func checkDoModel(t *testing.T, gen *rapid.Generator[doCase], events ...string) 
 		}
 	}
 }
-
-// stopInvalid is the model's stop for an invalid policy: no attempt, ErrInvalidPolicy.
-const stopInvalid retry.Stop = -1
 
 // invalidPolicyGen draws a policy that breaks one rule, at its edge or beyond: AttemptsMax
 // below 1, a negative delay, DelayMax below DelayBase.
