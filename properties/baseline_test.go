@@ -41,7 +41,7 @@ var (
 		`"status":422,"detail":"valor 900.00 exceeds the payer's balance","code":"insufficient_funds"}` + "\n")
 	body503 = []byte(`{"type":"urn:pixretry:psp:problem:injected_fault","title":"Service Unavailable",` +
 		`"status":503,"detail":"fault injected","code":"injected_fault"}` + "\n")
-	err503      = &pix.Error{Status: 503, Code: "injected_fault", Detail: "fault injected"}
+	err503      = &pix.Error{Status: 503, Code: codeInjectedFault, Detail: "fault injected"}
 	errDeadline = fmt.Errorf("pix: Post %q: %w", "http://pipe/v1/pix/payments", context.DeadlineExceeded)
 	errEOF      = fmt.Errorf("pix: Post %q: %w", "http://pipe/v1/pix/payments", io.EOF)
 )
@@ -115,7 +115,7 @@ func settledCall(p retry.Policy) Call {
 
 func refusedCall() Call {
 	at := t0.Add(time.Second)
-	pe := &pix.Error{Status: 422, Code: "insufficient_funds", Detail: "valor 900.00 exceeds the payer's balance"}
+	pe := &pix.Error{Status: 422, Code: codeInsufficientFunds, Detail: "valor 900.00 exceeds the payer's balance"}
 	a := logged(1, keyRefused, at, at, pe, 0)
 	a.Transient = false
 	return Call{

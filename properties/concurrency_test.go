@@ -25,7 +25,7 @@ func TestSameKeyBurstSettlesOnce(t *testing.T) {
 func sameKeyBurstSettlesOnce(t *rapid.T) {
 	const balance = 100_000
 	base := payload{
-		Valor: psp.FormatAmount(rapid.Int64Range(1, balance).Draw(t, "cents")),
+		Valor: formatAmount(rapid.Int64Range(1, balance).Draw(t, "cents")),
 		Chave: rapid.SampledFrom(modelPixKeys).Draw(t, "chave"),
 	}
 	payloads := burstPayloads(t, base, 16)

@@ -13,7 +13,7 @@ import (
 func (sc scenario) GoString() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "policy AttemptsMax=%d DelayBase=%v DelayMax=%v AttemptTimeout=%v balance=%s\n",
-		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout, psp.FormatAmount(sc.BalanceCents))
+		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout, formatAmount(sc.BalanceCents))
 	fmt.Fprintf(&b, "  faults %s\n", formatFaults(sc.Faults))
 	if len(sc.Gateway) > 0 {
 		fmt.Fprintf(&b, "  gateway %+v\n", sc.Gateway)
@@ -47,12 +47,12 @@ func formatFaults(faults []psp.Fault) string {
 	parts := make([]string, len(faults))
 	for i, f := range faults {
 		switch f.Kind {
-		case psp.FaultStatus, psp.FaultCommitStatus, psp.FaultRedirect:
+		case faultStatus, faultCommitStatus, faultRedirect:
 			parts[i] = fmt.Sprintf("%s %d", f.Kind, f.Status)
 			if f.RetryAfter > 0 {
 				parts[i] += fmt.Sprintf(" retry-after %v", f.RetryAfter)
 			}
-		case psp.FaultSlow, psp.FaultLate, psp.FaultDown:
+		case faultSlow, faultLate, faultDown:
 			parts[i] = fmt.Sprintf("%s %v", f.Kind, f.Duration)
 		default:
 			parts[i] = strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))

@@ -105,7 +105,7 @@ var finalErrorPlanted = []planted{
 			tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrContract, tr.Calls[callUnknown].Err)
 		}},
 	{"an error with another problem code than the answer's", checkFinalError, `error carries code "invalid_request"`,
-		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = "invalid_request" }},
+		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = codeInvalidRequest }},
 	{"an error that lost the answer's detail", checkFinalError, `and detail ""`,
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Detail = "" }},
 	{"an error paired with no request at the PSP", checkFinalError, "answers no request the PSP received",

@@ -122,7 +122,7 @@ var honestyPlanted = []planted{
 		func(tr *Trace) { tr.answer(callSettled, 2).Trip = 99 }},
 	{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it",
 		func(tr *Trace) {
-			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: "injected_fault"}
+			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: codeInjectedFault}
 			settle(tr, callUnknown)
 		}},
 	{"outcome unknown after requests that could not have settled", checkHonesty,

@@ -17,7 +17,7 @@ func stored(ex Exchange) bool {
 		return keepsContract(ex)
 	case http.StatusUnprocessableEntity:
 		var p struct{ Code string }
-		return json.Unmarshal(ex.Body, &p) == nil && p.Code == "insufficient_funds"
+		return json.Unmarshal(ex.Body, &p) == nil && p.Code == codeInsufficientFunds
 	}
 	return false
 }

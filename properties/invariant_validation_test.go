@@ -8,14 +8,13 @@ import (
 	"unicode/utf8"
 
 	"pixretry/pix"
-	"pixretry/psp"
 )
 
 // validByContract reports whether p is a payment the PSP's contract accepts, read from the
 // contract rather than from pix: an amount from 0.01 to 9,999,999,999.99, a Pix key psp
 // accepts, and a description of valid UTF-8 and at most 140 characters.
 func validByContract(p pix.Payment) bool {
-	return p.AmountCents >= 1 && p.AmountCents <= 999_999_999_999 && psp.ValidPixKey(p.PixKey) &&
+	return p.AmountCents >= 1 && p.AmountCents <= 999_999_999_999 && validPixKey(p.PixKey) &&
 		utf8.ValidString(p.Description) && utf8.RuneCountInString(p.Description) <= 140
 }
 
@@ -38,7 +37,7 @@ func checkValidation(tr Trace) error {
 	}
 	for _, ex := range tr.Wire {
 		var p struct{ Code string }
-		if ex.Status == http.StatusBadRequest && json.Unmarshal(ex.Body, &p) == nil && p.Code == "invalid_request" {
+		if ex.Status == http.StatusBadRequest && json.Unmarshal(ex.Body, &p) == nil && p.Code == codeInvalidRequest {
 			v.addf("key %q: the PSP refused request %s as invalid: %s", ex.Key, ex.Request, ex.Body)
 		}
 	}

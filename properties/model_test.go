@@ -31,7 +31,7 @@ func TestPSPMatchesModel(t *testing.T) {
 // pspMatchesModel is the property of TestPSPMatchesModel.
 func pspMatchesModel(t *rapid.T) {
 	balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
-	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
+	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(defaultKeyTTL)).Draw(t, "KeyTTL")
 	rapid.SyncTest(t, func(t *rapid.T) {
 		srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
 		if err != nil {
@@ -67,7 +67,7 @@ type pspMachine struct {
 func payloadGen(balance int64) *rapid.Generator[payload] {
 	return rapid.Custom(func(t *rapid.T) payload {
 		return payload{
-			Valor:       psp.FormatAmount(amountGen(balance).Draw(t, "cents")),
+			Valor:       formatAmount(amountGen(balance).Draw(t, "cents")),
 			Chave:       rapid.SampledFrom(modelPixKeys).Draw(t, "chave"),
 			InfoPagador: rapid.SampledFrom([]string{"", "aluguel", "ação"}).Draw(t, "infoPagador"),
 		}
@@ -122,7 +122,7 @@ func (mc *pspMachine) reuse(t *rapid.T) {
 		wantClosed(t, r)
 		return
 	}
-	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != "idempotency_key_reused" || r.Replayed {
+	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyReused || r.Replayed {
 		t.Fatalf("a key reused with another payload got %d %q (replayed=%v, error %v), want 422 idempotency_key_reused", r.Status, problemCode(r.Body), r.Replayed, r.Err)
 	}
 }

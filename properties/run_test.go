@@ -176,7 +176,7 @@ func reconcileKey(c Call) string {
 func slowest(faults []psp.Fault) time.Duration {
 	var d time.Duration
 	for _, f := range faults {
-		if f.Kind == psp.FaultSlow || f.Kind == psp.FaultLate {
+		if f.Kind == faultSlow || f.Kind == faultLate {
 			d = max(d, f.Duration)
 		}
 	}
