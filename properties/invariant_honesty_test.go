@@ -30,7 +30,8 @@ func checkHonesty(tr Trace) error {
 		got := settlementsOf(tr.Ledger, tr.Token, c.Key())
 		unknown := errors.Is(c.Err, pix.ErrOutcomeUnknown)
 		if c.Summary != nil && c.Err != nil && c.Summary.OutcomeUnknown != unknown {
-			v.addf("call %d: closing record says outcome_unknown=%v, the error %v says %v", i, c.Summary.OutcomeUnknown, c.Err, unknown)
+			v.addf("call %d: closing record says outcome_unknown=%v, the error %v says %v", i, c.Summary.OutcomeUnknown, c.Err,
+				unknown)
 		}
 		switch {
 		case c.Err == nil:
@@ -39,7 +40,8 @@ func checkHonesty(tr Trace) error {
 		case !unknown && c.Key() != "":
 			for _, s := range got {
 				if pays(s, c.Payment) && (soleSender(tr, i) || s.SettledAt.Before(lastRequest(c))) {
-					v.addf("call %d failed with %v, not outcome-unknown, but the PSP settled it under key %q (%s)", i, c.Err, c.Key(), s.EndToEndID)
+					v.addf("call %d failed with %v, not outcome-unknown, but the PSP settled it under key %q (%s)", i, c.Err,
+						c.Key(), s.EndToEndID)
 				}
 			}
 		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, maySettle):
@@ -87,7 +89,8 @@ func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
 		return
 	}
 	s := got[0]
-	if s.EndToEndID != r.EndToEndID || s.AmountCents != r.AmountCents || s.PixKey != r.PixKey || !s.SettledAt.Equal(r.SettledAt) {
+	if s.EndToEndID != r.EndToEndID || s.AmountCents != r.AmountCents || s.PixKey != r.PixKey ||
+		!s.SettledAt.Equal(r.SettledAt) {
 		v.addf("call %d: receipt %+v, but the ledger holds %+v", i, r, s)
 	}
 	if !pays(s, c.Payment) || r.Status != "REALIZADO" {

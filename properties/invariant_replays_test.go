@@ -36,7 +36,8 @@ func checkReplays(tr Trace) error {
 	for _, ex := range tr.Wire {
 		if !ex.Replayed && stored(ex) {
 			if prev, ok := lastOf(firsts[ex.scope()]); ok && ex.Arrived.Sub(prev.Arrived) < tr.KeyTTL {
-				v.addf("key %q answered afresh twice (%d at %v, %d at %v)", ex.Key, prev.Status, prev.Arrived, ex.Status, ex.Arrived)
+				v.addf("key %q answered afresh twice (%d at %v, %d at %v)", ex.Key, prev.Status, prev.Arrived, ex.Status,
+					ex.Arrived)
 			}
 			firsts[ex.scope()] = append(firsts[ex.scope()], ex)
 		}

@@ -15,12 +15,14 @@ func checkSettlements(tr Trace) error {
 	var v violations
 	for i, s := range tr.Ledger {
 		for _, earlier := range tr.Ledger[:i] {
-			if earlier.Token == s.Token && earlier.IdempotencyKey == s.IdempotencyKey && s.SettledAt.Sub(earlier.SettledAt) < tr.KeyTTL {
+			if earlier.Token == s.Token && earlier.IdempotencyKey == s.IdempotencyKey &&
+				s.SettledAt.Sub(earlier.SettledAt) < tr.KeyTTL {
 				v.addf("key %q settled twice: %s and %s", s.IdempotencyKey, earlier.EndToEndID, s.EndToEndID)
 			}
 		}
 		if !slices.ContainsFunc(tr.Calls, func(c Call) bool { return c.Key() == s.IdempotencyKey && pays(s, c.Payment) }) {
-			v.addf("settlement %s (key %q, %d cents to %q) belongs to no call", s.EndToEndID, s.IdempotencyKey, s.AmountCents, s.PixKey)
+			v.addf("settlement %s (key %q, %d cents to %q) belongs to no call", s.EndToEndID, s.IdempotencyKey, s.AmountCents,
+				s.PixKey)
 		}
 	}
 	for i, c := range tr.Calls {
@@ -28,7 +30,10 @@ func checkSettlements(tr Trace) error {
 		switch {
 		case c.Err == nil && len(got) != 1:
 			v.addf("call %d succeeded; the ledger holds %d settlements for its key %q", i, len(got), c.Key())
-		case refused(c.Err) && c.Key() != "" && slices.ContainsFunc(got, func(s psp.Settlement) bool { return pays(s, c.Payment) }):
+		case refused(c.Err) && c.Key() != "" && slices.ContainsFunc(got, func(s psp.Settlement) bool {
+			return pays(s,
+				c.Payment)
+		}):
 			v.addf("call %d was refused (%v), yet the ledger settled it under key %q", i, c.Err, c.Key())
 		}
 	}

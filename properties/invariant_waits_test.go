@@ -48,12 +48,14 @@ func checkCallTime(v *violations, tr Trace, i int, c Call) {
 		}
 		if j == len(c.Attempts)-1 {
 			if a.Wait != 0 || !c.End.Equal(a.At) {
-				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait, c.End.Sub(a.At))
+				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait,
+					c.End.Sub(a.At))
 			}
 			break
 		}
 		if hint := hintOf(t); hint > tr.Policy.DelayMax {
-			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint, tr.Policy.DelayMax, a.Number+1)
+			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint,
+				tr.Policy.DelayMax, a.Number+1)
 		}
 		budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
 		checkWait(v, tr.Policy, i, c, j)
@@ -103,17 +105,20 @@ func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
 	ceiling, hint := ceilingOf(p, a.Number), hintOf(t)
 	switch {
 	case hint > 0 && (a.Wait < hint || a.Wait > max(ceiling, hint)):
-		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint, ceiling)
+		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint,
+			ceiling)
 	case hint == 0 && (a.Wait < 0 || a.Wait > ceiling):
 		v.addf("call %d: wait %v after attempt %d is outside [0, ceiling %v]", i, a.Wait, a.Number, ceiling)
 	}
 	if j < len(c.Draws) {
 		if want := max(fullJitterOf(ceiling, c.Draws[j]), hint); a.Wait != want {
-			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number, ceiling, c.Draws[j], hint, want)
+			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number,
+				ceiling, c.Draws[j], hint, want)
 		}
 	}
 	if gap := c.Trips[j+1].Start.Sub(a.At); gap != a.Wait {
-		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number, a.Wait)
+		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number,
+			a.Wait)
 	}
 }
 

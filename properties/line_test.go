@@ -31,8 +31,10 @@ const (
 	lineRefused                  // the dial is refused: nothing was sent, on a connection that never existed
 	lineCutBeforeWrite           // the connection breaks as the request is written: the PSP receives nothing
 	lineCutAfterWrite            // the connection breaks as the answer arrives: the PSP received the request and answered
-	lineClosedIdle               // the peer closed the connection before the request went out: writes vanish, reads see its end
-	lineNoSuchHost               // the PSP's name does not resolve: nothing was sent, and retrying will not help
+	// lineClosedIdle: the peer closed the connection before the request went out. Writes vanish,
+	// reads see its end.
+	lineClosedIdle
+	lineNoSuchHost // the PSP's name does not resolve: nothing was sent, and retrying will not help
 )
 
 func (f lineFault) String() string {
@@ -91,8 +93,11 @@ func (l *line) on(pooled bool) lineFault {
 	return f
 }
 
+// dialFunc is the type of http.Transport.DialContext.
+type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
 // dial wraps the connections that dial makes, so that the line can break them.
-func (l *line) dial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func (l *line) dial(dial dialFunc) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
@@ -224,8 +229,10 @@ func asTCP(op string, err error) error {
 // connection.
 func lineStepGen() *rapid.Generator[lineStep] {
 	return rapid.Custom(func(t *rapid.T) lineStep {
-		f := rapid.SampledFrom([]lineFault{lineIntact, lineRefused, lineNoSuchHost, lineCutBeforeWrite, lineCutAfterWrite, lineCutAfterWrite, lineClosedIdle}).Draw(t, "fault")
-		return lineStep{Fault: f, PooledOnly: f != lineIntact && !f.failsDial() && rapid.Bool().Draw(t, "waits for a pooled connection")}
+		f := rapid.SampledFrom([]lineFault{lineIntact, lineRefused, lineNoSuchHost, lineCutBeforeWrite, lineCutAfterWrite,
+			lineCutAfterWrite, lineClosedIdle}).Draw(t, "fault")
+		return lineStep{Fault: f, PooledOnly: f != lineIntact && !f.failsDial() && rapid.Bool().Draw(t,
+			"waits for a pooled connection")}
 	})
 }
 
@@ -250,7 +257,9 @@ func TestBrokenConnectionsKeepInvariants(t *testing.T) {
 	var cov coverage
 	rapid.Check(t, checkScenarios(brokenLineScenarios(), &cov))
 	t.Log(&cov)
-	cov.require(t, 100, "line: refused", "line: no such host", "line: cut before write, fresh connection", "line: cut before write, pooled connection",
-		"line: cut after write, fresh connection", "line: cut after write, pooled connection", "line: closed while idle, pooled connection",
+	cov.require(t, 100, "line: refused", "line: no such host", "line: cut before write, fresh connection",
+		"line: cut before write, pooled connection",
+		"line: cut after write, fresh connection", "line: cut after write, pooled connection",
+		"line: closed while idle, pooled connection",
 		"call: outcome unknown", "call: settled on a replay")
 }

@@ -50,7 +50,8 @@ func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 	}
 	wantElapsed(t, start, f, true)
 	if r.Err != nil || r.Status != k.status || !r.Replayed {
-		t.Fatalf("a replay got %d (replayed=%v, error %v), want the stored %d replayed", r.Status, r.Replayed, r.Err, k.status)
+		t.Fatalf("a replay got %d (replayed=%v, error %v), want the stored %d replayed", r.Status, r.Replayed, r.Err,
+			k.status)
 	}
 	if k.body != nil && !bytes.Equal(r.Body, k.body) {
 		t.Logf("replay %s\nfirst  %s", r.Body, k.body)
@@ -117,7 +118,8 @@ func wantInjected(t *rapid.T, r reply, f psp.Fault) {
 	if f.RetryAfter > 0 {
 		wantRetryAfter = strconv.FormatInt(int64((f.RetryAfter+time.Second-1)/time.Second), 10)
 	}
-	if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != codeInjectedFault || r.Replayed || r.RetryAfter != wantRetryAfter {
+	if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != codeInjectedFault || r.Replayed ||
+		r.RetryAfter != wantRetryAfter {
 		t.Fatalf("status fault %d (Retry-After %q) answered %d %q, Retry-After %q, replayed=%v, error %v",
 			f.Status, wantRetryAfter, r.Status, problemCode(r.Body), r.RetryAfter, r.Replayed, r.Err)
 	}

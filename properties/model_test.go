@@ -39,7 +39,8 @@ func pspMatchesModel(t *rapid.T) {
 		}
 		pipe := pipenet.NewServer(srv)
 		defer pipe.Close()
-		mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl), seen: map[string]bool{}}
+		mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
+			seen: map[string]bool{}}
 		t.Repeat(map[string]func(*rapid.T){
 			"send":                             mc.send,
 			"duplicate send":                   mc.duplicate,
@@ -123,14 +124,16 @@ func (mc *pspMachine) reuse(t *rapid.T) {
 		return
 	}
 	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyReused || r.Replayed {
-		t.Fatalf("a key reused with another payload got %d %q (replayed=%v, error %v), want 422 idempotency_key_reused", r.Status, problemCode(r.Body), r.Replayed, r.Err)
+		t.Fatalf("a key reused with another payload got %d %q (replayed=%v, error %v), want 422 idempotency_key_reused",
+			r.Status, problemCode(r.Body), r.Replayed, r.Err)
 	}
 }
 
 // advance lets virtual time pass: up to 10 s, or exactly the key lifetime, or just past it.
 func (mc *pspMachine) advance(t *rapid.T) {
 	ttl := mc.m.ttl
-	time.Sleep(rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond})).Draw(t, "advance by"))
+	time.Sleep(rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond})).Draw(t,
+		"advance by"))
 }
 
 // reset resets the PSP, and the model with it.

@@ -24,7 +24,8 @@ var refusalCodes = map[string]error{
 func TestErrorSaysWhatThePSPAnswered(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		e := &pix.Error{
-			Status: rapid.OneOf(rapid.IntRange(100, 599), rapid.SampledFrom([]int{200, 302, 400, 409, 422, 429, 499, 500})).Draw(t, "status"),
+			Status: rapid.OneOf(rapid.IntRange(100, 599), rapid.SampledFrom([]int{200, 302, 400, 409, 422, 429, 499,
+				500})).Draw(t, "status"),
 			Code: rapid.OneOf(rapid.Just(""), rapid.SampledFrom([]string{codeInsufficientFunds, codeIdempotencyKeyReused,
 				codeInvalidRequest, codeInjectedFault, codeIdempotencyKeyInUse}), rapid.StringN(1, 12, -1)).Draw(t, "code"),
 			Detail: rapid.OneOf(rapid.Just(""), rapid.String()).Draw(t, "detail"),

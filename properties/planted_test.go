@@ -166,5 +166,6 @@ func (e *notContract) Is(target error) bool {
 func withBody(old, new string) []byte { return []byte(strings.Replace(string(body201), old, new, 1)) }
 
 // plantedViolations are the planted violations of every invariant, in the order of invariants.
-var plantedViolations = slices.Concat(budgetPlanted, permanentPlanted, settlementsPlanted, keysPlanted, waitsPlanted, finalErrorPlanted,
+var plantedViolations = slices.Concat(budgetPlanted, permanentPlanted, settlementsPlanted, keysPlanted, waitsPlanted,
+	finalErrorPlanted,
 	honestyPlanted, replaysPlanted, moneyPlanted, validationPlanted, transientPlanted)

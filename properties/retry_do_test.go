@@ -93,7 +93,8 @@ func opErrorGen(p retry.Policy) *rapid.Generator[opError] {
 func hintGen(p retry.Policy) *rapid.Generator[time.Duration] {
 	return rapid.OneOf(rapid.Just(time.Duration(0)),
 		rapid.Map(rapid.Int64Range(1, int64(p.DelayMax)+1), func(n int64) time.Duration { return time.Duration(n) }),
-		rapid.Map(rapid.Int64Range(int64(p.DelayMax), int64(p.DelayMax)+int64(time.Hour)), func(n int64) time.Duration { return time.Duration(n) }))
+		rapid.Map(rapid.Int64Range(int64(p.DelayMax), int64(p.DelayMax)+int64(time.Hour)),
+			func(n int64) time.Duration { return time.Duration(n) }))
 }
 
 // durationGen draws a duration from lo to hi.
@@ -130,7 +131,8 @@ func doCaseGen() *rapid.Generator[doCase] {
 			NoOps: rapid.SliceOfN(rapid.SampledFrom([]string{"zero", "WithRand(nil)", "WithObserver(nil)",
 				"WithClassifier(nil)", "WithQuota(nil)"}), 0, 3).Draw(t, "options that change nothing")}
 		if rapid.IntRange(0, 5).Draw(t, "draws outside [0, 1)") == 0 {
-			c.Draws = rapid.SliceOfN(rapid.SampledFrom([]float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}), 1, 3).Draw(t, "wild draws")
+			c.Draws = rapid.SliceOfN(rapid.SampledFrom([]float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}), 1,
+				3).Draw(t, "wild draws")
 		}
 		took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
 		step := rapid.Custom(func(t *rapid.T) doStep {
@@ -146,7 +148,8 @@ func doCaseGen() *rapid.Generator[doCase] {
 			scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
 			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "context ends")
 			c.Ctx.Cause = rapid.Bool().Draw(t, "with a cause")
-			if first, ok := firstWaitEnd(c); ok && c.Ctx.Kind == "deadline" && rapid.IntRange(0, 3).Draw(t, "deadline as the first wait ends") == 0 {
+			if first, ok := firstWaitEnd(c); ok && c.Ctx.Kind == "deadline" && rapid.IntRange(0, 3).Draw(t,
+				"deadline as the first wait ends") == 0 {
 				c.Ctx.At = first
 			}
 		}
@@ -334,7 +337,8 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 		if pr.Cause != nil && !errors.Is(run.Err, pr.Cause) {
 			v.addf("Do() error = %v, want it to wrap the context's cause %v", run.Err, pr.Cause)
 		}
-		if name := map[bool]string{true: "before attempt 1", false: fmt.Sprintf("after attempt %d", n)}[n == 0]; !strings.Contains(fmt.Sprint(run.Err), name) {
+		if name := map[bool]string{true: "before attempt 1", false: fmt.Sprintf("after attempt %d",
+			n)}[n == 0]; !strings.Contains(fmt.Sprint(run.Err), name) {
 			v.addf("Do() error = %v, want it to name the last attempt: %q", run.Err, name)
 		}
 	}
@@ -345,7 +349,8 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 // context.
 func TestDoFollowsItsModel(t *testing.T) {
 	checkDoModel(t, doCaseGen(), "stop: success", "stop: permanent", "stop: budget", "stop: context",
-		"context ended before attempt 1", "context ended during an attempt", "context ended during an attempt that ignores it",
+		"context ended before attempt 1", "context ended during an attempt",
+		"context ended during an attempt that ignores it",
 		"context ended with a cause", "deadline exactly as a wait would end", "invalid policy")
 }
 
@@ -367,13 +372,16 @@ func TestDoRefusesAWaitThatReachesTheDeadline(t *testing.T) {
 // would end, or a nanosecond either side.
 func deadlineEdgeGen() *rapid.Generator[doCase] {
 	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: []float64{rapid.Float64Range(0.001, 0.999).Draw(t, "draw")}}
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: []float64{rapid.Float64Range(0.001, 0.999).Draw(t,
+			"draw")}}
 		c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
 		c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond) // a wait of 0 would end as it starts
 		c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
-		c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"), Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t, "transient error")}}
+		c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"), Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t,
+			"transient error")}}
 		end, _ := firstWaitEnd(c)
-		c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"), Cause: rapid.Bool().Draw(t, "with a cause")}
+		c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"),
+			Cause: rapid.Bool().Draw(t, "with a cause")}
 		return c
 	})
 }
@@ -385,7 +393,8 @@ func deadlineEdgeGen() *rapid.Generator[doCase] {
 func TestDoClassifiesEveryStatus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for code := 100; code <= 999; code++ {
-			for _, e := range []*statusError{{code: code}, {code: code, hint: time.Second}, {code: code, cause: io.ErrUnexpectedEOF}} {
+			for _, e := range []*statusError{{code: code}, {code: code, hint: time.Second}, {code: code,
+				cause: io.ErrUnexpectedEOF}} {
 				c := doCase{
 					Policy: retry.Policy{AttemptsMax: 2, DelayBase: time.Millisecond, DelayMax: time.Second},
 					Steps:  []doStep{{Err: opError{Name: e.Error(), Err: e, Transient: transientStatus(code), Hint: e.hint}}},
@@ -462,8 +471,10 @@ func TestCeilingAndFullJitterFollowTheirContract(t *testing.T) {
 		if got, want := retry.Ceiling(p, n), ceilingOf(p, max(n, 1)); got != want {
 			t.Fatalf("Ceiling(%+v, %d) = %v, want %v", p, n, got, want)
 		}
-		ceiling := rapid.OneOf(durationGen(-time.Hour, 0), durationGen(0, 48*time.Hour), durationGen(0, math.MaxInt64-1)).Draw(t, "ceiling")
-		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1, math.Nextafter(1, 0), math.Copysign(0, -1), math.NaN(), math.Inf(1)})).Draw(t, "u")
+		ceiling := rapid.OneOf(durationGen(-time.Hour, 0), durationGen(0, 48*time.Hour), durationGen(0,
+			math.MaxInt64-1)).Draw(t, "ceiling")
+		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1, math.Nextafter(1, 0),
+			math.Copysign(0, -1), math.NaN(), math.Inf(1)})).Draw(t, "u")
 		if got, want := retry.FullJitter(ceiling, u), fullJitterOf(max(ceiling, 0), u); got != want {
 			t.Fatalf("FullJitter(%v, %v) = %v, want %v", ceiling, u, got, want)
 		}

@@ -132,7 +132,8 @@ func (m *model) attempt(n int) opError {
 		} else {
 			m.pr.events["context ended during an attempt"] = true
 			// "that deadline then fails the attempt with a transient timeout"
-			s.Took, s.Err = at-m.now, opError{Name: "context", Err: m.ctxErr(), Transient: m.ctxErr() == context.DeadlineExceeded}
+			s.Took, s.Err = at-m.now, opError{Name: "context", Err: m.ctxErr(),
+				Transient: m.ctxErr() == context.DeadlineExceeded}
 		}
 	}
 	m.now += s.Took

@@ -31,9 +31,10 @@ type scenario struct {
 	AttemptTimeout time.Duration
 	BalanceCents   int64
 	Faults         []psp.Fault
-	Gateway        []gatewayAnswer // answers a gateway gives before the PSP, one per payment request; none: every request reaches the PSP
-	Line           []lineStep      // what the network does to the payment requests, in arrival order; none: nothing
-	Calls          []callSpec
+	// Gateway is what a gateway before the PSP does with each payment request; none: it passes all on.
+	Gateway []gatewayAnswer
+	Line    []lineStep // what the network does to the payment requests, in arrival order; none: nothing
+	Calls   []callSpec
 }
 
 // callSpec is one call of a scenario.
@@ -44,9 +45,11 @@ type callSpec struct {
 	// payment again with SendWithKey under that call's key, the way a caller learns the outcome
 	// of a payment that ended in ErrOutcomeUnknown. Payment and Key are then ignored.
 	Reconcile bool
-	After     time.Duration // when the call starts: from the start of the run, or from the return of the call it reconciles
-	Deadline  time.Duration // the caller's context ends this long after the call starts; 0: never
-	Jitter    []float64     // the client's draws in [0, 1), taken in a cycle
+	// After is when the call starts: from the start of the run, or from the return of the call it
+	// reconciles.
+	After    time.Duration
+	Deadline time.Duration // the caller's context ends this long after the call starts; 0: never
+	Jitter   []float64     // the client's draws in [0, 1), taken in a cycle
 }
 
 // runScenario plays sc against a fresh PSP served over in-memory pipes and returns its trace,
@@ -63,12 +66,14 @@ func runScenario(sc scenario) (Trace, error) {
 	defer pipe.Close()
 	network := &line{steps: sc.Line}
 	// The header limit is pix's default transport's: pix must report an answer it cannot read.
-	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext), MaxResponseHeaderBytes: headerLimit}
+	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext),
+		MaxResponseHeaderBytes: headerLimit}
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{
-		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults), Distortions: distortions(sc.Faults),
-		KeyTTL: runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
+		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
+		Distortions: distortions(sc.Faults),
+		KeyTTL:      runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
 		Calls: make([]Call, len(sc.Calls)),
 	}
 	var wg sync.WaitGroup
