@@ -100,7 +100,9 @@ func (m *model) run() {
 		}
 		a := m.judge(n, m.attempt(n))
 		m.pr.Attempts = append(m.pr.Attempts, a)
-		m.pr.events["more than 64 attempts"] = m.pr.events["more than 64 attempts"] || n > 64
+		if n > 64 {
+			m.pr.events["more than 64 attempts"] = true
+		}
 		if a.Stop != retry.StopNone {
 			m.pr.Stop, m.pr.End = a.Stop, m.now
 			if a.Stop == retry.StopContext {
@@ -159,8 +161,9 @@ func (m *model) judge(n int, e opError) retry.Attempt {
 		a.Wait = max(fullJitterOf(ceilingOf(p, n), u), e.Hint)
 		untilDeadline := m.c.Ctx.At - m.now
 		deadline := m.c.Ctx.Kind == "deadline"
-		m.pr.events["deadline exactly as a wait would end"] = m.pr.events["deadline exactly as a wait would end"] ||
-			deadline && untilDeadline == a.Wait
+		if deadline && untilDeadline == a.Wait {
+			m.pr.events["deadline exactly as a wait would end"] = true
+		}
 		if m.ended(m.now) || deadline && untilDeadline <= a.Wait { // "does not start a wait that would end at or after"
 			a.Stop = retry.StopContext
 		}
