@@ -138,7 +138,10 @@ func (lt *lineTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			conn, ev = c, lineEvent{Fault: f, Pooled: info.Reused}
 			c.arm(f)
 			if f == lineClosedIdle {
-				synctest.Wait() // net/http's read loop sees the end before the request goes out
+				// net/http's read loop sees the end before the request goes out, so the client
+				// meets "server closed idle connection" every time. One goroutine at a time may
+				// wait: the calls of a run with a line never share an instant (startGen).
+				synctest.Wait()
 			}
 		}
 	}}
