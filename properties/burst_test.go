@@ -49,7 +49,8 @@ func burst(client *http.Client, baseURL, token, key string, payloads []payload) 
 func judgeBurst(replies []timedReply, payloads []payload, known *modelKey) (int, error) {
 	winner := -1
 	for i, r := range replies {
-		if r.Err == nil && !r.Replayed && (r.Status == 201 || r.Status == 422 && problemCode(r.Body) == "insufficient_funds") {
+		fresh := r.Status == 201 || r.Status == 422 && problemCode(r.Body) == codeInsufficientFunds
+		if r.Err == nil && !r.Replayed && fresh {
 			switch {
 			case known != nil:
 				return -1, fmt.Errorf("request %d was processed afresh, but the key held an answer", i)
@@ -84,15 +85,17 @@ func judgeOther(r timedReply, p payload, first *modelKey, inFlight bool) error {
 	case r.Err != nil:
 		return fmt.Errorf("transport error %v", r.Err)
 	case p != first.payload:
-		if r.Status != 422 || problemCode(r.Body) != "idempotency_key_reused" || r.Replayed {
-			return fmt.Errorf("another payload got %d %s (replayed=%v), want 422 idempotency_key_reused", r.Status, problemCode(r.Body), r.Replayed)
+		if r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyReused || r.Replayed {
+			return fmt.Errorf("another payload got %d %s (replayed=%v), want 422 idempotency_key_reused", r.Status,
+				problemCode(r.Body), r.Replayed)
 		}
 	case r.Status == 409 && inFlight:
-		if problemCode(r.Body) != "idempotency_key_in_use" || r.Replayed {
+		if problemCode(r.Body) != codeIdempotencyKeyInUse || r.Replayed {
 			return fmt.Errorf("got 409 %s (replayed=%v), want 409 idempotency_key_in_use", problemCode(r.Body), r.Replayed)
 		}
 	case !r.Replayed || r.Status != first.status || first.body != nil && !bytes.Equal(r.Body, first.body):
-		return fmt.Errorf("the same payload got %d (replayed=%v), want a byte-identical replay of the %d answer", r.Status, r.Replayed, first.status)
+		return fmt.Errorf("the same payload got %d (replayed=%v), want a byte-identical replay of the %d answer", r.Status,
+			r.Replayed, first.status)
 	}
 	return nil
 }

@@ -42,7 +42,8 @@ func validConfig(c clientConfig) bool {
 
 // brokenBaseURLs are BaseURLs a Client must refuse: relative, without a host, with another
 // scheme, not URLs at all.
-var brokenBaseURLs = []string{"/v1", "http://", "https://", "ftp://psp.test", "psp.test:80", "http://[::1", ":", "mailto:psp@test"}
+var brokenBaseURLs = []string{"/v1", "http://", "https://", "ftp://psp.test", "psp.test:80", "http://[::1", ":",
+	"mailto:psp@test"}
 
 // clientConfigGen draws a configuration with at most one field broken: BaseURL (relative, no
 // host, another scheme, not a URL), AttemptTimeout (negative, or 0 at the edge), or Policy.
@@ -123,7 +124,8 @@ func checkConfigOutcome(c clientConfig, p pix.Payment, r pix.Receipt, err error,
 	case validConfig(c) && (err != nil || sent != 1 || r.AmountCents != p.AmountCents):
 		return fmt.Errorf("valid client %+v: Send() = %+v, %v after %d requests; want the receipt after 1", c, r, err, sent)
 	case !validConfig(c) && (err == nil || sent != 0 || errors.Is(err, pix.ErrOutcomeUnknown) != c.WithKey):
-		return fmt.Errorf("invalid client %+v: Send() error = %v after %d requests; want an error, none sent, ErrOutcomeUnknown %t",
+		return fmt.Errorf("invalid client %+v: Send() error = %v after %d requests; "+
+			"want an error, none sent, ErrOutcomeUnknown %t",
 			c, err, sent, c.WithKey)
 	}
 	return nil
@@ -141,14 +143,16 @@ func TestNoVacuousConfigCheck(t *testing.T) {
 		err  error
 		sent int
 	}{
-		"a valid client that failed":              {valid, pix.Receipt{}, errors.New("x"), 1},
-		"a valid client with another receipt":     {valid, pix.Receipt{AmountCents: 99}, nil, 1},
-		"an invalid client that sent":             {broken, pix.Receipt{}, errors.New("x"), 1},
-		"an invalid client that succeeded":        {broken, p2r(p), nil, 0},
-		"an invalid Send said outcome unknown":    {broken, pix.Receipt{}, unknown, 0},
-		"an invalid SendWithKey said it is known": {clientConfig{BaseURL: "/v1", WithKey: true, Policy: valid.Policy}, pix.Receipt{}, errors.New("x"), 0},
-		"a negative AttemptTimeout let through":   {clientConfig{AttemptTimeout: -1, Policy: valid.Policy}, p2r(p), nil, 1},
-		"an invalid policy let through":           {clientConfig{Policy: retry.Policy{AttemptsMax: 1, DelayBase: 2, DelayMax: 1}}, p2r(p), nil, 1},
+		"a valid client that failed":           {valid, pix.Receipt{}, errors.New("x"), 1},
+		"a valid client with another receipt":  {valid, pix.Receipt{AmountCents: 99}, nil, 1},
+		"an invalid client that sent":          {broken, pix.Receipt{}, errors.New("x"), 1},
+		"an invalid client that succeeded":     {broken, p2r(p), nil, 0},
+		"an invalid Send said outcome unknown": {broken, pix.Receipt{}, unknown, 0},
+		"an invalid SendWithKey said it is known": {clientConfig{BaseURL: "/v1", WithKey: true, Policy: valid.Policy},
+			pix.Receipt{}, errors.New("x"), 0},
+		"a negative AttemptTimeout let through": {clientConfig{AttemptTimeout: -1, Policy: valid.Policy}, p2r(p), nil, 1},
+		"an invalid policy let through": {clientConfig{Policy: retry.Policy{AttemptsMax: 1, DelayBase: 2,
+			DelayMax: 1}}, p2r(p), nil, 1},
 	} {
 		if checkConfigOutcome(tc.c, p, tc.r, tc.err, tc.sent) == nil {
 			t.Errorf("%s: checkConfigOutcome() = nil, want a violation", name)

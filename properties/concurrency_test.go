@@ -25,7 +25,7 @@ func TestSameKeyBurstSettlesOnce(t *testing.T) {
 func sameKeyBurstSettlesOnce(t *rapid.T) {
 	const balance = 100_000
 	base := payload{
-		Valor: psp.FormatAmount(rapid.Int64Range(1, balance).Draw(t, "cents")),
+		Valor: formatAmount(rapid.Int64Range(1, balance).Draw(t, "cents")),
 		Chave: rapid.SampledFrom(modelPixKeys).Draw(t, "chave"),
 	}
 	payloads := burstPayloads(t, base, 16)
@@ -60,7 +60,8 @@ func settledOnce(srv *psp.Server, p payload, balance int64) error {
 		return fmt.Errorf("the ledger holds %d settlements, want 1", len(got))
 	}
 	if s := got[0]; s.AmountCents != p.cents() || s.PixKey != p.Chave || s.Description != p.InfoPagador {
-		return fmt.Errorf("the ledger settled %d cents to %q (%q), want the payload processed afresh %+v", s.AmountCents, s.PixKey, s.Description, p)
+		return fmt.Errorf("the ledger settled %d cents to %q (%q), want the payload processed afresh %+v", s.AmountCents,
+			s.PixKey, s.Description, p)
 	}
 	if got, want := srv.BalanceCents(), balance-p.cents(); got != want {
 		return fmt.Errorf("BalanceCents() = %d, want %d", got, want)
@@ -87,7 +88,8 @@ func sameInstantSendersGen(balance int64) *rapid.Generator[[]callSpec] {
 		first := paymentGen(balance).Draw(t, "payment")
 		calls := make([]callSpec, rapid.IntRange(2, 5).Draw(t, "senders"))
 		for i := range calls {
-			calls[i] = callSpec{Payment: first, Key: "same-instant-key", Jitter: jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i))}
+			calls[i] = callSpec{Payment: first, Key: "same-instant-key", Jitter: jitterGen().Draw(t,
+				fmt.Sprintf("jitter of call %d", i))}
 			if i > 0 && rapid.Bool().Draw(t, fmt.Sprintf("call %d sends another payment", i)) {
 				calls[i].Payment = paymentGen(balance).Draw(t, fmt.Sprintf("payment %d", i))
 			}

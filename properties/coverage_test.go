@@ -102,7 +102,8 @@ func events(tr Trace) map[string]bool {
 			if l.Fault.failsDial() {
 				seen["line: "+l.Fault.String()] = true
 			} else if l.Fault != lineIntact {
-				seen[fmt.Sprintf("line: %v, %s connection", l.Fault, map[bool]string{false: "fresh", true: "pooled"}[l.Pooled])] = true
+				seen[fmt.Sprintf("line: %v, %s connection", l.Fault, map[bool]string{false: "fresh",
+					true: "pooled"}[l.Pooled])] = true
 			}
 		}
 		for _, t := range c.Trips {

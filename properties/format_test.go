@@ -13,7 +13,7 @@ import (
 func (sc scenario) GoString() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "policy AttemptsMax=%d DelayBase=%v DelayMax=%v AttemptTimeout=%v balance=%s\n",
-		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout, psp.FormatAmount(sc.BalanceCents))
+		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout, formatAmount(sc.BalanceCents))
 	fmt.Fprintf(&b, "  faults %s\n", formatFaults(sc.Faults))
 	if len(sc.Gateway) > 0 {
 		fmt.Fprintf(&b, "  gateway %+v\n", sc.Gateway)
@@ -29,7 +29,8 @@ func (sc scenario) GoString() string {
 		}
 		switch {
 		case c.Reconcile:
-			fmt.Fprintf(&b, "  call %d at +%v after call %d returns: SendWithKey(its key, its payment), %s, jitter %v\n", i, c.After, i-1, deadline, c.Jitter)
+			fmt.Fprintf(&b, "  call %d at +%v after call %d returns: SendWithKey(its key, its payment), %s, jitter %v\n", i,
+				c.After, i-1, deadline, c.Jitter)
 			continue
 		case c.Key != "":
 			how = fmt.Sprintf("SendWithKey(%q)", c.Key)
@@ -47,12 +48,12 @@ func formatFaults(faults []psp.Fault) string {
 	parts := make([]string, len(faults))
 	for i, f := range faults {
 		switch f.Kind {
-		case psp.FaultStatus, psp.FaultCommitStatus, psp.FaultRedirect:
+		case faultStatus, faultCommitStatus, faultRedirect:
 			parts[i] = fmt.Sprintf("%s %d", f.Kind, f.Status)
 			if f.RetryAfter > 0 {
 				parts[i] += fmt.Sprintf(" retry-after %v", f.RetryAfter)
 			}
-		case psp.FaultSlow, psp.FaultLate, psp.FaultDown:
+		case faultSlow, faultLate, faultDown:
 			parts[i] = fmt.Sprintf("%s %v", f.Kind, f.Duration)
 		default:
 			parts[i] = strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))
@@ -75,15 +76,18 @@ func (tr Trace) String() string {
 	for i, c := range tr.Calls {
 		fmt.Fprintf(&b, "call %d key %q %s→%s receipt %+v err %v\n", i, c.Key(), at(c.Start), at(c.End), c.Receipt, c.Err)
 		for j, a := range c.Attempts {
-			fmt.Fprintf(&b, "  attempt %d at %s outcome %q transient=%v wait=%v error %q\n", a.Number, at(a.At), a.Outcome, a.Transient, a.Wait, a.Error)
+			fmt.Fprintf(&b, "  attempt %d at %s outcome %q transient=%v wait=%v error %q\n", a.Number, at(a.At), a.Outcome,
+				a.Transient, a.Wait, a.Error)
 			if j < len(c.Trips) {
 				t := c.Trips[j]
-				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v body err %v\n", at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
+				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v body err %v\n", at(t.Start),
+					at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
 			}
 		}
 	}
 	for _, ex := range tr.Wire {
-		fmt.Fprintf(&b, "psp %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Key, ex.Status, ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
+		fmt.Fprintf(&b, "psp %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Key, ex.Status,
+			ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
 	}
 	for _, s := range tr.Ledger {
 		fmt.Fprintf(&b, "ledger %s key %q %d cents at %s\n", s.EndToEndID, s.IdempotencyKey, s.AmountCents, at(s.SettledAt))

@@ -18,9 +18,10 @@ import (
 // in seconds or as an HTTP-date.
 type gatewayAnswer struct {
 	Status     int
-	RetryAfter string        // "", "seconds" or "date"
-	After      time.Duration // the hint: whole seconds rounded up, or the date's offset from the answer (negative: a past date)
-	HugeHeader bool          // the answer's header is longer than a client reads (a misconfigured proxy)
+	RetryAfter string // "", "seconds" or "date"
+	// After is the hint: whole seconds rounded up, or the date's offset from the answer (negative: past).
+	After      time.Duration
+	HugeHeader bool // the answer's header is longer than a client reads (a misconfigured proxy)
 }
 
 // gateway is an http.Handler that answers payment requests from its queue, one entry each,
@@ -62,7 +63,8 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
 	answer := rapid.Custom(func(t *rapid.T) gatewayAnswer {
 		a := gatewayAnswer{
-			Status:     rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 501, 503, 505})).Draw(t, "gateway status"),
+			Status: rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 501, 503, 505})).Draw(t,
+				"gateway status"),
 			RetryAfter: rapid.SampledFrom([]string{"", "seconds", "date", "date"}).Draw(t, "gateway Retry-After"),
 			HugeHeader: rapid.IntRange(0, 5).Draw(t, "gateway header too long") == 0,
 		}
@@ -93,5 +95,6 @@ func TestGatewayAnswersKeepInvariants(t *testing.T) {
 	var cov coverage
 	rapid.Check(t, checkScenarios(gatewayScenarios(), &cov))
 	t.Log(&cov)
-	cov.require(t, 100, "answer: Retry-After as an HTTP-date", "answer: header too long", "call: retried", "call: settled", "call: outcome unknown")
+	cov.require(t, 100, "answer: Retry-After as an HTTP-date", "answer: header too long", "call: retried",
+		"call: settled", "call: outcome unknown")
 }

@@ -22,8 +22,7 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 		return psp.CommitStatus(code)
 	})
 	body := rapid.OneOf(
-		rapid.Map(rapid.SampledFrom([]psp.Breach{psp.BreachNotJSON, psp.BreachShort, psp.BreachCut,
-			psp.BreachAmount, psp.BreachPixKey, psp.BreachEndToEndID}), psp.BadBody),
+		rapid.Map(rapid.SampledFrom(breaches), psp.BadBody),
 		rapid.Map(rapid.SampledFrom([]string{"endToEndId", "valor", "chave", "status", "horario"}), psp.BadBodyWithout),
 	)
 	return rapid.OneOf(commit, body, rapid.Map(rapid.IntRange(300, 399), psp.Redirect))
@@ -34,7 +33,7 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 func distortions(faults []psp.Fault) int {
 	n := 0
 	for _, f := range faults {
-		if f.Kind == psp.FaultBadBody || f.Kind == psp.FaultCommitStatus && f.Status < 300 {
+		if f.Kind == faultBadBody || f.Kind == faultCommitStatus && f.Status < 300 {
 			n++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -63,4 +64,26 @@ func checkCallKey(v *violations, i int, c Call, key string) {
 	if u, err := uuid.Parse(key); c.GivenKey == "" && (err != nil || u.Version() != 4 || u.String() != key) {
 		v.addf("call %d: Send made key %q, not a lower-case UUID v4", i, key)
 	}
+}
+
+// keysPlanted are violations of this invariant, planted in the baseline trace.
+var keysPlanted = []planted{
+	{"another key on a retry", checkKeys, "round trip 2 sent key",
+		func(tr *Trace) { tr.trip(callSettled, 2).Key = keyRefused }},
+	{"another key in an attempt record", checkKeys, "attempt 2 logged key",
+		func(tr *Trace) { tr.attempt(callUnknown, 2).Key = "other" }},
+	{"another key in the closing record", checkKeys, "closing record has key",
+		func(tr *Trace) { tr.Calls[callRefused].Summary.Key = "other" }},
+	{"another key in the receipt", checkKeys, "Receipt.IdempotencyKey",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.IdempotencyKey = "other" }},
+	{"another key in OutcomeUnknownError", checkKeys, "OutcomeUnknownError.Key",
+		func(tr *Trace) { tr.unknownErr(callUnknown).Key = "other" }},
+	{"a key that is not a UUID v4", checkKeys, "not a lower-case UUID v4",
+		func(tr *Trace) { rekey(tr, callRefused, "payment-0001") }},
+	{"an upper-case UUID", checkKeys, "not a lower-case UUID v4",
+		func(tr *Trace) { rekey(tr, callRefused, strings.ToUpper(keyRefused)) }},
+	{"two Sends with one key", checkKeys, "calls [1 2] all made key",
+		func(tr *Trace) { rekey(tr, callRefused, keyUnknown) }},
+	{"attempts without a key", checkKeys, "without an Idempotency-Key",
+		func(tr *Trace) { rekey(tr, callUnknown, "") }},
 }

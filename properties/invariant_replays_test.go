@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -17,7 +19,7 @@ func stored(ex Exchange) bool {
 		return keepsContract(ex)
 	case http.StatusUnprocessableEntity:
 		var p struct{ Code string }
-		return json.Unmarshal(ex.Body, &p) == nil && p.Code == "insufficient_funds"
+		return json.Unmarshal(ex.Body, &p) == nil && p.Code == codeInsufficientFunds
 	}
 	return false
 }
@@ -36,7 +38,8 @@ func checkReplays(tr Trace) error {
 	for _, ex := range tr.Wire {
 		if !ex.Replayed && stored(ex) {
 			if prev, ok := lastOf(firsts[ex.scope()]); ok && ex.Arrived.Sub(prev.Arrived) < tr.KeyTTL {
-				v.addf("key %q answered afresh twice (%d at %v, %d at %v)", ex.Key, prev.Status, prev.Arrived, ex.Status, ex.Arrived)
+				v.addf("key %q answered afresh twice (%d at %v, %d at %v)", ex.Key, prev.Status, prev.Arrived, ex.Status,
+					ex.Arrived)
 			}
 			firsts[ex.scope()] = append(firsts[ex.scope()], ex)
 		}
@@ -109,3 +112,49 @@ func keepsContract(ex Exchange) bool {
 
 // endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
 var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
+
+// replaysPlanted are violations of this invariant, planted in the baseline trace.
+var replaysPlanted = []planted{
+	{"a replay with another body", checkReplays, "replayed 201",
+		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
+	{"a replay with another status", checkReplays, "replayed 200",
+		func(tr *Trace) { tr.answer(callSettled, 2).Status = 200 }},
+	{"a key answered afresh twice", checkReplays, "answered afresh twice",
+		func(tr *Trace) { tr.answer(callSettled, 2).Replayed = false }},
+	{"a replay of an answer the PSP does not store", checkReplays, "the PSP stores no such answer",
+		func(tr *Trace) { tr.answer(callUnknown, 1).Replayed = true }},
+	{"replays that differ after a dropped answer", checkReplays, "replayed 201", func(tr *Trace) {
+		first := tr.answer(callSettled, 1)
+		first.Status, first.Body, first.Hijacked = 0, nil, true
+		again := *tr.answer(callSettled, 2)
+		again.Body = withBody("abcdefghijk", "abcdefghijl")
+		tr.Wire = append(tr.Wire, again)
+	}},
+}
+
+// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts the baseline's and
+// refuses each breach psp can make.
+func TestKeepsContractSeesEveryBreach(t *testing.T) {
+	ok := Exchange{Status: 201, Request: req201, Body: body201}
+	if !keepsContract(ok) || distorted(ok) {
+		t.Fatalf("keepsContract(baseline 201) = false, want true")
+	}
+	for name, body := range map[string]string{
+		"not JSON":             "<html></html>",
+		"cut short":            string(body201[:40]),
+		"another amount":       strings.Replace(string(body201), "150.00", "150.01", 1),
+		"another Pix key":      strings.Replace(string(body201), `"pix@`, `"0pix@`, 1),
+		"endToEndId too short": strings.Replace(string(body201), "abcdefghijk", "abcdefghij", 1),
+		"no status":            strings.Replace(string(body201), `"status":"REALIZADO",`, "", 1),
+		"no horario":           strings.Replace(string(body201), `,"horario":"2026-01-02T10:00:00Z"`, "", 1),
+	} {
+		ex := ok
+		ex.Body = []byte(body)
+		if keepsContract(ex) || !distorted(ex) {
+			t.Errorf("%s: keepsContract() = true, want false", name)
+		}
+	}
+	if ex := (Exchange{Status: 200, Request: req201, Body: body201}); !distorted(ex) {
+		t.Errorf("distorted(200 with a receipt) = false, want true")
+	}
+}

@@ -48,12 +48,14 @@ func checkCallTime(v *violations, tr Trace, i int, c Call) {
 		}
 		if j == len(c.Attempts)-1 {
 			if a.Wait != 0 || !c.End.Equal(a.At) {
-				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait, c.End.Sub(a.At))
+				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait,
+					c.End.Sub(a.At))
 			}
 			break
 		}
 		if hint := hintOf(t); hint > tr.Policy.DelayMax {
-			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint, tr.Policy.DelayMax, a.Number+1)
+			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint,
+				tr.Policy.DelayMax, a.Number+1)
 		}
 		budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
 		checkWait(v, tr.Policy, i, c, j)
@@ -103,17 +105,20 @@ func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
 	ceiling, hint := ceilingOf(p, a.Number), hintOf(t)
 	switch {
 	case hint > 0 && (a.Wait < hint || a.Wait > max(ceiling, hint)):
-		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint, ceiling)
+		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint,
+			ceiling)
 	case hint == 0 && (a.Wait < 0 || a.Wait > ceiling):
 		v.addf("call %d: wait %v after attempt %d is outside [0, ceiling %v]", i, a.Wait, a.Number, ceiling)
 	}
 	if j < len(c.Draws) {
 		if want := max(fullJitterOf(ceiling, c.Draws[j]), hint); a.Wait != want {
-			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number, ceiling, c.Draws[j], hint, want)
+			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number,
+				ceiling, c.Draws[j], hint, want)
 		}
 	}
 	if gap := c.Trips[j+1].Start.Sub(a.At); gap != a.Wait {
-		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number, a.Wait)
+		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number,
+			a.Wait)
 	}
 }
 
@@ -123,4 +128,46 @@ func attemptBound(tr Trace) time.Duration {
 		return min(tr.AttemptTimeout, tr.SlowestFault)
 	}
 	return tr.SlowestFault
+}
+
+// waitsPlanted are violations of this invariant, planted in the baseline trace.
+var waitsPlanted = []planted{
+	{"a wait above the ceiling", checkWaits, "outside [0, ceiling 100ms]",
+		func(tr *Trace) { setWait(tr, callSettled, 1, 150*time.Millisecond) }},
+	{"a wait below the hint", checkWaits, "outside [hint 1s",
+		func(tr *Trace) { setWait(tr, callUnknown, 1, 500*time.Millisecond) }},
+	{"a wait above hint and ceiling", checkWaits, "outside [hint 1s",
+		func(tr *Trace) { setWait(tr, callUnknown, 1, 1100*time.Millisecond) }},
+	{"a wait that is not the draw's", checkWaits, "want max(FullJitter",
+		func(tr *Trace) { tr.Calls[callSettled].Draws[0] = 0.9 }},
+	{"a next attempt that did not wait the logged wait", checkWaits, "the logged wait is",
+		func(tr *Trace) { tr.attempt(callSettled, 1).Wait -= time.Millisecond }},
+	{"a wait logged after the last attempt", checkWaits, "last attempt 2 logged wait 1ms",
+		func(tr *Trace) { tr.attempt(callSettled, 2).Wait = time.Millisecond }},
+	{"a call that returns after its last attempt", checkWaits, "returned 1ms after it",
+		func(tr *Trace) { tr.Calls[callRefused].End = tr.Calls[callRefused].End.Add(time.Millisecond) }},
+	{"an attempt longer than its timeout", checkWaits, "attempt 1 took 500ms, the bound is 400ms",
+		func(tr *Trace) { tr.AttemptTimeout = 400 * time.Millisecond }},
+	{"an attempt longer than the PSP held it", checkWaits, "attempt 1 took 500ms, the bound is 300ms",
+		func(tr *Trace) { tr.AttemptTimeout, tr.SlowestFault = 0, 300*time.Millisecond }},
+	{"a wrong elapsed time", checkWaits, "logged elapsed",
+		func(tr *Trace) { tr.attempt(callUnknown, 2).Elapsed = 0 }},
+	{"a retry after a hint above DelayMax", checkWaits, "Retry-After 2s > DelayMax 1s",
+		func(tr *Trace) { tr.trip(callUnknown, 1).RetryAfter = "2" }},
+	{"a call longer than its budget", checkWaits, "more than its budget", func(tr *Trace) {
+		tr.Calls[callRefused].Start = tr.Calls[callRefused].Start.Add(-time.Hour)
+		tr.attempt(callRefused, 1).Elapsed += time.Hour
+	}},
+	{"a draw taken after the last attempt", checkWaits, "took 2 jitter draws for 1 waits",
+		func(tr *Trace) { tr.Calls[callSettled].Draws = append(tr.Calls[callSettled].Draws, 0.1) }},
+	{"no draw for the wait the deadline refused", checkWaits, "took 1 jitter draws for 2 waits",
+		func(tr *Trace) { tr.Calls[callDeadline].Draws = tr.Calls[callDeadline].Draws[:1] }},
+	{"an attempt at the caller's deadline", checkWaits, "attempt 2 started 0s after the caller's deadline",
+		func(tr *Trace) { tr.Calls[callDeadline].Deadline = tr.trip(callDeadline, 2).Start }},
+	{"a call that outlives its caller's deadline", checkWaits, "outlived its caller's deadline by 1ms",
+		func(tr *Trace) {
+			c := &tr.Calls[callRefused]
+			c.Deadline = c.End.Add(-time.Millisecond)
+			c.Trips[0].Start = c.Deadline.Add(-time.Millisecond)
+		}},
 }

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"pixretry/retry"
 )
 
 // invariant is one named check over a Trace. check returns nil when the invariant holds, and
-// otherwise an error naming every violation it found.
+// otherwise an error naming every violation it found. Each lives in invariant_NAME_test.go.
 type invariant struct {
 	name  string
 	check func(Trace) error
@@ -29,6 +30,7 @@ var invariants = []invariant{
 	{"8 byte-identical replays", checkReplays},
 	{"9 money conserved", checkMoney},
 	{"10 local validation agrees with the PSP", checkValidation},
+	{"11 transient failures are retried", checkTransientRetried},
 }
 
 // checkAll runs every invariant over tr and joins the violations, each under its invariant's
@@ -63,9 +65,11 @@ func (v *violations) addf(format string, args ...any) {
 
 func (v violations) err() error { return errors.Join(v...) }
 
-// ceilingOf is the ceiling of the wait after attempt n, min(DelayMax, DelayBase·2^(n−1)),
-// computed here without retry.Ceiling so that the suite does not grade retry with its own
-// answer. It doubles step by step and stops at DelayMax, so it cannot overflow.
+// The oracles below restate retry's and pix's contracts as plain rules, so that the suite does
+// not grade them with their own answers.
+
+// ceilingOf is the ceiling of the wait after attempt n, min(DelayMax, DelayBase·2^(n−1)). It
+// doubles step by step and stops at DelayMax, so it cannot overflow.
 func ceilingOf(p retry.Policy, n int) time.Duration {
 	c := p.DelayBase
 	for i := 1; i < n && 0 < c && c < p.DelayMax; i++ {
@@ -77,23 +81,36 @@ func ceilingOf(p retry.Policy, n int) time.Duration {
 	return min(c, p.DelayMax)
 }
 
-// transientStatus is the Retry Pattern's classification of an HTTP answer, written out again
-// as a plain rule for the same reason. 5xx but 501 and 505, 429 and 409 are worth another
-// attempt. Every other status is final.
+// transientStatus is the classification of an HTTP answer: 5xx but 501 and 505, 429 and 409
+// are worth another attempt. Every other status is final.
 func transientStatus(code int) bool {
-	serverError := code >= 500 && code <= 599 && code != http.StatusNotImplemented && code != http.StatusHTTPVersionNotSupported
+	serverError := code >= 500 && code <= 599 && code != http.StatusNotImplemented &&
+		code != http.StatusHTTPVersionNotSupported
 	return serverError || code == http.StatusTooManyRequests || code == http.StatusConflict
 }
 
-// transientTrip is the classification of a round trip: a transport failure (a closed
-// connection, the attempt's deadline), or an answer whose body was cut short, is transient,
-// but for a host name that does not resolve and an answer whose header pix cannot read
-// (unreadable); another answer is classified by its status.
+// transientTrip is the classification of a round trip: a transport failure (a lost connection,
+// the attempt's deadline) or an answer whose body was cut short is transient, but for a host
+// name that does not resolve and an answer whose header pix cannot read (unreadable). Another
+// answer is classified by its status.
 func transientTrip(t Trip, unreadable bool) bool {
 	if _, ok := errors.AsType[*net.DNSError](t.Err); ok || unreadable {
 		return false
 	}
 	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)
+}
+
+// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date taken from the
+// instant the answer arrived; 0 when there is none, or it is in the past.
+func hintOf(t Trip) time.Duration {
+	if date, err := http.ParseTime(t.RetryAfter); err == nil {
+		return max(date.Sub(t.End), 0)
+	}
+	n, err := strconv.Atoi(t.RetryAfter)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
 }
 
 // lastOf returns the last element of s and true, or the zero value and false if s is empty.

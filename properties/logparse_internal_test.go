@@ -13,7 +13,8 @@ import (
 // logAttempt logs a "pix attempt" record the way pix's log contract says, through attrs given
 // to With (a handler must keep those too).
 func logAttempt(l *slog.Logger, n int, errText string) {
-	attrs := []any{"attempt", n, "outcome", "timeout", "transient", true, "wait", 50 * time.Millisecond, "elapsed", time.Second}
+	attrs := []any{"attempt", n, "outcome", "timeout", "transient", true, "wait", 50 * time.Millisecond, "elapsed",
+		time.Second}
 	if errText != "" {
 		attrs = append(attrs, "error", errText)
 	}
@@ -35,7 +36,8 @@ func TestParseRecordsReadsTheLogContract(t *testing.T) {
 	if diff := cmp.Diff(wantAttempts, attempts); diff != "" {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
-	wantSummary := &Summary{At: records[1].Time, Message: msgSettled, Key: "k1", Attempts: 2, EndToEndID: "E1", Replayed: true}
+	wantSummary := &Summary{At: records[1].Time, Message: msgSettled, Key: "k1", Attempts: 2, EndToEndID: "E1",
+		Replayed: true}
 	if diff := cmp.Diff(wantSummary, summary); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
@@ -49,10 +51,12 @@ func TestParseRecordsRefusesBrokenContracts(t *testing.T) {
 	}{
 		{"missing attribute", func(l *slog.Logger) { l.Info(msgAttempt, "attempt", 1) }, `no "key" attribute`},
 		{"attribute of another kind", func(l *slog.Logger) {
-			l.Info(msgAttempt, "attempt", "1", "key", "k", "outcome", "o", "transient", true, "wait", time.Duration(0), "elapsed", time.Duration(0))
+			l.Info(msgAttempt, "attempt", "1", "key", "k", "outcome", "o", "transient", true, "wait", time.Duration(0),
+				"elapsed", time.Duration(0))
 		}, `attribute "attempt" is a String, want Int64`},
 		{"wait in seconds, not a Duration", func(l *slog.Logger) {
-			l.Info(msgAttempt, "attempt", 1, "key", "k", "outcome", "o", "transient", true, "wait", 0.5, "elapsed", time.Duration(0))
+			l.Info(msgAttempt, "attempt", 1, "key", "k", "outcome", "o", "transient", true, "wait", 0.5, "elapsed",
+				time.Duration(0))
 		}, `attribute "wait" is a Float64, want Duration`},
 		{"a failure logged at Info", func(l *slog.Logger) {
 			l.Info(msgFailed, "key", "k", "attempts", 1, "outcome_unknown", false, "error", "e")
@@ -80,7 +84,8 @@ func TestParseRecordsRefusesBrokenContracts(t *testing.T) {
 
 func TestLogStoreFlattensGroups(t *testing.T) {
 	store := newLogStore()
-	slog.New(store).WithGroup("pix").With("key", "k").Info("m", slog.Group("http", "status", 503), "err", errors.New("boom"))
+	slog.New(store).WithGroup("pix").With("key", "k").Info("m", slog.Group("http", "status", 503), "err",
+		errors.New("boom"))
 	got := store.recorded()[0].Attrs
 	if got["pix.key"].String() != "k" || got["pix.http.status"].Int64() != 503 || got["pix.err"].String() != "boom" {
 		t.Fatalf("attrs = %v, want pix.key, pix.http.status and pix.err", got)

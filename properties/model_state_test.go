@@ -1,8 +1,10 @@
 package properties
 
 import (
+	"cmp"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -100,4 +102,9 @@ func otherPayload(p payload) payload {
 		p.InfoPagador = ""
 	}
 	return p
+}
+
+// compareScopes orders scopes by token, then key, so that draws over them replay.
+func compareScopes(a, b scope) int {
+	return cmp.Or(strings.Compare(a.token, b.token), strings.Compare(a.key, b.key))
 }

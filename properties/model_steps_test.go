@@ -20,11 +20,11 @@ func (mc *pspMachine) fresh(t *rapid.T, sc scope, p payload, f psp.Fault) {
 		return
 	}
 	commitAt := start
-	if f.Kind == psp.FaultSlow {
+	if f.Kind == faultSlow {
 		commitAt = start.Add(f.Duration)
 	}
 	status := mc.m.commit(sc, p, commitAt)
-	if f.Kind == psp.FaultDrop {
+	if f.Kind == faultDrop {
 		wantClosed(t, r)
 		return
 	}
@@ -44,13 +44,14 @@ func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 	if mc.struckFirst(t, r, start, f) {
 		return
 	}
-	if f.Kind == psp.FaultDrop {
+	if f.Kind == faultDrop {
 		wantClosed(t, r)
 		return
 	}
 	wantElapsed(t, start, f, true)
 	if r.Err != nil || r.Status != k.status || !r.Replayed {
-		t.Fatalf("a replay got %d (replayed=%v, error %v), want the stored %d replayed", r.Status, r.Replayed, r.Err, k.status)
+		t.Fatalf("a replay got %d (replayed=%v, error %v), want the stored %d replayed", r.Status, r.Replayed, r.Err,
+			k.status)
 	}
 	if k.body != nil && !bytes.Equal(r.Body, k.body) {
 		t.Logf("replay %s\nfirst  %s", r.Body, k.body)
@@ -66,13 +67,13 @@ func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 // recording a new down window in the model.
 func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fault) bool {
 	switch {
-	case mc.m.down(start) || f.Kind == psp.FaultReset || f.Kind == psp.FaultDown:
-		if f.Kind == psp.FaultDown {
+	case mc.m.down(start) || f.Kind == faultReset || f.Kind == faultDown:
+		if f.Kind == faultDown {
 			mc.m.downUntil = start.Add(f.Duration)
 		}
 		wantClosed(t, r)
 		return true
-	case f.Kind == psp.FaultStatus:
+	case f.Kind == faultStatus:
 		wantInjected(t, r, f)
 		return true
 	}
@@ -85,7 +86,7 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 func (mc *pspMachine) learn(t *rapid.T, sc scope, body []byte) {
 	k := mc.m.keys[sc]
 	if k.status == 422 {
-		if problemCode(body) != "insufficient_funds" {
+		if problemCode(body) != codeInsufficientFunds {
 			t.Fatalf("a stored 422 has code %q, want insufficient_funds", problemCode(body))
 		}
 		mc.m.learn(sc, body, "")
@@ -117,7 +118,8 @@ func wantInjected(t *rapid.T, r reply, f psp.Fault) {
 	if f.RetryAfter > 0 {
 		wantRetryAfter = strconv.FormatInt(int64((f.RetryAfter+time.Second-1)/time.Second), 10)
 	}
-	if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != "injected_fault" || r.Replayed || r.RetryAfter != wantRetryAfter {
+	if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != codeInjectedFault || r.Replayed ||
+		r.RetryAfter != wantRetryAfter {
 		t.Fatalf("status fault %d (Retry-After %q) answered %d %q, Retry-After %q, replayed=%v, error %v",
 			f.Status, wantRetryAfter, r.Status, problemCode(r.Body), r.RetryAfter, r.Replayed, r.Err)
 	}
@@ -128,7 +130,7 @@ func wantInjected(t *rapid.T, r reply, f psp.Fault) {
 // point where the slow fault waits).
 func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, replay bool) {
 	var want time.Duration
-	if f.Kind == psp.FaultLate || f.Kind == psp.FaultSlow && !replay {
+	if f.Kind == faultLate || f.Kind == faultSlow && !replay {
 		want = f.Duration
 	}
 	if got := time.Since(start); got != want {

@@ -31,7 +31,7 @@ func TestPSPMatchesModel(t *testing.T) {
 // pspMatchesModel is the property of TestPSPMatchesModel.
 func pspMatchesModel(t *rapid.T) {
 	balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
-	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
+	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(defaultKeyTTL)).Draw(t, "KeyTTL")
 	rapid.SyncTest(t, func(t *rapid.T) {
 		srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
 		if err != nil {
@@ -39,7 +39,8 @@ func pspMatchesModel(t *rapid.T) {
 		}
 		pipe := pipenet.NewServer(srv)
 		defer pipe.Close()
-		mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl), seen: map[string]bool{}}
+		mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
+			seen: map[string]bool{}}
 		t.Repeat(map[string]func(*rapid.T){
 			"send":                             mc.send,
 			"duplicate send":                   mc.duplicate,
@@ -67,7 +68,7 @@ type pspMachine struct {
 func payloadGen(balance int64) *rapid.Generator[payload] {
 	return rapid.Custom(func(t *rapid.T) payload {
 		return payload{
-			Valor:       psp.FormatAmount(amountGen(balance).Draw(t, "cents")),
+			Valor:       formatAmount(amountGen(balance).Draw(t, "cents")),
 			Chave:       rapid.SampledFrom(modelPixKeys).Draw(t, "chave"),
 			InfoPagador: rapid.SampledFrom([]string{"", "aluguel", "ação"}).Draw(t, "infoPagador"),
 		}
@@ -122,15 +123,17 @@ func (mc *pspMachine) reuse(t *rapid.T) {
 		wantClosed(t, r)
 		return
 	}
-	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != "idempotency_key_reused" || r.Replayed {
-		t.Fatalf("a key reused with another payload got %d %q (replayed=%v, error %v), want 422 idempotency_key_reused", r.Status, problemCode(r.Body), r.Replayed, r.Err)
+	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyReused || r.Replayed {
+		t.Fatalf("a key reused with another payload got %d %q (replayed=%v, error %v), want 422 idempotency_key_reused",
+			r.Status, problemCode(r.Body), r.Replayed, r.Err)
 	}
 }
 
 // advance lets virtual time pass: up to 10 s, or exactly the key lifetime, or just past it.
 func (mc *pspMachine) advance(t *rapid.T) {
 	ttl := mc.m.ttl
-	time.Sleep(rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond})).Draw(t, "advance by"))
+	time.Sleep(rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond})).Draw(t,
+		"advance by"))
 }
 
 // reset resets the PSP, and the model with it.

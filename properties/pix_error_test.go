@@ -13,9 +13,9 @@ import (
 // refusalCodes are the problem codes of the contract that name a refusal, with the sentinel a
 // *pix.Error with that code on a 4xx matches.
 var refusalCodes = map[string]error{
-	"insufficient_funds":     pix.ErrInsufficientFunds,
-	"idempotency_key_reused": pix.ErrKeyReused,
-	"invalid_request":        pix.ErrInvalidPayment,
+	codeInsufficientFunds:    pix.ErrInsufficientFunds,
+	codeIdempotencyKeyReused: pix.ErrKeyReused,
+	codeInvalidRequest:       pix.ErrInvalidPayment,
 }
 
 // TestErrorSaysWhatThePSPAnswered: a *pix.Error reads "pix: PSP answered STATUS CODE: DETAIL",
@@ -24,9 +24,10 @@ var refusalCodes = map[string]error{
 func TestErrorSaysWhatThePSPAnswered(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		e := &pix.Error{
-			Status: rapid.OneOf(rapid.IntRange(100, 599), rapid.SampledFrom([]int{200, 302, 400, 409, 422, 429, 499, 500})).Draw(t, "status"),
-			Code: rapid.OneOf(rapid.Just(""), rapid.SampledFrom([]string{"insufficient_funds", "idempotency_key_reused",
-				"invalid_request", "injected_fault", "idempotency_key_in_use"}), rapid.StringN(1, 12, -1)).Draw(t, "code"),
+			Status: rapid.OneOf(rapid.IntRange(100, 599), rapid.SampledFrom([]int{200, 302, 400, 409, 422, 429, 499,
+				500})).Draw(t, "status"),
+			Code: rapid.OneOf(rapid.Just(""), rapid.SampledFrom([]string{codeInsufficientFunds, codeIdempotencyKeyReused,
+				codeInvalidRequest, codeInjectedFault, codeIdempotencyKeyInUse}), rapid.StringN(1, 12, -1)).Draw(t, "code"),
 			Detail: rapid.OneOf(rapid.Just(""), rapid.String()).Draw(t, "detail"),
 		}
 		want := "pix: PSP answered " + strconv.Itoa(e.Status)

@@ -54,7 +54,8 @@ func (q quotaLimits) checkQuotaRefusals(trace []quotaEvent) error {
 			continue
 		}
 		if !s.over(1) {
-			return fmt.Errorf("event %d: a retry refused, but granting it left every stretch within the bound (at most %s beyond ratio × first attempts, burst %d)",
+			return fmt.Errorf("event %d: a retry refused, but granting it left every stretch within the bound "+
+				"(at most %s beyond ratio × first attempts, burst %d)",
 				j, s.excess(1).RatString(), q.burst)
 		}
 	}

@@ -117,7 +117,8 @@ func quotaScenarioGen() *rapid.Generator[quotaScenario] {
 			if i >= change {
 				failing = after
 			}
-			sc.calls[i] = rapid.SliceOfN(outcomeGen(failing), sc.policy.AttemptsMax, sc.policy.AttemptsMax).Draw(t, fmt.Sprintf("call %d", i))
+			sc.calls[i] = rapid.SliceOfN(outcomeGen(failing), sc.policy.AttemptsMax, sc.policy.AttemptsMax).Draw(t,
+				fmt.Sprintf("call %d", i))
 		}
 		return sc
 	})
@@ -130,7 +131,8 @@ func outcomeGen(percent int) *rapid.Generator[quotaOutcome] {
 		if rapid.IntRange(0, 99).Draw(t, "roll") >= percent {
 			return quotaSucceeds
 		}
-		return rapid.SampledFrom([]quotaOutcome{quotaFails, quotaFails, quotaFails, quotaWaitLong, quotaIsRefused}).Draw(t, "failure")
+		return rapid.SampledFrom([]quotaOutcome{quotaFails, quotaFails, quotaFails, quotaWaitLong, quotaIsRefused}).Draw(t,
+			"failure")
 	})
 }
 
@@ -170,7 +172,8 @@ func runQuotaScenario(t *rapid.T, sc quotaScenario) []quotaEvent {
 		for _, a := range seen {
 			trace = append(trace, quotaEventOf(a.Stop)...)
 		}
-		if last := seen[len(seen)-1]; last.Stop == retry.StopQuota && (!errors.Is(err, retry.ErrQuotaExhausted) || !errors.Is(err, last.Err)) {
+		if last := seen[len(seen)-1]; last.Stop == retry.StopQuota && (!errors.Is(err,
+			retry.ErrQuotaExhausted) || !errors.Is(err, last.Err)) {
 			t.Fatalf("call %d: Do() error = %v after a refusal, want ErrQuotaExhausted and %v", i, err, last.Err)
 		}
 	}

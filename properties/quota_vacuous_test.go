@@ -31,10 +31,13 @@ func TestQuotaChecksCatchViolations(t *testing.T) {
 		{"ten tenths make a retry", quotaLimits{0.1, 1}, "frffffffffffr", quotaLimits.checkQuotaBound, ""},
 		{"nine tenths do not", quotaLimits{0.1, 1}, "frfffffffffr", quotaLimits.checkQuotaBound, "the 11 events up to 11"},
 		{"burst 0 allows no retry", quotaLimits{2, 0}, "fr", quotaLimits.checkQuotaBound, "more than burst 0"},
-		{"a stretch beyond the bound, the whole run within it", quotaLimits{1, 1}, "fffffrr", quotaLimits.checkQuotaBound, "the 2 events up to 6"},
+		{"a stretch beyond the bound, the whole run within it", quotaLimits{1, 1}, "fffffrr", quotaLimits.checkQuotaBound,
+			"the 2 events up to 6"},
 		{"forced refusals", quotaLimits{0.5, 1}, "frfxffrfx", quotaLimits.checkQuotaRefusals, ""},
-		{"a refusal with a token left", quotaLimits{0.5, 1}, "fx", quotaLimits.checkQuotaRefusals, "event 1: a retry refused"},
-		{"a refusal after ten tenths", quotaLimits{0.1, 1}, "frffffffffffx", quotaLimits.checkQuotaRefusals, "event 12: a retry refused"},
+		{"a refusal with a token left", quotaLimits{0.5, 1}, "fx", quotaLimits.checkQuotaRefusals,
+			"event 1: a retry refused"},
+		{"a refusal after ten tenths", quotaLimits{0.1, 1}, "frffffffffffx", quotaLimits.checkQuotaRefusals,
+			"event 12: a retry refused"},
 		{"burst 0 refuses", quotaLimits{2, 0}, "fx", quotaLimits.checkQuotaRefusals, ""},
 	}
 	for _, tt := range tests {
@@ -97,10 +100,12 @@ func TestQuotaChecksCatchBrokenLimiters(t *testing.T) {
 	whole := floatBucket{limits, func(tokens float64) bool { return tokens >= 1 }}
 	fraction := floatBucket{limits, func(tokens float64) bool { return tokens > 0 }}
 
-	if err := limits.checkQuotaRefusals(whole.replay(demand)); err == nil || !strings.Contains(err.Error(), "event 12: a retry refused") {
+	if err := limits.checkQuotaRefusals(whole.replay(demand)); err == nil || !strings.Contains(err.Error(),
+		"event 12: a retry refused") {
 		t.Errorf("checkQuotaRefusals(float sum) = %v, want the refusal at event 12", err)
 	}
-	if err := limits.checkQuotaBound(fraction.replay(demand)); err == nil || !strings.Contains(err.Error(), "more than burst 1") {
+	if err := limits.checkQuotaBound(fraction.replay(demand)); err == nil || !strings.Contains(err.Error(),
+		"more than burst 1") {
 		t.Errorf("checkQuotaBound(any fraction) = %v, want a violation", err)
 	}
 	exact := quotaLimits{0.5, 1}

@@ -6,13 +6,17 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"pixretry/internal/roundtrip"
 )
 
 // wireRecorder is an http.Handler that records every request reaching next, and next's answer,
-// as an Exchange. It is safe for concurrent use. Call exchanges only after wait.
+// as an Exchange: the round trip's number the request carries in roundtrip.Header pairs it with
+// the Trip that sent it. It is safe for concurrent use. Call exchanges only after wait.
 type wireRecorder struct {
 	next http.Handler
 	mu   sync.Mutex
@@ -34,7 +38,9 @@ func (rec *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	rd := &recorded{done: make(chan struct{})}
 	defer close(rd.done)
+	trip, _ := strconv.ParseInt(r.Header.Get(roundtrip.Header), 10, 64)
 	rd.ex = Exchange{
+		Trip:    trip,
 		Arrived: time.Now(),
 		Token:   strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
 		Key:     r.Header.Get("Idempotency-Key"),

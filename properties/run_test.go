@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pixretry/internal/pipenet"
+	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"
@@ -29,9 +31,10 @@ type scenario struct {
 	AttemptTimeout time.Duration
 	BalanceCents   int64
 	Faults         []psp.Fault
-	Gateway        []gatewayAnswer // answers a gateway gives before the PSP, one per payment request; none: every request reaches the PSP
-	Line           []lineStep      // what the network does to the payment requests, in arrival order; none: nothing
-	Calls          []callSpec
+	// Gateway is what a gateway before the PSP does with each payment request; none: it passes all on.
+	Gateway []gatewayAnswer
+	Line    []lineStep // what the network does to the payment requests, in arrival order; none: nothing
+	Calls   []callSpec
 }
 
 // callSpec is one call of a scenario.
@@ -42,9 +45,11 @@ type callSpec struct {
 	// payment again with SendWithKey under that call's key, the way a caller learns the outcome
 	// of a payment that ended in ErrOutcomeUnknown. Payment and Key are then ignored.
 	Reconcile bool
-	After     time.Duration // when the call starts: from the start of the run, or from the return of the call it reconciles
-	Deadline  time.Duration // the caller's context ends this long after the call starts; 0: never
-	Jitter    []float64     // the client's draws in [0, 1), taken in a cycle
+	// After is when the call starts: from the start of the run, or from the return of the call it
+	// reconciles.
+	After    time.Duration
+	Deadline time.Duration // the caller's context ends this long after the call starts; 0: never
+	Jitter   []float64     // the client's draws in [0, 1), taken in a cycle
 }
 
 // runScenario plays sc against a fresh PSP served over in-memory pipes and returns its trace,
@@ -61,15 +66,18 @@ func runScenario(sc scenario) (Trace, error) {
 	defer pipe.Close()
 	network := &line{steps: sc.Line}
 	// The header limit is pix's default transport's: pix must report an answer it cannot read.
-	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext), MaxResponseHeaderBytes: headerLimit}
+	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext),
+		MaxResponseHeaderBytes: headerLimit}
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{
-		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults), Distortions: distortions(sc.Faults),
-		KeyTTL: runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
+		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
+		Distortions: distortions(sc.Faults),
+		KeyTTL:      runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
 		Calls: make([]Call, len(sc.Calls)),
 	}
 	var wg sync.WaitGroup
+	var numbers atomic.Int64 // the round trips of every call, numbered apart
 	done := make([]chan struct{}, len(sc.Calls))
 	for i, spec := range sc.Calls {
 		done[i] = make(chan struct{})
@@ -80,7 +88,7 @@ func runScenario(sc scenario) (Trace, error) {
 				prev := tr.Calls[i-1]
 				spec.Payment, spec.Key = prev.Payment, reconcileKey(prev)
 			}
-			tr.Calls[i] = runCall(pipe.URL, transport, network, sc, spec)
+			tr.Calls[i] = runCall(pipe.URL, transport, network, &numbers, sc, spec)
 		})
 	}
 	wg.Wait()
@@ -96,13 +104,15 @@ func runScenario(sc scenario) (Trace, error) {
 }
 
 // runCall makes one call with a client of its own (its own recorders and jitter source) that
-// shares the run's transport and line, and so its connections, with the other calls.
-func runCall(baseURL string, transport http.RoundTripper, network *line, sc scenario, spec callSpec) Call {
+// shares the run's transport and line, and so its connections, and the numbering of its round
+// trips with the other calls.
+func runCall(baseURL string, transport http.RoundTripper, network *line, numbers *atomic.Int64,
+	sc scenario, spec callSpec) Call {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	wire := &lineTripper{next: &attemptGuard{next: transport, budget: sc.Policy.AttemptsMax, stop: stop}, line: network}
-	trips := &psp.Recorder{Next: wire}
+	trips := &roundtrip.Recorder{Next: wire, Numbers: numbers}
 	logs := newLogStore()
 	draws := &drawSource{cycle: spec.Jitter}
 	client := &pix.Client{
@@ -171,7 +181,7 @@ func reconcileKey(c Call) string {
 func slowest(faults []psp.Fault) time.Duration {
 	var d time.Duration
 	for _, f := range faults {
-		if f.Kind == psp.FaultSlow || f.Kind == psp.FaultLate {
+		if f.Kind == faultSlow || f.Kind == faultLate {
 			d = max(d, f.Duration)
 		}
 	}

@@ -1,10 +1,9 @@
 package properties
 
 import (
-	"net/http"
-	"strconv"
 	"time"
 
+	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"
@@ -21,8 +20,7 @@ type Trace struct {
 	// attempt when AttemptTimeout is 0 or longer.
 	SlowestFault time.Duration
 	// Distortions is how many queued faults distort a success on its way out (bad_body, and
-	// commit_status with a 2xx): at most that many answers on the wire are not what the PSP
-	// stored.
+	// commit_status with a 2xx): at most that many answers on the wire are not what the PSP stored.
 	Distortions  int
 	KeyTTL       time.Duration // how long the PSP remembers a completed key
 	Token        string        // the bearer token every call used
@@ -47,19 +45,16 @@ type Call struct {
 	Trips    []Trip      // the round trips of the call's HTTP client, in order
 	Lines    []lineEvent // what the line did to each round trip, in order
 	Draws    []float64   // the jitter draws the call's client consumed, in order
-	Records  []logRecord // every record the call's logger received: Attempts and Summary are read from them
+	Records  []logRecord // every record the call's logger received: Attempts and Summary come from them
 }
 
 // Key is the Idempotency-Key the call used: the one it was given, else the one its first round
 // trip carried; "" when it made none.
 func (c Call) Key() string {
-	if c.GivenKey != "" {
+	if c.GivenKey != "" || len(c.Trips) == 0 {
 		return c.GivenKey
 	}
-	if len(c.Trips) > 0 {
-		return c.Trips[0].Key
-	}
-	return ""
+	return c.Trips[0].Key
 }
 
 // Attempt is one "pix attempt" log record.
@@ -85,11 +80,12 @@ type Summary struct {
 	Replayed       bool   // settled only
 }
 
-// Trip is one round trip as the client's transport saw it.
-type Trip = psp.Trip
+// Trip is one round trip as the client's transport saw it. Its Number is unique in a run.
+type Trip = roundtrip.Trip
 
 // Exchange is one request as the PSP's handler saw it, and what the handler answered.
 type Exchange struct {
+	Trip     int64 // the number of the round trip that sent it (roundtrip.Header); 0: none
 	Arrived  time.Time
 	Answered time.Time // when the status line was written; zero when none was
 	Token    string
@@ -103,61 +99,27 @@ type Exchange struct {
 	HeaderBytes int
 }
 
+// exchangeOf is the request round trip t became at the PSP, paired by t's number; false when
+// none arrived.
+func (tr Trace) exchangeOf(t Trip) (Exchange, bool) {
+	for _, ex := range tr.Wire {
+		if ex.Trip == t.Number {
+			return ex, true
+		}
+	}
+	return Exchange{}, false
+}
+
 // headerLimit is how much of an answer's header pix reads. A longer one breaks the contract.
 const headerLimit = 64 << 10
 
-// unreadable reports whether the answer to round trip j of call i, as the PSP's side of the
-// wire saw it, had a header longer than pix reads. The round trips under one key that began at
-// one instant, in call order, and the requests under that key that arrived then, in arrival
-// order, are paired one to one; a round trip the line stopped before it was written has no
-// request. The order is exact where the calls under a key are sequential, as they are wherever
-// a gateway answers.
-func (tr Trace) unreadable(i, j int) bool {
-	c, t := tr.Calls[i], tr.Calls[i].Trips[j]
-	if t.Err == nil || j < len(c.Lines) && !c.Lines[j].Fault.reachesPSP() {
-		return false // the client read the answer's status, or no answer came
-	}
-	n := 0 // t's rank among the round trips that reached the PSP under its key at its instant
-	for ci, c := range tr.Calls {
-		for cj, o := range c.Trips {
-			if ci == i && cj == j {
-				return tr.answer(t, n).HeaderBytes > headerLimit
-			}
-			if o.Key == t.Key && o.Start.Equal(t.Start) && (cj >= len(c.Lines) || c.Lines[cj].Fault.reachesPSP()) {
-				n++
-			}
-		}
-	}
-	return false
-}
-
-// answer is the n-th exchange under t's key that arrived as t began, or none.
-func (tr Trace) answer(t Trip, n int) Exchange {
-	for _, ex := range tr.Wire {
-		if ex.Key == t.Key && ex.Arrived.Equal(t.Start) {
-			if n == 0 {
-				return ex
-			}
-			n--
-		}
-	}
-	return Exchange{}
+// unreadable reports whether t failed because its answer's header was longer than pix reads.
+func (tr Trace) unreadable(t Trip) bool {
+	ex, ok := tr.exchangeOf(t)
+	return t.Err != nil && ok && ex.HeaderBytes > headerLimit
 }
 
 // scope is a key as the PSP scopes it: per bearer token.
 type scope struct{ token, key string }
 
 func (e Exchange) scope() scope { return scope{e.Token, e.Key} }
-
-// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date taken from the
-// instant the answer arrived; 0 when there is none, or it is in the past.
-func hintOf(t Trip) time.Duration {
-	if date, err := http.ParseTime(t.RetryAfter); err == nil {
-		return max(date.Sub(t.End), 0)
-	}
-	n, err := strconv.Atoi(t.RetryAfter)
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return time.Duration(n) * time.Second
-}

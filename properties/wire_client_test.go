@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"regexp"
 	"time"
-
-	"pixretry/psp"
 )
 
 // payload is a payment request body in the contract's terms.
@@ -21,7 +19,7 @@ type payload struct {
 
 // cents is the payload's valor in cents; the suite only builds valid ones.
 func (p payload) cents() int64 {
-	c, err := psp.ParseBalance(p.Valor)
+	c, err := parseAmount(p.Valor)
 	if err != nil || c == 0 {
 		panic(fmt.Sprintf("properties: the suite built an invalid valor %q (%v)", p.Valor, err))
 	}
@@ -44,7 +42,7 @@ func post(client *http.Client, baseURL, token, key string, p payload) reply {
 	if err != nil {
 		panic("properties: encoding a payload: " + err.Error())
 	}
-	req, err := http.NewRequest(http.MethodPost, baseURL+psp.PaymentsPath, bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, baseURL+paymentsPath, bytes.NewReader(body))
 	if err != nil {
 		panic("properties: building a request: " + err.Error())
 	}

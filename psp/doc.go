@@ -11,8 +11,7 @@
 // A [Fault] is one misbehaviour, such as a 503 or a lost answer. [Server.Inject] queues faults,
 // and each payment request consumes the next one. With Config.Control set, the Server also serves
 // a control API under /_psp/ that does the same over HTTP, guarded by Config.ControlToken and
-// Config.ControlHosts, and a [ControlClient] drives it. A
-// [Recorder] in the HTTP client under test records what that client sent.
+// Config.ControlHosts, and a [ControlClient] drives it.
 //
 // Command psp serves a Server on a real address. The HTTP contract (endpoints, statuses, problem
 // codes, headers, the order of checks, the faults and the control API) is in docs/psp.md.

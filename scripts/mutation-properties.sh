@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# How much of retry/ and pix/ the property suite guards on its own: gremlins' mutants of each
-# package run against the tests of properties/ only, not against the package's own tests.
+# How much of retry/, pix/ and psp/ the property suite guards on its own: gremlins' mutants of
+# each package run against the tests of properties/ only, not against the package's own tests.
 #
-#   bash scripts/mutation-properties.sh          # retry and pix
+#   bash scripts/mutation-properties.sh          # retry, pix and psp
 #   bash scripts/mutation-properties.sh retry    # one package
 #
 # gremlins runs only the mutated package's tests, or with --integration `go test ./...` over the
 # whole module. This script runs gremlins (the pinned version, built from go.mod) in integration
-# mode with a `go` first in PATH that turns that `./...` into `./properties/`: coverage is gathered from the properties alone
-# (-coverpkg=./PKG), so a mutant no property reaches is NOT COVERED, and every other mutant runs
+# mode with a `go` first in PATH that turns that `./...` into `./properties/`: coverage is
+# gathered from the properties alone (-coverpkg=./PKG), so a mutant no property reaches is NOT COVERED, and every other mutant runs
 # against the properties alone. The report goes to .mutation/properties-PKG.json. When
 # .mutation/PKG.json (`make mutation`) is there too, scripts/mutationgap lists every mutant the
 # full suite kills and the properties let live, and fails unless docs/properties.md explains
@@ -44,7 +44,7 @@ chmod +x "$shim/go"
 # `go tool` puts GOROOT/bin first in PATH, which would hide the shim: run gremlins' binary itself.
 go build -o "$shim/gremlins" github.com/go-gremlins/gremlins/cmd/gremlins
 
-if [ "$#" -eq 0 ]; then set -- retry pix; fi
+if [ "$#" -eq 0 ]; then set -- retry pix psp; fi
 mkdir -p .mutation
 for pkg in "$@"; do
   rm -f ".mutation/properties-$pkg.json"

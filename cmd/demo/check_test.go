@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 )
@@ -29,12 +30,12 @@ type record struct {
 // goodRun returns a run in which every expectation holds. Each test case breaks one thing in it.
 func goodRun() record {
 	at := time.Date(2025, 12, 2, 12, 0, 0, 123456789, time.UTC)
-	trips := func(key string, answers ...any) []psp.Trip {
-		var sent []psp.Trip
+	trips := func(key string, answers ...any) []roundtrip.Trip {
+		var sent []roundtrip.Trip
 		for _, a := range answers {
 			status, _ := a.(int)
 			err, _ := a.(error)
-			sent = append(sent, psp.Trip{Key: key, Status: status, Err: err})
+			sent = append(sent, roundtrip.Trip{Key: key, Status: status, Err: err})
 		}
 		return sent
 	}
@@ -45,7 +46,7 @@ func goodRun() record {
 		}
 		return p
 	}
-	settled := func(i int, e2e string, before int64, replayed bool, sent []psp.Trip) result {
+	settled := func(i int, e2e string, before int64, replayed bool, sent []roundtrip.Trip) result {
 		p := payment(i, before)
 		return result{
 			Scenario: scenarios[i], Payment: p, Sent: sent, BalanceBefore: before, BalanceAfter: before - p.AmountCents,
@@ -53,7 +54,7 @@ func goodRun() record {
 				SettledAt: at, IdempotencyKey: sent[0].Key, Replayed: replayed, Attempts: len(sent)},
 		}
 	}
-	failed := func(i int, err error, sent []psp.Trip) result {
+	failed := func(i int, err error, sent []roundtrip.Trip) result {
 		return result{Scenario: scenarios[i], Payment: payment(i, 55000), BalanceBefore: 55000, BalanceAfter: 55000,
 			Sent: sent, Err: err}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 )
@@ -38,7 +39,7 @@ type result struct {
 	Receipt  pix.Receipt
 	Err      error
 	// Sent is every payment request the client sent, as its transport saw them.
-	Sent []psp.Trip
+	Sent []roundtrip.Trip
 	// BalanceBefore and BalanceAfter are the payer's balance in cents around the payment.
 	BalanceBefore, BalanceAfter int64
 }
@@ -52,7 +53,7 @@ func demo(ctx context.Context, t *target) error {
 		HTTPClient: &http.Client{Transport: t.Transport, Timeout: controlTimeout},
 		Token:      t.ControlToken,
 	}
-	sent := &psp.Recorder{Next: t.Transport}
+	sent := &roundtrip.Recorder{Next: t.Transport}
 	payer := &pix.Client{
 		BaseURL:        t.BaseURL,
 		Token:          t.Token,
@@ -95,7 +96,7 @@ func demo(ctx context.Context, t *target) error {
 // over from an earlier scenario can strike, queues s's faults, sends s's payment and records what
 // happened. It returns an error only when the PSP cannot be driven or ctx ends. The payment's own
 // failure is part of the result.
-func play(ctx context.Context, s scenario, before int64, payer *pix.Client, ctl psp.ControlClient, sent *psp.Recorder) (result, error) {
+func play(ctx context.Context, s scenario, before int64, payer *pix.Client, ctl psp.ControlClient, sent *roundtrip.Recorder) (result, error) {
 	r := result{Scenario: s, Payment: s.Payment, BalanceBefore: before}
 	if err := ctl.ClearFaults(ctx); err != nil {
 		return r, err

@@ -1,15 +1,24 @@
-package psp
+// Package roundtrip records the round trips an HTTP client makes, as its transport sees them:
+// what a client under test sent, rather than its own account of it.
+package roundtrip
 
 import (
 	"cmp"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
+// Header carries a round trip's number on the request, when a Recorder numbers them. A
+// server-side recorder reads it to pair the request it receives with the Trip that sent it.
+const Header = "Round-Trip"
+
 // Trip is one round trip as a client's transport saw it.
 type Trip struct {
+	Number     int64 // the number sent in Header; 0 when the Recorder does not number
 	Start      time.Time
 	End        time.Time // when the answer's header arrived, or the round trip failed
 	Key        string    // the Idempotency-Key sent
@@ -20,12 +29,15 @@ type Trip struct {
 	BodyErr    error     // the first error reading the answer's body, other than EOF: a truncated answer
 }
 
-// Recorder is an http.RoundTripper that records each round trip it passes to Next. Put it in
-// the http.Client of the client under test to see what that client sent, rather than trust the
-// client's own account. It is safe for concurrent use.
+// Recorder is an http.RoundTripper that records each round trip it passes to Next. It is safe
+// for concurrent use.
 type Recorder struct {
 	// Next makes the round trips. Nil means http.DefaultTransport.
 	Next http.RoundTripper
+	// Numbers, when not nil, numbers the round trips: each takes the next value (1 for the
+	// first), records it in Trip.Number and sends it in Header. Recorders that share Numbers
+	// number their round trips apart.
+	Numbers *atomic.Int64
 
 	mu    sync.Mutex
 	trips []*Trip
@@ -34,13 +46,18 @@ type Recorder struct {
 // RoundTrip records req's round trip through Next and returns its result. The answer's body
 // notes in the Trip the first error that reading it meets.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := &Trip{Start: time.Now(), Key: req.Header.Get(idempotencyKeyHeader)}
+	trip := &Trip{Start: time.Now(), Key: req.Header.Get("Idempotency-Key")}
+	if r.Numbers != nil {
+		trip.Number = r.Numbers.Add(1)
+		req = req.Clone(req.Context()) // a RoundTripper must not modify the caller's request
+		req.Header.Set(Header, strconv.FormatInt(trip.Number, 10))
+	}
 	resp, err := cmp.Or(r.Next, http.DefaultTransport).RoundTrip(req)
 	trip.End, trip.Err = time.Now(), err
 	if err == nil {
 		trip.Status = resp.StatusCode
 		trip.RetryAfter = resp.Header.Get("Retry-After")
-		trip.Replayed = resp.Header.Get(replayedHeader) == "true"
+		trip.Replayed = resp.Header.Get("Idempotent-Replayed") == "true"
 		resp.Body = &recordedBody{ReadCloser: resp.Body, rec: r, trip: trip}
 	}
 	r.mu.Lock()

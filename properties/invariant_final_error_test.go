@@ -1,0 +1,136 @@
+package properties
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"pixretry/pix"
+)
+
+// checkFinalError is invariant 6: the final error is the last attempt's error. The call fails
+// exactly when its last attempt failed, and its error says what that attempt's record says
+// (pix logs the error's text). On the wire side, the error carries what the last round trip
+// got (checkLastAnswer), and a *pix.Error carries the code and detail of the very answer the
+// PSP wrote for that round trip (checkProblem).
+func checkFinalError(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		a, ok := lastOf(c.Attempts)
+		switch {
+		case !ok:
+			continue
+		case (c.Err == nil) != (a.Error == ""):
+			v.addf("call %d returned error %v, its last attempt %d error %q", i, c.Err, a.Number, a.Error)
+			continue
+		case c.Err == nil:
+			continue
+		case !strings.Contains(c.Err.Error(), a.Error):
+			v.addf("call %d returned %q, which does not say the last attempt's %q", i, c.Err, a.Error)
+		}
+		t, ok := lastOf(c.Trips)
+		if !ok || len(c.Trips) != len(c.Attempts) {
+			continue // invariant 1 reports it: the attempts cannot be paired with their trips
+		}
+		checkLastAnswer(&v, i, c.Err, t, tr.unreadable(t))
+		checkProblem(&v, tr, i, c.Err, t)
+	}
+	return v.err()
+}
+
+// checkLastAnswer checks that err, the error of call i, carries what its last round trip t
+// got: the transport's error, the error that cut the body short, or the answer. A 201 the call
+// did not accept broke the contract and may hide a settlement: ErrContract and
+// ErrOutcomeUnknown. Any other answer is a *pix.Error with its status, ErrContract exactly when
+// the contract never gives that status (a 2xx other than 201, a 3xx).
+func checkLastAnswer(v *violations, i int, err error, t Trip, unreadable bool) {
+	var pe *pix.Error
+	switch {
+	case t.Err != nil || t.BodyErr != nil:
+		if cause := cmp.Or(t.Err, t.BodyErr); !errors.Is(err, cause) {
+			v.addf("call %d: errors.Is(%v, the transport's %v) = false", i, err, cause)
+		}
+		if errors.Is(err, pix.ErrContract) != unreadable {
+			v.addf("call %d: errors.Is(%v, ErrContract) = %t after an answer with a header of more than %d bytes: %t",
+				i, err, !unreadable, headerLimit, unreadable)
+		}
+	case t.Status == http.StatusCreated:
+		if !errors.Is(err, pix.ErrContract) || !errors.Is(err, pix.ErrOutcomeUnknown) {
+			v.addf("call %d: error %v after a 201 it did not accept, want ErrContract and ErrOutcomeUnknown", i, err)
+		}
+	case !errors.As(err, &pe) || pe.Status != t.Status:
+		v.addf("call %d: error %v does not carry the last answer's status %d", i, err, t.Status)
+	case errors.Is(err, pix.ErrContract) != (t.Status < 400):
+		v.addf("call %d: errors.Is(%v, ErrContract) = %t after a %d answer", i, err, !(t.Status < 400), t.Status)
+	}
+}
+
+// checkProblem checks that the *pix.Error of call i carries the problem's code and detail as
+// the PSP wrote them in its answer to t, the call's last round trip; none when that answer was
+// not a problem.
+func checkProblem(v *violations, tr Trace, i int, err error, t Trip) {
+	pe, ok := errors.AsType[*pix.Error](err)
+	if !ok || t.Err != nil || t.BodyErr != nil {
+		return
+	}
+	ex, ok := tr.exchangeOf(t)
+	if !ok {
+		v.addf("call %d: its last answer, %d, answers no request the PSP received", i, t.Status)
+		return
+	}
+	var p struct{ Code, Detail string }
+	if json.Unmarshal(ex.Body, &p) != nil {
+		p.Code, p.Detail = "", ""
+	}
+	if p.Code != pe.Code || p.Detail != pe.Detail {
+		v.addf("call %d: error carries code %q and detail %q, the PSP's answer said %q %q",
+			i, pe.Code, pe.Detail, p.Code, p.Detail)
+	}
+}
+
+// finalErrorPlanted are violations of this invariant, planted in the baseline trace.
+var finalErrorPlanted = []planted{
+	{"an answer whose header pix cannot read, without ErrContract", checkFinalError,
+		"ErrContract) = false after an answer with a header of more than", func(tr *Trace) {
+			lostConnection(tr, callUnknown, 3, tr.Calls[callUnknown].Err)
+			tr.answer(callUnknown, 3).HeaderBytes = headerLimit + 1
+		}},
+	{"a lost connection reported as ErrContract", checkFinalError,
+		"ErrContract) = true after an answer with a header of more than", func(tr *Trace) {
+			lostConnection(tr, callUnknown, 3, tr.Calls[callUnknown].Err)
+			tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrContract, tr.Calls[callUnknown].Err)
+		}},
+	{"an error with another problem code than the answer's", checkFinalError, `error carries code "invalid_request"`,
+		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = codeInvalidRequest }},
+	{"an error that lost the answer's detail", checkFinalError, `and detail ""`,
+		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Detail = "" }},
+	{"an error paired with no request at the PSP", checkFinalError, "answers no request the PSP received",
+		func(tr *Trace) { tr.answer(callRefused, 1).Trip = 99 }},
+	{"an error that lost the body's error", checkFinalError, "the transport's unexpected EOF", func(tr *Trace) {
+		tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
+	}},
+	{"a 201 refused without ErrContract", checkFinalError, "after a 201 it did not accept",
+		func(tr *Trace) { tr.trip(callUnknown, 3).Status = 201 }},
+	{"a 200 that is not ErrContract", checkFinalError, "ErrContract) = false after a 200", func(tr *Trace) {
+		tr.trip(callUnknown, 3).Status = 200
+		tr.unknownErr(callUnknown).Err = &notContract{&pix.Error{Status: 200}}
+	}},
+	{"a 503 that is ErrContract", checkFinalError, "ErrContract) = true after a 503", func(tr *Trace) {
+		tr.unknownErr(callUnknown).Err = errors.Join(tr.unknownErr(callUnknown).Err, pix.ErrContract)
+	}},
+	{"a failure whose last attempt succeeded", checkFinalError, `its last attempt 1 error ""`,
+		func(tr *Trace) { tr.attempt(callRefused, 1).Error = "" }},
+	{"an error that is not the last attempt's", checkFinalError, "does not say the last attempt's",
+		func(tr *Trace) { tr.attempt(callUnknown, 3).Error = "pix: PSP answered 502 injected_fault" }},
+	{"an error that lost the last answer's status", checkFinalError, "does not carry the last answer's status 503",
+		func(tr *Trace) { tr.unknownErr(callUnknown).Err = errors.New(tr.attempt(callUnknown, 3).Error) }},
+	{"an error that lost the transport's error", checkFinalError, "the transport's EOF", func(tr *Trace) {
+		lostConnection(tr, callUnknown, 3, io.EOF)
+		tr.attempt(callUnknown, 3).Error = errEOF.Error()
+		tr.unknownErr(callUnknown).Err = errors.New(errEOF.Error())
+	}},
+}

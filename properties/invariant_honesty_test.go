@@ -1,0 +1,150 @@
+package properties
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"pixretry/pix"
+	"pixretry/psp"
+)
+
+// checkHonesty is invariant 7, the client's promise: an error that is not ErrOutcomeUnknown
+// means the PSP holds no settlement for this key and this payment; a success means the ledger
+// holds exactly the receipt's settlement (endToEndId, amount, Pix key, time), and the receipt
+// describes the payment and the answer that made it (Replayed as the wire said), a 201 that
+// keeps the contract. The closing record's outcome_unknown agrees with the error.
+//
+// The converse holds for a Send, whose fresh key has no history at the PSP: it ends in
+// ErrOutcomeUnknown only when one of its requests may have settled.
+//
+// A duplicate sender may settle the same payment under the same key after a call has failed,
+// which breaks no promise of that call. So a failed call is held to the settlements that
+// existed before its last request left, and to every settlement of its payment under its key
+// when no other call sent that payment under that key.
+func checkHonesty(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		got := settlementsOf(tr.Ledger, tr.Token, c.Key())
+		unknown := errors.Is(c.Err, pix.ErrOutcomeUnknown)
+		if c.Summary != nil && c.Err != nil && c.Summary.OutcomeUnknown != unknown {
+			v.addf("call %d: closing record says outcome_unknown=%v, the error %v says %v", i, c.Summary.OutcomeUnknown, c.Err,
+				unknown)
+		}
+		switch {
+		case c.Err == nil:
+			checkReceipt(&v, i, c, got)
+			checkAccepted(&v, tr, i, c)
+		case !unknown && c.Key() != "":
+			for _, s := range got {
+				if pays(s, c.Payment) && (soleSender(tr, i) || s.SettledAt.Before(lastRequest(c))) {
+					v.addf("call %d failed with %v, not outcome-unknown, but the PSP settled it under key %q (%s)", i, c.Err,
+						c.Key(), s.EndToEndID)
+				}
+			}
+		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, maySettle):
+			v.addf("call %d failed with %v, outcome-unknown, yet none of its requests could have settled it", i, c.Err)
+		}
+	}
+	return v.err()
+}
+
+// maySettle reports whether round trip t may have left a settlement behind, by pix's contract:
+// every one does but a connection that could not be made (the request never left) and a 4xx
+// other than 409 and 429 that arrived whole (a refusal before processing, or a stored one).
+func maySettle(t Trip) bool {
+	if e, ok := errors.AsType[*net.OpError](t.Err); ok && e.Op == "dial" {
+		return false
+	}
+	refusal := t.Status/100 == 4 && t.Status != http.StatusConflict && t.Status != http.StatusTooManyRequests
+	return t.Err != nil || t.BodyErr != nil || !refusal
+}
+
+// soleSender reports whether no call but call i sent its payment under its key.
+func soleSender(tr Trace, i int) bool {
+	c := tr.Calls[i]
+	for j, o := range tr.Calls {
+		if j != i && o.Key() == c.Key() && o.Payment == c.Payment && len(o.Trips) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// lastRequest is when call c's last round trip began, or its end if it made none.
+func lastRequest(c Call) time.Time {
+	if t, ok := lastOf(c.Trips); ok {
+		return t.Start
+	}
+	return c.End
+}
+
+// checkReceipt checks the receipt of successful call i against the settlements under its key.
+func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
+	r := c.Receipt
+	if len(got) != 1 {
+		v.addf("call %d succeeded with %s; the ledger holds %d settlements for its key", i, r.EndToEndID, len(got))
+		return
+	}
+	s := got[0]
+	if s.EndToEndID != r.EndToEndID || s.AmountCents != r.AmountCents || s.PixKey != r.PixKey ||
+		!s.SettledAt.Equal(r.SettledAt) {
+		v.addf("call %d: receipt %+v, but the ledger holds %+v", i, r, s)
+	}
+	if !pays(s, c.Payment) || r.Status != "REALIZADO" {
+		v.addf("call %d: receipt %+v for payment %+v", i, r, c.Payment)
+	}
+	if t, ok := lastOf(c.Trips); ok && r.Replayed != t.Replayed {
+		v.addf("call %d: Receipt.Replayed = %v, the answer's Idempotent-Replayed header said %v", i, r.Replayed, t.Replayed)
+	}
+}
+
+// checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it for
+// the call's last round trip, is not a 201 that keeps the contract.
+func checkAccepted(v *violations, tr Trace, i int, c Call) {
+	t, ok := lastOf(c.Trips)
+	if !ok {
+		return
+	}
+	ex, ok := tr.exchangeOf(t)
+	switch {
+	case !ok:
+		v.addf("call %d accepted an answer to no request the PSP received", i)
+	case ex.Status != http.StatusCreated || !keepsContract(ex):
+		v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
+	}
+}
+
+// honestyPlanted are violations of this invariant, planted in the baseline trace.
+var honestyPlanted = []planted{
+	{"a success on a 201 that breaks the contract", checkHonesty, "accepted a 201 that breaks the contract",
+		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
+	{"a success on an answer to no request at the PSP", checkHonesty, "accepted an answer to no request",
+		func(tr *Trace) { tr.answer(callSettled, 2).Trip = 99 }},
+	{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it",
+		func(tr *Trace) {
+			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: codeInjectedFault}
+			settle(tr, callUnknown)
+		}},
+	{"outcome unknown after requests that could not have settled", checkHonesty,
+		"yet none of its requests could have settled it", func(tr *Trace) {
+			refusedDial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+			lostConnection(tr, callUnknown, 1, refusedDial)
+			tr.trip(callUnknown, 2).Err, tr.trip(callUnknown, 2).Status = nil, 400
+			tr.trip(callUnknown, 3).Status = 422
+		}},
+	{"a closing record that contradicts the error", checkHonesty, "outcome_unknown=false",
+		func(tr *Trace) { tr.Calls[callUnknown].Summary.OutcomeUnknown = false }},
+	{"a success with no settlement", checkHonesty, "the ledger holds 0 settlements",
+		func(tr *Trace) { tr.Ledger = nil }},
+	{"a receipt with another endToEndId", checkHonesty, "but the ledger holds",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.EndToEndID = "E12345678202601021000abcdefghijz" }},
+	{"a receipt with another settlement time", checkHonesty, "but the ledger holds",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.SettledAt = t0.Add(time.Second) }},
+	{"a receipt not REALIZADO", checkHonesty, "for payment",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
+	{"a receipt that hides the replay", checkHonesty, "Receipt.Replayed = false",
+		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
+}

@@ -1,0 +1,64 @@
+package properties
+
+import (
+	"io"
+)
+
+// checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
+// the first permanent failure. Every attempt before the last failed and was logged transient;
+// no round trip before the last got a final answer, by the wire's account (transientTrip); and
+// each logged verdict is the wire's class of that round trip.
+func checkPermanentStops(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		for j, a := range c.Attempts {
+			last := j == len(c.Attempts)-1
+			switch {
+			case !last && a.Error == "":
+				v.addf("call %d: attempt %d succeeded, yet attempt %d followed", i, a.Number, a.Number+1)
+			case !last && !a.Transient:
+				v.addf("call %d: attempt %d failed permanently (%s), yet attempt %d followed",
+					i, a.Number, a.Error, a.Number+1)
+			}
+			if j >= len(c.Trips) {
+				continue // invariant 1 reports it
+			}
+			t := c.Trips[j]
+			transient := transientTrip(t, tr.unreadable(t))
+			if !last && !transient {
+				v.addf("call %d: attempt %d got a final answer (%d), yet attempt %d followed",
+					i, a.Number, t.Status, a.Number+1)
+			}
+			if a.Error != "" && a.Transient != transient {
+				v.addf("call %d: attempt %d logged transient=%v for a round trip with status %d, error %v",
+					i, a.Number, a.Transient, t.Status, t.Err)
+			}
+		}
+	}
+	return v.err()
+}
+
+// permanentPlanted are violations of this invariant, planted in the baseline trace.
+var permanentPlanted = []planted{
+	{"an answer whose header pix cannot read, retried", checkPermanentStops,
+		"logged transient=true for a round trip with status 0, error read tcp: read: connection reset", func(tr *Trace) {
+			lostConnection(tr, callUnknown, 2, errReset)
+			tr.answer(callUnknown, 2).HeaderBytes = headerLimit + 1
+		}},
+	{"a name that does not resolve, retried", checkPermanentStops,
+		"logged transient=true for a round trip with status 0, error dial tcp: lookup psp.invalid: no such host",
+		func(tr *Trace) { lostConnection(tr, callUnknown, 2, errNoHost) }},
+	{"an attempt after a permanent failure", checkPermanentStops, "failed permanently",
+		func(tr *Trace) { tr.attempt(callUnknown, 1).Transient = false }},
+	{"an attempt after a success", checkPermanentStops, "succeeded, yet attempt 2 followed",
+		func(tr *Trace) { tr.attempt(callSettled, 1).Error = "" }},
+	{"an attempt after a final answer on the wire", checkPermanentStops, "got a final answer (400)",
+		func(tr *Trace) { tr.trip(callUnknown, 1).Status = 400 }},
+	{"a verdict that contradicts the wire", checkPermanentStops, "logged transient=true for a round trip with status 422",
+		func(tr *Trace) { tr.attempt(callRefused, 1).Transient = true }},
+	{"a 201 cut short judged permanent", checkPermanentStops, "logged transient=false for a round trip with status 201",
+		func(tr *Trace) {
+			tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
+			tr.attempt(callUnknown, 3).Transient = false
+		}},
+}

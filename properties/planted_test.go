@@ -1,0 +1,171 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pixretry/pix"
+	"pixretry/psp"
+)
+
+// planted is a violation planted in the baseline trace: the invariant check must report it
+// with a message containing want, which names the clause that saw it.
+type planted struct {
+	name  string
+	check func(Trace) error
+	want  string
+	plant func(*Trace)
+}
+
+// TestNoVacuousInvariant hands every invariant, clause by clause, a trace that violates it and
+// checks that the invariant reports it: a property that cannot fail proves nothing.
+func TestNoVacuousInvariant(t *testing.T) {
+	for _, c := range plantedViolations {
+		t.Run(c.name, func(t *testing.T) {
+			tr := baseline()
+			c.plant(&tr)
+			if err := c.check(tr); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("check() = %v, want a violation saying %q", err, c.want)
+			}
+			if err := checkAll(tr); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("checkAll() = %v, want it to report %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestEveryInvariantHasViolations: each invariant is shown able to fail.
+func TestEveryInvariantHasViolations(t *testing.T) {
+	for _, inv := range invariants {
+		n := 0
+		for _, c := range plantedViolations {
+			if fmt.Sprintf("%p", c.check) == fmt.Sprintf("%p", inv.check) {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("invariant %s has no planted violation", inv.name)
+		}
+	}
+}
+
+// attempt is the record of attempt n of call i; trip its round trip; answer what the PSP saw
+// and wrote for that round trip.
+func (tr *Trace) attempt(i, n int) *Attempt { return &tr.Calls[i].Attempts[n-1] }
+func (tr *Trace) trip(i, n int) *Trip       { return &tr.Calls[i].Trips[n-1] }
+func (tr *Trace) answer(i, n int) *Exchange {
+	for k := range tr.Wire {
+		if tr.Wire[k].Trip == tr.trip(i, n).Number {
+			return &tr.Wire[k]
+		}
+	}
+	panic(fmt.Sprintf("call %d, round trip %d: no answer", i, n))
+}
+
+// unknownErr is the *pix.OutcomeUnknownError of call i.
+func (tr *Trace) unknownErr(i int) *pix.OutcomeUnknownError {
+	return tr.Calls[i].Err.(*pix.OutcomeUnknownError)
+}
+
+// secondSettlement settles the payment of call i a second time under its key, a minute later.
+func secondSettlement(tr *Trace, i int) {
+	s := tr.Ledger[0]
+	for _, o := range tr.Ledger {
+		if o.IdempotencyKey == tr.Calls[i].Key() {
+			s = o
+		}
+	}
+	s.EndToEndID, s.SettledAt = "E12345678202601021001abcdefghijl", s.SettledAt.Add(time.Minute)
+	tr.Ledger = append(tr.Ledger, s)
+}
+
+// settle puts in the ledger a settlement of call i's payment under its key.
+func settle(tr *Trace, i int) {
+	c := tr.Calls[i]
+	tr.Ledger = append(tr.Ledger, psp.Settlement{Token: runToken, IdempotencyKey: c.Key(),
+		EndToEndID: "E12345678202601021000abcdefghijn", AmountCents: c.Payment.AmountCents,
+		PixKey: c.Payment.PixKey, Description: c.Payment.Description, SettledAt: c.Start})
+}
+
+// hiddenResend makes the request of round trip n of call i arrive at the PSP twice.
+func hiddenResend(tr *Trace, i, n int) { tr.Wire = append(tr.Wire, *tr.answer(i, n)) }
+
+// rekey gives call i key everywhere the trace shows its key.
+func rekey(tr *Trace, i int, key string) {
+	c := &tr.Calls[i]
+	for j := range c.Trips {
+		tr.answer(i, j+1).Key = key
+		c.Trips[j].Key, c.Attempts[j].Key = key, key
+	}
+	c.Summary.Key = key
+}
+
+// setWait changes the wait after attempt n of call i, and moves the rest of the call in time so
+// that the next attempt still starts when the wait ends.
+func setWait(tr *Trace, i, n int, wait time.Duration) {
+	c := &tr.Calls[i]
+	shift := wait - c.Attempts[n-1].Wait
+	c.Attempts[n-1].Wait = wait
+	for k := n; k < len(c.Attempts); k++ {
+		c.Attempts[k].At, c.Attempts[k].Elapsed = c.Attempts[k].At.Add(shift), c.Attempts[k].Elapsed+shift
+		c.Trips[k].Start, c.Trips[k].End = c.Trips[k].Start.Add(shift), c.Trips[k].End.Add(shift)
+	}
+	c.End = c.End.Add(shift)
+}
+
+// stopAfter ends call i at its attempt n, whose failure it logs as permanent and returns: the
+// later round trips never happened.
+func stopAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	for j := n + 1; j <= len(c.Trips); j++ {
+		*tr.answer(i, j) = Exchange{Trip: -1}
+	}
+	c.Attempts, c.Trips, c.Draws = c.Attempts[:n], c.Trips[:n], c.Draws[:n-1]
+	c.Attempts[n-1].Transient, c.Attempts[n-1].Wait = false, 0
+	c.End, c.Summary.At, c.Summary.Attempts = c.Attempts[n-1].At, c.Attempts[n-1].At, n
+	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, Err: errors.New(c.Attempts[n-1].Error)}
+	var wire []Exchange
+	for _, ex := range tr.Wire {
+		if ex.Trip != -1 {
+			wire = append(wire, ex)
+		}
+	}
+	tr.Wire = wire
+}
+
+// lostConnection turns round trip n of call i into a connection lost after the request was
+// written, errored with err.
+func lostConnection(tr *Trace, i, n int, err error) {
+	*tr.trip(i, n) = Trip{Number: tr.trip(i, n).Number, Start: tr.trip(i, n).Start, End: tr.trip(i, n).End,
+		Key: tr.trip(i, n).Key, Err: err}
+}
+
+// The errors a transport reports for a reset connection and a name that does not resolve.
+var (
+	errReset  = &net.OpError{Op: "read", Net: "tcp", Err: errors.New("read: connection reset by peer")}
+	errNoHost = &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}}
+)
+
+// notContract is a *pix.Error that hides its ErrContract: what a client that took a 2xx for a
+// plain failure would return.
+type notContract struct{ err *pix.Error }
+
+func (e *notContract) Error() string      { return e.err.Error() }
+func (e *notContract) As(target any) bool { return errors.As(e.err, target) }
+func (e *notContract) Is(target error) bool {
+	return target != pix.ErrContract && errors.Is(e.err, target)
+}
+
+// withBody returns body201 with old replaced by new.
+func withBody(old, new string) []byte { return []byte(strings.Replace(string(body201), old, new, 1)) }
+
+// plantedViolations are the planted violations of every invariant, in the order of invariants.
+var plantedViolations = slices.Concat(budgetPlanted, permanentPlanted, settlementsPlanted, keysPlanted, waitsPlanted,
+	finalErrorPlanted,
+	honestyPlanted, replaysPlanted, moneyPlanted, validationPlanted, transientPlanted)

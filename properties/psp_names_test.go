@@ -1,0 +1,38 @@
+package properties
+
+import "pixretry/psp"
+
+// The names of psp the suite uses beyond its Server, Config, Settlement and fault
+// constructors: the problem codes of the contract, the fault kinds a scenario reads back, and
+// the helpers of the wire format. They live here alone, so that a change to psp's API lands in
+// one file.
+const (
+	codeInsufficientFunds    = "insufficient_funds"
+	codeIdempotencyKeyReused = "idempotency_key_reused"
+	codeIdempotencyKeyInUse  = "idempotency_key_in_use"
+	codeInvalidRequest       = "invalid_request"
+	codeInjectedFault        = "injected_fault"
+
+	paymentsPath = psp.PaymentsPath
+
+	faultStatus       = psp.FaultStatus
+	faultSlow         = psp.FaultSlow
+	faultLate         = psp.FaultLate
+	faultDrop         = psp.FaultDrop
+	faultReset        = psp.FaultReset
+	faultDown         = psp.FaultDown
+	faultCommitStatus = psp.FaultCommitStatus
+	faultBadBody      = psp.FaultBadBody
+	faultRedirect     = psp.FaultRedirect
+)
+
+// The breaches a bad_body fault can make.
+var breaches = []psp.Breach{psp.BreachNotJSON, psp.BreachShort, psp.BreachCut, psp.BreachAmount, psp.BreachPixKey,
+	psp.BreachEndToEndID}
+
+var (
+	formatAmount  = psp.FormatAmount // cents as the contract's valor, "150.00"
+	parseAmount   = psp.ParseBalance // the contract's valor as cents
+	validPixKey   = psp.ValidPixKey  // the contract's rule for a Pix key
+	defaultKeyTTL = psp.DefaultConfig().KeyTTL
+)
