@@ -1,12 +1,61 @@
 package psp
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
+
+// The code member of every problem the Server answers with. The HTTP contract maps each to
+// its status.
+const (
+	CodeUnauthorized          = "unauthorized"            // 401
+	CodeIdempotencyKeyMissing = "idempotency_key_missing" // 400
+	CodeIdempotencyKeyInvalid = "idempotency_key_invalid" // 400
+	CodeUnsupportedMediaType  = "unsupported_media_type"  // 415
+	CodePayloadTooLarge       = "payload_too_large"       // 413
+	CodeInvalidRequest        = "invalid_request"         // 400
+	CodeInsufficientFunds     = "insufficient_funds"      // 422
+	CodeIdempotencyKeyInUse   = "idempotency_key_in_use"  // 409
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"  // 422
+	CodeNotFound              = "not_found"               // 404
+	CodeMethodNotAllowed      = "method_not_allowed"      // 405
+	CodeInjectedFault         = "injected_fault"          // the fault's status
+	CodeOverloaded            = "overloaded"              // 503
+	CodeKeyStoreFull          = "key_store_full"          // 503
+	CodeInternal              = "internal_error"          // 500
+)
+
+// ProblemTypePrefix begins the type member of every problem: the code follows it.
+const ProblemTypePrefix = "urn:pixretry:psp:problem:"
+
+const (
+	problemContentType = "application/problem+json"
+	jsonContentType    = "application/json"
+)
+
+// statusOf is the one place that maps an error code to an HTTP status.
+var statusOf = map[string]int{
+	CodeUnauthorized:          http.StatusUnauthorized,
+	CodeIdempotencyKeyMissing: http.StatusBadRequest,
+	CodeIdempotencyKeyInvalid: http.StatusBadRequest,
+	CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	CodePayloadTooLarge:       http.StatusRequestEntityTooLarge,
+	CodeInvalidRequest:        http.StatusBadRequest,
+	CodeInsufficientFunds:     http.StatusUnprocessableEntity,
+	CodeIdempotencyKeyInUse:   http.StatusConflict,
+	CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	CodeNotFound:              http.StatusNotFound,
+	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	CodeOverloaded:            http.StatusServiceUnavailable,
+	CodeKeyStoreFull:          http.StatusServiceUnavailable,
+	CodeInternal:              http.StatusInternalServerError,
+}
 
 // answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
 // byte. header holds extra fields (Allow, Retry-After, WWW-Authenticate); it may be nil.
@@ -18,15 +67,62 @@ type answer struct {
 	replayed    bool
 }
 
-// jsonAnswer encodes v as the body of a status answer of type contentType.
-func jsonAnswer(status int, contentType string, v any) answer {
-	return answer{status: status, contentType: contentType, body: marshal(v)}
+// problem is the application/problem+json body (RFC 9457) of every error answer. Violations is
+// present on 400 answers only.
+type problem struct {
+	Type       string      `json:"type"`
+	Title      string      `json:"title"`
+	Status     int         `json:"status"`
+	Detail     string      `json:"detail"`
+	Code       string      `json:"code"`
+	Violations []violation `json:"violacoes,omitempty"`
 }
 
-// problemAnswer is the one helper that turns a problem into an application/problem+json
-// answer.
-func problemAnswer(p problem) answer {
-	return jsonAnswer(p.Status, problemContentType, p)
+// violation names one field of a rejected request, a body member ("valor"), a header
+// ("Idempotency-Key") or "body" for the body as a whole, and why it was rejected.
+type violation struct {
+	Field  string `json:"campo"`
+	Reason string `json:"motivo"`
+}
+
+// failure is an error the Server answers with a problem. code selects the status; header
+// holds extra answer header fields (Allow, WWW-Authenticate), if any.
+type failure struct {
+	code       string
+	detail     string
+	violations []violation
+	header     http.Header
+}
+
+func (f *failure) Error() string { return "psp: " + f.code + ": " + f.detail }
+
+func fail(code, format string, args ...any) *failure {
+	return &failure{code: code, detail: fmt.Sprintf(format, args...)}
+}
+
+// invalid is a 400 whose violations say which field is wrong and why.
+func invalid(code string, violations ...violation) *failure {
+	f := fail(code, "the request has %d violation(s); see violacoes", len(violations))
+	f.violations = violations
+	return f
+}
+
+// errorAnswer is the one place that turns an error into an answer: the problem+json of a
+// *failure, its status given by statusOf; any other error is a 500 internal_error.
+func errorAnswer(err error) answer {
+	f, ok := errors.AsType[*failure](err)
+	if !ok {
+		f = fail(CodeInternal, "%v", err)
+	}
+	a := problemAnswer(statusOf[f.code], f.code, f.detail, f.violations)
+	a.header = f.header
+	return a
+}
+
+// problemAnswer is the one helper that writes an application/problem+json answer.
+func problemAnswer(status int, code, detail string, violations []violation) answer {
+	p := problem{ProblemTypePrefix + code, http.StatusText(status), status, detail, code, violations}
+	return answer{status: status, contentType: problemContentType, body: marshal(p)}
 }
 
 // write sends a. key, when not empty, is echoed in Idempotency-Key as the client sent it.
@@ -47,22 +143,42 @@ func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 		h.Set("Content-Length", length)
 	}
 	if key != "" {
-		h.Set(idempotencyKeyHeader, key)
+		h.Set(IdempotencyKeyHeader, key)
 	}
 	if a.replayed {
-		h.Set(replayedHeader, "true")
+		h.Set(ReplayedHeader, "true")
 	}
 	w.WriteHeader(a.status)
 }
 
-// marshal encodes v as JSON without HTML escaping ("<" stays "<"), followed by a newline. The
-// values passed here (plain structs of strings and numbers) cannot fail to encode.
+// marshal encodes v as JSON followed by a newline, the members of a map in name order. Invalid
+// UTF-8 (a path in a 404's detail) becomes U+FFFD. The values passed here (plain structs of strings and numbers) cannot fail
+// to encode.
 func marshal(v any) []byte {
-	buf := bytes.NewBuffer(make([]byte, 0, 256)) // room for a receipt, so that it is not grown
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := json.Marshal(v, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+	if err != nil {
 		panic(fmt.Errorf("psp: encoding a response: %w", err))
 	}
-	return buf.Bytes()
+	return append(b, '\n')
+}
+
+// receipt is the body of a 201 answer.
+type receipt struct {
+	EndToEndID  string `json:"endToEndId"`
+	Valor       string `json:"valor"`
+	Chave       string `json:"chave"`
+	InfoPagador string `json:"infoPagador,omitempty"`
+	Status      string `json:"status"`
+	Horario     string `json:"horario"`
+}
+
+func receiptOf(s *Settlement) receipt {
+	return receipt{
+		EndToEndID:  s.EndToEndID,
+		Valor:       FormatAmount(s.AmountCents),
+		Chave:       s.PixKey,
+		InfoPagador: s.Description,
+		Status:      "REALIZADO",
+		Horario:     s.SettledAt.Format(time.RFC3339Nano),
+	}
 }

@@ -1,8 +1,10 @@
 package psp
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,8 +54,8 @@ type entry struct {
 	prev, next *entry // neighbours in the list of committed keys
 }
 
-func newBook(balanceCents int64, maxKeys int, keyTTL time.Duration) *book {
-	return &book{balance: balanceCents, keys: map[scope]*entry{}, maxKeys: maxKeys, keyTTL: keyTTL}
+func newBook(cfg Config) *book {
+	return &book{balance: cfg.BalanceCents, keys: map[scope]*entry{}, maxKeys: cfg.MaxKeys, keyTTL: cfg.KeyTTL}
 }
 
 // reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known
@@ -76,11 +78,11 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 		return e, answer{}
 	}
 	if e.payment() != p {
-		return nil, errorAnswer(fail(codeIdempotencyKeyReused,
+		return nil, errorAnswer(fail(CodeIdempotencyKeyReused,
 			"this Idempotency-Key was used for a different payment"))
 	}
 	if !e.committed {
-		return nil, errorAnswer(fail(codeIdempotencyKeyInUse,
+		return nil, errorAnswer(fail(CodeIdempotencyKeyInUse,
 			"a request with this Idempotency-Key is still being processed; retry later"))
 	}
 	replay := e.answer()
@@ -158,7 +160,7 @@ func (b *book) fullAnswer(now time.Time) answer {
 	if b.oldest != nil {
 		wait = b.expiry(b.oldest).Sub(now)
 	}
-	f := fail(codeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later", b.maxKeys)
+	f := fail(CodeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later", b.maxKeys)
 	f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(wait), 10)}}
 	return errorAnswer(f)
 }
@@ -171,29 +173,32 @@ func (e *entry) payment() payment {
 // answer is the answer of the committed e: its 201, or its refusal for insufficient funds.
 func (e *entry) answer() answer {
 	if e.p.EndToEndID == "" {
-		return errorAnswer(fail(codeInsufficientFunds,
+		return errorAnswer(fail(CodeInsufficientFunds,
 			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)))
 	}
-	return jsonAnswer(http.StatusCreated, jsonContentType, receiptOf(*e.p))
+	return answer{status: http.StatusCreated, contentType: jsonContentType, body: marshal(receiptOf(e.p))}
 }
 
-// receipt is the body of a 201 answer.
-type receipt struct {
-	EndToEndID  string `json:"endToEndId"`
-	Valor       string `json:"valor"`
-	Chave       string `json:"chave"`
-	InfoPagador string `json:"infoPagador,omitempty"`
-	Status      string `json:"status"`
-	Horario     string `json:"horario"`
+// endToEndSeq numbers endToEndIds for the life of the process, across Servers and Resets.
+// It starts at a random point so that two runs of cmd/psp are unlikely to repeat each other.
+var endToEndSeq atomic.Uint64
+
+func init() { endToEndSeq.Store(rand.Uint64()) }
+
+// newEndToEndID returns a fresh endToEndId settled at t: "E", the 8-digit ISPB, t in UTC as
+// yyyyMMddHHmm and 11 base-36 characters of a process-wide sequence, 32 characters in all. The
+// sequence makes it unique within the process (it would repeat after 36^11 ids).
+func newEndToEndID(ispb string, t time.Time) string {
+	return "E" + ispb + t.UTC().Format("200601021504") + base36(endToEndSeq.Add(1))
 }
 
-func receiptOf(s Settlement) receipt {
-	return receipt{
-		EndToEndID:  s.EndToEndID,
-		Valor:       FormatAmount(s.AmountCents),
-		Chave:       s.PixKey,
-		InfoPagador: s.Description,
-		Status:      "REALIZADO",
-		Horario:     s.SettledAt.Format(time.RFC3339Nano),
+// base36 is the low 11 base-36 digits of n, zero-padded.
+func base36(n uint64) string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	var b [11]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = digits[n%36]
+		n /= 36
 	}
+	return string(b[:])
 }

@@ -6,30 +6,20 @@ import (
 	"time"
 )
 
-// ErrInvalidFault is wrapped by the errors of Fault.MarshalJSON and Fault.UnmarshalJSON and by
-// the panic of Server.Inject.
+// ErrInvalidFault is wrapped by the errors of Fault.Validate and by the panic of Server.Inject.
 var ErrInvalidFault = errors.New("psp: invalid fault")
 
-// ErrTooManyFaults is wrapped by the panic of Server.Inject when the faults would not fit in
-// the queue.
-var ErrTooManyFaults = errors.New("psp: too many faults queued")
-
-// Bounds of the fault queue.
-const (
-	// MaxFaultDuration is the longest Duration and RetryAfter a Fault may have. A server's
-	// timeouts can then let every slow and late fault complete.
-	MaxFaultDuration = time.Hour
-	// MaxQueuedFaults is the most faults the queue holds at once.
-	MaxQueuedFaults = 10_000
-)
+// MaxFaultDuration is the longest Duration and RetryAfter a Fault may have. A server's timeouts
+// can then let every slow and late fault complete.
+const MaxFaultDuration = time.Hour
 
 // FaultKind names what a Fault does to the payment request that consumes it.
 type FaultKind string
 
 // The fault kinds. "Before any processing" means before the token is even looked at.
 const (
-	// FaultStatus answers Status with a problem+json body before any processing. It sends
-	// Retry-After if RetryAfter is set. Nothing is stored.
+	// FaultStatus answers Status with a problem+json body (code injected_fault) before any
+	// processing. It sends Retry-After if RetryAfter is set. Nothing is stored.
 	FaultStatus FaultKind = "status"
 	// FaultSlow makes processing take Duration before the commit, with the key in flight. A
 	// concurrent request with the same key gets 409 meanwhile. A request that never reaches the
@@ -48,14 +38,48 @@ const (
 	// FaultDown closes the connection like FaultReset, and so does every payment request for
 	// Duration from then on. Requests refused while the PSP is down consume no fault.
 	FaultDown FaultKind = "down"
+	// FaultRedirect answers Status (300 to 399) with a Location and no body, before any
+	// processing. Nothing is stored.
+	FaultRedirect FaultKind = "redirect"
+	// FaultCommitStatus processes the request as usual (a payment may settle and is stored),
+	// then answers Status instead of the stored answer: a 5xx is a problem+json (code
+	// injected_fault), a 2xx other than 201, 204 and 205 keeps the stored answer's body.
+	// Retry-After is sent if RetryAfter is set. A later request with the key gets the stored
+	// answer. A 4xx is not offered: the contract makes a 4xx a refusal made before the commit,
+	// which no client could tell from a lie.
+	FaultCommitStatus FaultKind = "commit_status"
+	// FaultBadBody processes the request as usual and, if the answer is a 201 (fresh or a
+	// replay), breaks its body as Breach says; any other answer is written as it is.
+	FaultBadBody FaultKind = "bad_body"
 )
 
-// Fault is one misbehaviour, consumed by one payment request. Make one with Status,
-// StatusRetryAfter, Slow, Late, Drop, ResetConn, Down, CommitStatus, CommitStatusRetryAfter,
-// BadBody, BadBodyWithout or Redirect. The zero value is no fault and may not be injected. Its
-// JSON form is the one the control API takes, such as
-// {"kind":"status","status":503,"retry_after_s":2}, {"kind":"late","delay_ms":1500} or
-// {"kind":"bad_body","breach":"missing","member":"horario"}.
+// Breach is how a FaultBadBody breaks the body of a 201.
+type Breach string
+
+// The breaches.
+const (
+	// BreachNotJSON replaces the body with an HTML page.
+	BreachNotJSON Breach = "not_json"
+	// BreachShort sends the whole body's Content-Length and half the body; the connection then
+	// closes. The client reads an unexpected EOF.
+	BreachShort Breach = "short"
+	// BreachCut sends half the body chunked, then closes the connection mid-body. The client
+	// reads an unexpected EOF.
+	BreachCut Breach = "cut"
+	// BreachMissing leaves Member (endToEndId, valor, chave, status or horario) out of the body.
+	BreachMissing Breach = "missing"
+	// BreachAmount puts another amount in valor: one centavo more.
+	BreachAmount Breach = "valor"
+	// BreachPixKey puts another Pix key in chave.
+	BreachPixKey Breach = "chave"
+	// BreachEndToEndID cuts the last character off endToEndId, which breaks its format.
+	BreachEndToEndID Breach = "end_to_end_id"
+)
+
+// Fault is one misbehaviour, consumed by one payment request. Make one with a constructor
+// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody) and set
+// RetryAfter or Member where the kind takes them. The zero value is no fault and may not be
+// injected.
 type Fault struct {
 	Kind FaultKind
 	// Status is the status a FaultStatus, FaultCommitStatus or FaultRedirect answers.
@@ -75,11 +99,6 @@ type Fault struct {
 // Status answers code (400 to 599) before any processing.
 func Status(code int) Fault { return Fault{Kind: FaultStatus, Status: code} }
 
-// StatusRetryAfter answers code with a Retry-After of after, in whole seconds rounded up.
-func StatusRetryAfter(code int, after time.Duration) Fault {
-	return Fault{Kind: FaultStatus, Status: code, RetryAfter: after}
-}
-
 // Slow delays the commit by d, the key being in flight meanwhile.
 func Slow(d time.Duration) Fault { return Fault{Kind: FaultSlow, Duration: d} }
 
@@ -96,40 +115,61 @@ func ResetConn() Fault { return Fault{Kind: FaultReset} }
 // consumes it.
 func Down(d time.Duration) Fault { return Fault{Kind: FaultDown, Duration: d} }
 
-// faultUsage says what each kind takes, in the JSON form; it is also the set of known kinds.
-var faultUsage = map[FaultKind]string{
-	FaultStatus:       `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
-	FaultSlow:         `"delay_ms" (milliseconds, 0 to 3600000)`,
-	FaultLate:         `"delay_ms" (milliseconds, 0 to 3600000)`,
-	FaultDrop:         "no parameters",
-	FaultReset:        "no parameters",
-	FaultDown:         `"duration_ms" (milliseconds, 0 to 3600000)`,
-	FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
-	FaultBadBody:      `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), and "member" (endToEndId, valor, chave, status or horario) with missing only`,
-	FaultRedirect:     `"status" (300 to 399)`,
+// Redirect answers code (300 to 399) before any processing.
+func Redirect(code int) Fault { return Fault{Kind: FaultRedirect, Status: code} }
+
+// CommitStatus processes the request, then answers code: 200 to 299 but 201, 204 and 205, or
+// 500 to 599.
+func CommitStatus(code int) Fault { return Fault{Kind: FaultCommitStatus, Status: code} }
+
+// BadBody processes the request, then breaks the body of a 201 as b says. A BreachMissing
+// also needs the Member to leave out.
+func BadBody(b Breach) Fault { return Fault{Kind: FaultBadBody, Breach: b} }
+
+// kindTakes says what each kind takes.
+var kindTakes = map[FaultKind]string{
+	FaultStatus:       "a Status of 400 to 599, and a RetryAfter if any",
+	FaultSlow:         "a Duration",
+	FaultLate:         "a Duration",
+	FaultDrop:         "no other field",
+	FaultReset:        "no other field",
+	FaultDown:         "a Duration",
+	FaultRedirect:     "a Status of 300 to 399",
+	FaultCommitStatus: "a Status of 200 to 299 but 201, 204 and 205, or 500 to 599, and a RetryAfter if any",
+	FaultBadBody:      "a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only",
 }
 
-// validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
-// kind does not allow, a negative duration or one beyond MaxFaultDuration, or a field set that
-// the kind does not use.
-func (f Fault) validate() error {
-	// Conditions are in if statements, not switch cases, so that coverage (and so mutation
-	// testing) sees them.
-	usage, known := faultUsage[f.Kind]
-	if !known {
+// receiptMembers are the members of a 201's body that the contract requires: the members a
+// BreachMissing may leave out.
+var receiptMembers = map[string]bool{"endToEndId": true, "valor": true, "chave": true, "status": true, "horario": true}
+
+// Validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
+// kind does not allow, a field set that the kind does not use, or a negative duration or one
+// beyond MaxFaultDuration. The error wraps ErrInvalidFault.
+func (f Fault) Validate() error {
+	s, fits := f.Status, false
+	switch f.Kind {
+	case FaultStatus:
+		fits = s >= 400 && s <= 599
+	case FaultRedirect:
+		fits = s/100 == 3
+	case FaultCommitStatus:
+		fits = s/100 == 5 || s/100 == 2 && s != 201 && s != 204 && s != 205
+	case FaultBadBody:
+		fits = f.Breach == BreachNotJSON || f.Breach == BreachShort || f.Breach == BreachCut ||
+			f.Breach == BreachAmount || f.Breach == BreachPixKey || f.Breach == BreachEndToEndID ||
+			f.Breach == BreachMissing && receiptMembers[f.Member]
+	case FaultSlow, FaultLate, FaultDrop, FaultReset, FaultDown:
+		fits = true
+	default:
 		return fmt.Errorf("%w: unknown kind %q", ErrInvalidFault, f.Kind)
 	}
-	if !f.statusAllowed() || !f.breachAllowed() {
-		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, usage)
+	if longest := max(f.RetryAfter, f.Duration); f.RetryAfter < 0 || f.Duration < 0 || longest > MaxFaultDuration {
+		return fmt.Errorf("%w: duration %v or retry after %v is negative or exceeds %v", ErrInvalidFault,
+			f.Duration, f.RetryAfter, MaxFaultDuration)
 	}
-	if f.RetryAfter < 0 || f.Duration < 0 {
-		return fmt.Errorf("%w: negative duration", ErrInvalidFault)
-	}
-	if longest := max(f.RetryAfter, f.Duration); longest > MaxFaultDuration {
-		return fmt.Errorf("%w: duration %v exceeds the maximum %v", ErrInvalidFault, longest, MaxFaultDuration)
-	}
-	if f != f.used() {
-		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, usage)
+	if !fits || f != f.used() {
+		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, kindTakes[f.Kind])
 	}
 	return nil
 }

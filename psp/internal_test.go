@@ -32,7 +32,7 @@ func TestErrorAnswerOfAnUnknownErrorIs500(t *testing.T) {
 	if a.status != 500 || a.contentType != problemContentType {
 		t.Errorf("errorAnswer() = %d %s, want 500 %s", a.status, a.contentType, problemContentType)
 	}
-	wrapped := errorAnswer(fmt.Errorf("context: %w", fail(codeNotFound, "x")))
+	wrapped := errorAnswer(fmt.Errorf("context: %w", fail(CodeNotFound, "x")))
 	if wrapped.status != 404 {
 		t.Errorf("errorAnswer(wrapped not_found) status = %d, want 404", wrapped.status)
 	}
