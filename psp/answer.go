@@ -1,11 +1,9 @@
 package psp
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -28,7 +26,6 @@ const (
 	CodeInjectedFault         = "injected_fault"          // the fault's status
 	CodeOverloaded            = "overloaded"              // 503
 	CodeKeyStoreFull          = "key_store_full"          // 503
-	CodeInternal              = "internal_error"          // 500
 )
 
 // ProblemTypePrefix begins the type member of every problem: the code follows it.
@@ -54,7 +51,6 @@ var statusOf = map[string]int{
 	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	CodeOverloaded:            http.StatusServiceUnavailable,
 	CodeKeyStoreFull:          http.StatusServiceUnavailable,
-	CodeInternal:              http.StatusInternalServerError,
 }
 
 // answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
@@ -85,7 +81,7 @@ type violation struct {
 	Reason string `json:"motivo"`
 }
 
-// failure is an error the Server answers with a problem. code selects the status; header
+// failure is a refusal the Server answers with a problem. code selects the status; header
 // holds extra answer header fields (Allow, WWW-Authenticate), if any.
 type failure struct {
 	code       string
@@ -93,8 +89,6 @@ type failure struct {
 	violations []violation
 	header     http.Header
 }
-
-func (f *failure) Error() string { return "psp: " + f.code + ": " + f.detail }
 
 func fail(code, format string, args ...any) *failure {
 	return &failure{code: code, detail: fmt.Sprintf(format, args...)}
@@ -107,13 +101,9 @@ func invalid(code string, violations ...violation) *failure {
 	return f
 }
 
-// errorAnswer is the one place that turns an error into an answer: the problem+json of a
-// *failure, its status given by statusOf; any other error is a 500 internal_error.
-func errorAnswer(err error) answer {
-	f, ok := errors.AsType[*failure](err)
-	if !ok {
-		f = fail(CodeInternal, "%v", err)
-	}
+// answer is the one place that turns a refusal into an answer: a problem+json whose status
+// statusOf gives.
+func (f *failure) answer() answer {
 	a := problemAnswer(statusOf[f.code], f.code, f.detail, f.violations)
 	a.header = f.header
 	return a
@@ -152,13 +142,9 @@ func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 }
 
 // marshal encodes v as JSON followed by a newline, the members of a map in name order. Invalid
-// UTF-8 (a path in a 404's detail) becomes U+FFFD. The values passed here (plain structs of strings and numbers) cannot fail
-// to encode.
+// UTF-8 (a path in a 404's detail) becomes U+FFFD.
 func marshal(v any) []byte {
-	b, err := json.Marshal(v, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
-	if err != nil {
-		panic(fmt.Errorf("psp: encoding a response: %w", err))
-	}
+	b, _ := json.Marshal(v, json.Deterministic(true), jsontext.AllowInvalidUTF8(true)) // strings and numbers
 	return append(b, '\n')
 }
 
@@ -170,15 +156,4 @@ type receipt struct {
 	InfoPagador string `json:"infoPagador,omitempty"`
 	Status      string `json:"status"`
 	Horario     string `json:"horario"`
-}
-
-func receiptOf(s *Settlement) receipt {
-	return receipt{
-		EndToEndID:  s.EndToEndID,
-		Valor:       FormatAmount(s.AmountCents),
-		Chave:       s.PixKey,
-		InfoPagador: s.Description,
-		Status:      "REALIZADO",
-		Horario:     s.SettledAt.Format(time.RFC3339Nano),
-	}
 }

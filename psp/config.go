@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"time"
 )
 
@@ -34,13 +35,9 @@ type Config struct {
 	// KeyTTL is how long a completed key is remembered, counted from its completion. The key is
 	// then new again. 0 means DefaultKeyTTL. A negative KeyTTL is invalid.
 	KeyTTL time.Duration
-	// MaxKeys is the most Idempotency-Keys stored at once, in flight or committed, over all
-	// tokens. A new key beyond it is refused with 503 key_store_full and a Retry-After, and
-	// nothing is stored. A stored key is never forgotten before its TTL, and its replays keep
-	// working. The ledger keeps the latest MaxKeys settlements, so it holds the settlement of
-	// every key that has not expired; older ones are dropped, oldest first, and counted in
-	// Stats.Dropped. 0 means DefaultMaxKeys: with typical payments, about 175 MB of live heap.
-	// Negative is invalid.
+	// MaxKeys is the most Idempotency-Keys stored at once, over all tokens. A new key beyond it
+	// gets 503 key_store_full, and no stored key is forgotten before its TTL. The ledger keeps
+	// the latest MaxKeys settlements. 0 means DefaultMaxKeys; negative is invalid.
 	MaxKeys int
 	// ISPB is the 8-digit participant code in every endToEndId. "" means DefaultISPB.
 	ISPB string
@@ -94,11 +91,8 @@ func (c Config) withDefaults() (Config, error) {
 		err = fmt.Errorf("negative capacity %d", c.Capacity)
 	case c.ShedRetryAfter < 0:
 		err = fmt.Errorf("negative shed Retry-After %v", c.ShedRetryAfter)
-	}
-	for i, t := range c.Tokens {
-		if err == nil && !tokenPattern.MatchString(t) {
-			err = fmt.Errorf("token %d (%q) must be visible ASCII without spaces", i, t)
-		}
+	case slices.ContainsFunc(c.Tokens, func(t string) bool { return !tokenPattern.MatchString(t) }):
+		err = errors.New("every token must be visible ASCII without spaces")
 	}
 	if err != nil {
 		return c, fmt.Errorf("psp: invalid config: %w", err)

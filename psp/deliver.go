@@ -15,7 +15,8 @@ func faultAnswer(f Fault, stored answer) answer {
 	a := stored
 	switch {
 	case f.Kind == FaultRedirect:
-		return answer{status: f.Status, contentType: "text/plain; charset=utf-8", header: http.Header{"Location": {PaymentsPath}}}
+		return answer{status: f.Status, contentType: "text/plain; charset=utf-8",
+			header: http.Header{"Location": {PaymentsPath}}}
 	case f.Status/100 == 2:
 		a.status = f.Status
 	case f.Kind == FaultCommitStatus:

@@ -16,64 +16,36 @@ const MaxFaultDuration = time.Hour
 // FaultKind names what a Fault does to the payment request that consumes it.
 type FaultKind string
 
-// The fault kinds. "Before any processing" means before the token is even looked at.
+// The fault kinds. "Before any processing" means before the token is even looked at. Waits do
+// not stop when the client leaves.
 const (
-	// FaultStatus answers Status with a problem+json body (code injected_fault) before any
-	// processing. It sends Retry-After if RetryAfter is set. Nothing is stored.
-	FaultStatus FaultKind = "status"
-	// FaultSlow makes processing take Duration before the commit, with the key in flight. A
-	// concurrent request with the same key gets 409 meanwhile. A request that never reaches the
-	// commit (rejected, 409, 422, replay) is not delayed. The wait does not stop if the client
-	// leaves.
-	FaultSlow FaultKind = "slow"
-	// FaultLate commits at once, then holds the answer for Duration before writing it. The wait
-	// does not stop if the client leaves.
-	FaultLate FaultKind = "late"
-	// FaultDrop processes the request, so a payment settles and is stored. Then it closes the
-	// connection without answering. The client sees EOF, a lost response.
-	FaultDrop FaultKind = "drop"
-	// FaultReset closes the connection before any processing. Over TCP it is a reset (RST), and
-	// the client sees "connection reset by peer".
-	FaultReset FaultKind = "reset"
-	// FaultDown closes the connection like FaultReset, and so does every payment request for
-	// Duration from then on. Requests refused while the PSP is down consume no fault.
-	FaultDown FaultKind = "down"
-	// FaultRedirect answers Status (300 to 399) with a Location and no body, before any
-	// processing. Nothing is stored.
-	FaultRedirect FaultKind = "redirect"
-	// FaultCommitStatus processes the request as usual (a payment may settle and is stored),
-	// then answers Status instead of the stored answer: a 5xx is a problem+json (code
-	// injected_fault), a 2xx other than 201, 204 and 205 keeps the stored answer's body.
-	// Retry-After is sent if RetryAfter is set. A later request with the key gets the stored
-	// answer. A 4xx is not offered: the contract makes a 4xx a refusal made before the commit,
-	// which no client could tell from a lie.
+	FaultStatus   FaultKind = "status"   // answers Status (injected_fault) before any processing
+	FaultSlow     FaultKind = "slow"     // waits Duration before the commit, the key in flight (409)
+	FaultLate     FaultKind = "late"     // commits at once, then holds the answer for Duration
+	FaultDrop     FaultKind = "drop"     // commits, then closes the connection: the client reads EOF
+	FaultReset    FaultKind = "reset"    // closes the connection (RST over TCP) before any processing
+	FaultDown     FaultKind = "down"     // closes every payment's connection for Duration, consuming none
+	FaultRedirect FaultKind = "redirect" // answers Status (3xx) with a Location and no body
+	// FaultCommitStatus commits as usual, then answers Status instead of the stored answer: a
+	// 5xx is a problem+json (injected_fault), a 2xx keeps the stored body. The next request
+	// with the key gets the stored answer. No 4xx: a 4xx is a refusal made before the commit.
 	FaultCommitStatus FaultKind = "commit_status"
-	// FaultBadBody processes the request as usual and, if the answer is a 201 (fresh or a
-	// replay), breaks its body as Breach says; any other answer is written as it is.
+	// FaultBadBody commits as usual and breaks the body of a 201 (a replay too) as Breach says.
 	FaultBadBody FaultKind = "bad_body"
 )
 
 // Breach is how a FaultBadBody breaks the body of a 201.
 type Breach string
 
-// The breaches.
+// The breaches. Short and cut leave the client an unexpected EOF.
 const (
-	// BreachNotJSON replaces the body with an HTML page.
-	BreachNotJSON Breach = "not_json"
-	// BreachShort sends the whole body's Content-Length and half the body; the connection then
-	// closes. The client reads an unexpected EOF.
-	BreachShort Breach = "short"
-	// BreachCut sends half the body chunked, then closes the connection mid-body. The client
-	// reads an unexpected EOF.
-	BreachCut Breach = "cut"
-	// BreachMissing leaves Member (endToEndId, valor, chave, status or horario) out of the body.
-	BreachMissing Breach = "missing"
-	// BreachAmount puts another amount in valor: one centavo more.
-	BreachAmount Breach = "valor"
-	// BreachPixKey puts another Pix key in chave.
-	BreachPixKey Breach = "chave"
-	// BreachEndToEndID cuts the last character off endToEndId, which breaks its format.
-	BreachEndToEndID Breach = "end_to_end_id"
+	BreachNotJSON    Breach = "not_json"      // an HTML page instead of the body
+	BreachShort      Breach = "short"         // the whole body's Content-Length, half the body, a close
+	BreachCut        Breach = "cut"           // half the body chunked, then a close mid-body
+	BreachMissing    Breach = "missing"       // Member (endToEndId, valor, chave, status or horario) left out
+	BreachAmount     Breach = "valor"         // one centavo more in valor
+	BreachPixKey     Breach = "chave"         // another Pix key in chave
+	BreachEndToEndID Breach = "end_to_end_id" // endToEndId one character short
 )
 
 // Fault is one misbehaviour, consumed by one payment request. Make one with a constructor
@@ -96,48 +68,18 @@ type Fault struct {
 	Member string
 }
 
-// Status answers code (400 to 599) before any processing.
-func Status(code int) Fault { return Fault{Kind: FaultStatus, Status: code} }
-
-// Slow delays the commit by d, the key being in flight meanwhile.
-func Slow(d time.Duration) Fault { return Fault{Kind: FaultSlow, Duration: d} }
-
-// Late commits at once and holds the answer for d.
-func Late(d time.Duration) Fault { return Fault{Kind: FaultLate, Duration: d} }
-
-// Drop commits and closes the connection without answering.
-func Drop() Fault { return Fault{Kind: FaultDrop} }
-
-// ResetConn closes the connection without processing.
-func ResetConn() Fault { return Fault{Kind: FaultReset} }
-
-// Down closes the connection of every payment request for d, starting with the one that
-// consumes it.
-func Down(d time.Duration) Fault { return Fault{Kind: FaultDown, Duration: d} }
-
-// Redirect answers code (300 to 399) before any processing.
-func Redirect(code int) Fault { return Fault{Kind: FaultRedirect, Status: code} }
-
-// CommitStatus processes the request, then answers code: 200 to 299 but 201, 204 and 205, or
-// 500 to 599.
+// The constructors of the faults of each kind. Status answers 400 to 599, Redirect 300 to 399,
+// and CommitStatus 200 to 299 but 201, 204 and 205, or 500 to 599. A BreachMissing also needs
+// the Member to leave out.
+func Status(code int) Fault       { return Fault{Kind: FaultStatus, Status: code} }
+func Slow(d time.Duration) Fault  { return Fault{Kind: FaultSlow, Duration: d} }
+func Late(d time.Duration) Fault  { return Fault{Kind: FaultLate, Duration: d} }
+func Drop() Fault                 { return Fault{Kind: FaultDrop} }
+func ResetConn() Fault            { return Fault{Kind: FaultReset} }
+func Down(d time.Duration) Fault  { return Fault{Kind: FaultDown, Duration: d} }
+func Redirect(code int) Fault     { return Fault{Kind: FaultRedirect, Status: code} }
 func CommitStatus(code int) Fault { return Fault{Kind: FaultCommitStatus, Status: code} }
-
-// BadBody processes the request, then breaks the body of a 201 as b says. A BreachMissing
-// also needs the Member to leave out.
-func BadBody(b Breach) Fault { return Fault{Kind: FaultBadBody, Breach: b} }
-
-// kindTakes says what each kind takes.
-var kindTakes = map[FaultKind]string{
-	FaultStatus:       "a Status of 400 to 599, and a RetryAfter if any",
-	FaultSlow:         "a Duration",
-	FaultLate:         "a Duration",
-	FaultDrop:         "no other field",
-	FaultReset:        "no other field",
-	FaultDown:         "a Duration",
-	FaultRedirect:     "a Status of 300 to 399",
-	FaultCommitStatus: "a Status of 200 to 299 but 201, 204 and 205, or 500 to 599, and a RetryAfter if any",
-	FaultBadBody:      "a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only",
-}
+func BadBody(b Breach) Fault      { return Fault{Kind: FaultBadBody, Breach: b} }
 
 // receiptMembers are the members of a 201's body that the contract requires: the members a
 // BreachMissing may leave out.
@@ -147,20 +89,34 @@ var receiptMembers = map[string]bool{"endToEndId": true, "valor": true, "chave":
 // kind does not allow, a field set that the kind does not use, or a negative duration or one
 // beyond MaxFaultDuration. The error wraps ErrInvalidFault.
 func (f Fault) Validate() error {
-	s, fits := f.Status, false
+	s, b := f.Status, f.Breach
+	var fits bool
+	var takes string
+	used := Fault{Kind: f.Kind} // f with only the fields its kind uses
 	switch f.Kind {
 	case FaultStatus:
-		fits = s >= 400 && s <= 599
-	case FaultRedirect:
-		fits = s/100 == 3
+		fits, takes = s >= 400 && s <= 599, "a Status of 400 to 599, and a RetryAfter if any"
+		used.Status, used.RetryAfter = s, f.RetryAfter
 	case FaultCommitStatus:
 		fits = s/100 == 5 || s/100 == 2 && s != 201 && s != 204 && s != 205
+		takes = "a Status of 200 to 299 but 201, 204 and 205, or 500 to 599, and a RetryAfter if any"
+		used.Status, used.RetryAfter = s, f.RetryAfter
+	case FaultRedirect:
+		fits, takes = s/100 == 3, "a Status of 300 to 399"
+		used.Status = s
 	case FaultBadBody:
-		fits = f.Breach == BreachNotJSON || f.Breach == BreachShort || f.Breach == BreachCut ||
-			f.Breach == BreachAmount || f.Breach == BreachPixKey || f.Breach == BreachEndToEndID ||
-			f.Breach == BreachMissing && receiptMembers[f.Member]
-	case FaultSlow, FaultLate, FaultDrop, FaultReset, FaultDown:
-		fits = true
+		fits = b == BreachNotJSON || b == BreachShort || b == BreachCut || b == BreachAmount ||
+			b == BreachPixKey || b == BreachEndToEndID || b == BreachMissing && receiptMembers[f.Member]
+		takes = "a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only"
+		used.Breach = b
+		if b == BreachMissing {
+			used.Member = f.Member
+		}
+	case FaultSlow, FaultLate, FaultDown:
+		fits, takes = true, "a Duration"
+		used.Duration = f.Duration
+	case FaultDrop, FaultReset:
+		fits, takes = true, "no other field"
 	default:
 		return fmt.Errorf("%w: unknown kind %q", ErrInvalidFault, f.Kind)
 	}
@@ -168,29 +124,10 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("%w: duration %v or retry after %v is negative or exceeds %v", ErrInvalidFault,
 			f.Duration, f.RetryAfter, MaxFaultDuration)
 	}
-	if !fits || f != f.used() {
-		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, kindTakes[f.Kind])
+	if !fits || f != used {
+		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, takes)
 	}
 	return nil
-}
-
-// used is f with only the fields its kind uses.
-func (f Fault) used() Fault {
-	u := Fault{Kind: f.Kind}
-	switch f.Kind {
-	case FaultStatus, FaultCommitStatus:
-		u.Status, u.RetryAfter = f.Status, f.RetryAfter
-	case FaultSlow, FaultLate, FaultDown:
-		u.Duration = f.Duration
-	case FaultRedirect:
-		u.Status = f.Status
-	case FaultBadBody:
-		u.Breach = f.Breach
-		if f.Breach == BreachMissing {
-			u.Member = f.Member
-		}
-	}
-	return u
 }
 
 // wholeSeconds is d in seconds, rounded up.

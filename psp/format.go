@@ -11,26 +11,13 @@ import (
 // 15000. Leading zeros are allowed, and "0.00" is 0. Any other string is an error.
 func ParseBalance(s string) (cents int64, err error) {
 	reais, centavos, _ := strings.Cut(s, ".")
-	if !digits(reais, 1, 10) || !digits(centavos, 2, 2) { // no dot leaves centavos empty
+	if len(reais) < 1 || len(reais) > 10 || len(centavos) != 2 || strings.Trim(reais+centavos, "0123456789") != "" {
 		return 0, fmt.Errorf("psp: amount %q is not 1 to 10 digits, a dot and 2 digits", s)
 	}
 	for _, d := range reais + centavos { // at most 12 digits: no overflow
 		cents = cents*10 + int64(d-'0')
 	}
 	return cents, nil
-}
-
-// digits reports whether s is from least to most ASCII digits.
-func digits(s string, least, most int) bool {
-	if len(s) < least || len(s) > most {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // FormatAmount writes cents in the valor format, so 15000 is "150.00" and 5 is "0.05". A

@@ -76,25 +76,25 @@ func (s *Server) shedAnswer() answer {
 	if s.cfg.ShedRetryAfter > 0 {
 		f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(s.cfg.ShedRetryAfter), 10)}}
 	}
-	return errorAnswer(f)
+	return f.answer()
 }
 
 // process runs the checks and the commit. It returns the answer and the Idempotency-Key as
 // sent ("" until it has been found valid).
-func (s *Server) process(w http.ResponseWriter, r *http.Request, f Fault) (answer, string) {
-	token, err := s.bearerToken(r.Header)
-	if err != nil {
-		return errorAnswer(err), ""
+func (s *Server) process(w http.ResponseWriter, r *http.Request, fault Fault) (answer, string) {
+	token, f := s.bearerToken(r.Header)
+	if f != nil {
+		return f.answer(), ""
 	}
-	rawKey, key, err := idempotencyKey(r.Header)
-	if err != nil {
-		return errorAnswer(err), ""
+	rawKey, key, f := idempotencyKey(r.Header)
+	if f != nil {
+		return f.answer(), ""
 	}
-	p, err := readPayment(w, r)
-	if err != nil {
-		return errorAnswer(err), rawKey
+	p, f := readPayment(w, r)
+	if f != nil {
+		return f.answer(), rawKey
 	}
-	return s.settle(scope{token, key}, p, f), rawKey
+	return s.settle(scope{token, key}, p, fault), rawKey
 }
 
 // settle reserves the key, waits out the service time and a slow fault, and commits. A key

@@ -16,25 +16,16 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Header names of the idempotency protocol.
+// The header fields and bounds of a payment request. The Server echoes the Idempotency-Key, as
+// sent, on every answer once it has been found valid. A replayed answer says so in ReplayedHeader.
 const (
-	// IdempotencyKeyHeader carries the client's key for a payment (IETF Idempotency-Key draft).
-	// The Server echoes it, as sent, on every answer once it has been found valid.
-	IdempotencyKeyHeader = "Idempotency-Key"
-	// ReplayedHeader is "true" on an answer replayed from the key store, absent otherwise.
-	ReplayedHeader = "Idempotent-Replayed"
-)
+	IdempotencyKeyHeader = "Idempotency-Key"     // the client's key (IETF Idempotency-Key draft)
+	ReplayedHeader       = "Idempotent-Replayed" // "true" on an answer replayed from the key store
+	MaxBodyBytes         = 65536                 // the largest body, in bytes (64 KiB)
+	MaxInfoPagadorLen    = 140                   // the longest infoPagador, in characters (code points)
 
-// The names recorder.go uses, until the Recorder moves out of psp.
-const (
-	idempotencyKeyHeader = IdempotencyKeyHeader
+	idempotencyKeyHeader = IdempotencyKeyHeader // the names recorder.go uses, until it leaves psp
 	replayedHeader       = ReplayedHeader
-)
-
-// Bounds of a payment request.
-const (
-	MaxBodyBytes      = 65536 // the largest body, in bytes (64 KiB)
-	MaxInfoPagadorLen = 140   // the longest infoPagador, in characters (Unicode code points)
 )
 
 // keyPattern is 1 to 255 visible ASCII characters.
@@ -52,7 +43,7 @@ type payment struct {
 
 // bearerToken returns the bearer token of h if it is one of the accepted tokens, as configured
 // (so stored keys do not keep the header alive).
-func (s *Server) bearerToken(h http.Header) (string, error) {
+func (s *Server) bearerToken(h http.Header) (string, *failure) {
 	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
 	known, ok := s.tokens[strings.TrimLeft(token, " ")]
 	if !strings.EqualFold(scheme, "Bearer") || !ok { // the scheme is case-insensitive (RFC 9110)
@@ -66,7 +57,7 @@ func (s *Server) bearerToken(h http.Header) (string, error) {
 // idempotencyKey reads the Idempotency-Key of h: the value as sent (to echo it) and the key it
 // means. A value starting with a double quote is a structured-field string (RFC 8941): `"abc"`
 // means abc, `"a\"b"` means a"b. The key must be 1 to 255 characters from 0x21 to 0x7E.
-func idempotencyKey(h http.Header) (raw, key string, err error) {
+func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 	values := h.Values(IdempotencyKeyHeader)
 	if len(values) == 0 {
 		return "", "", invalid(CodeIdempotencyKeyMissing, violation{IdempotencyKeyHeader, "required"})
@@ -84,30 +75,25 @@ func idempotencyKey(h http.Header) (raw, key string, err error) {
 // returned as is. ok is false for a broken quoted string: a bad escape, a missing closing quote
 // or characters after it.
 func unquote(s string) (unquoted string, ok bool) {
-	rest, quoted := strings.CutPrefix(s, `"`)
-	if !quoted {
+	if !strings.HasPrefix(s, `"`) {
 		return s, true
 	}
-	var b strings.Builder
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		switch {
-		case c == '"':
-			return b.String(), i == len(rest)-1
-		case c == '\\' && i+1 < len(rest) && (rest[i+1] == '"' || rest[i+1] == '\\'):
-			i++
-			c = rest[i]
-		case c == '\\':
-			return "", false
-		}
-		b.WriteByte(c)
+	if !sfString.MatchString(s) {
+		return "", false
 	}
-	return "", false
+	return sfUnescape.Replace(s[1 : len(s)-1]), true
 }
+
+// sfString is a structured-field string (RFC 8941): in double quotes, with \" and \\ the only
+// escapes. sfUnescape reads its escapes.
+var (
+	sfString   = regexp.MustCompile(`^"(?:[^"\\]|\\["\\])*"$`)
+	sfUnescape = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
+)
 
 // readPayment reads and validates the body of a payment request: Content-Type application/json
 // (charset utf-8 if any), at most MaxBodyBytes, a valid payment.
-func readPayment(w http.ResponseWriter, r *http.Request) (payment, error) {
+func readPayment(w http.ResponseWriter, r *http.Request) (payment, *failure) {
 	if contentType := r.Header.Get("Content-Type"); contentType != jsonContentType { // else no need to parse it
 		mediaType, params, err := mime.ParseMediaType(contentType)
 		if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
@@ -137,7 +123,7 @@ type paymentJSON struct {
 // as RFC 8259 and RFC 7493 say (valid UTF-8, no unpaired surrogate escape, no repeated name),
 // or it is one violation of "body". Otherwise every violation is reported: unknown members by
 // name, then valor, chave and infoPagador.
-func decodePayment(body []byte) (payment, error) {
+func decodePayment(body []byte) (payment, *failure) {
 	var pj paymentJSON
 	err := json.Unmarshal(body, &pj)
 	if _, syntax := errors.AsType[*jsontext.SyntacticError](err); syntax {
@@ -152,9 +138,9 @@ func decodePayment(body []byte) (payment, error) {
 	for _, name := range slices.Sorted(maps.Keys(unknown)) {
 		bad = append(bad, violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
 	}
-	valor, bad := readString(bad, "valor", pj.Valor, true, valorViolation)
-	chave, bad := readString(bad, "chave", pj.Chave, true, chaveViolation)
-	info, bad := readString(bad, "infoPagador", pj.InfoPagador, false, infoViolation)
+	valor, bad := readString(bad, "valor", pj.Valor, true)
+	chave, bad := readString(bad, "chave", pj.Chave, true)
+	info, bad := readString(bad, "infoPagador", pj.InfoPagador, false)
 	if len(bad) > 0 {
 		return payment{}, invalid(CodeInvalidRequest, bad...)
 	}
@@ -163,9 +149,9 @@ func decodePayment(body []byte) (payment, error) {
 }
 
 // readString returns the text of the member name, whose value is raw (nil if absent), and bad
-// with a violation appended if it is missing but required, is not a JSON string or fails check,
-// which returns why a text is bad, or "".
-func readString(bad []violation, name string, raw jsontext.Value, required bool, check func(string) string) (string, []violation) {
+// with a violation appended if it is missing but required, is not a JSON string or is not a
+// good value of the member.
+func readString(bad []violation, name string, raw jsontext.Value, required bool) (string, []violation) {
 	var s string
 	reason := "must be a JSON string"
 	switch {
@@ -175,7 +161,7 @@ func readString(bad []violation, name string, raw jsontext.Value, required bool,
 		reason = "required"
 	case raw.Kind() == '"':
 		json.Unmarshal(raw, &s) // a valid JSON string
-		reason = check(s)
+		reason = textViolation(name, s)
 	}
 	if reason != "" {
 		bad = append(bad, violation{name, reason})
@@ -183,28 +169,19 @@ func readString(bad []violation, name string, raw jsontext.Value, required bool,
 	return s, bad
 }
 
-func valorViolation(s string) string {
+// textViolation returns why s is not a good value of the member name, or "".
+func textViolation(name, s string) string {
 	cents, err := ParseBalance(s)
 	switch {
-	case err != nil:
+	case name == "valor" && err != nil:
 		return `must match ^\d{1,10}\.\d{2}$, as in "150.00"`
-	case cents == 0:
+	case name == "valor" && cents == 0:
 		return "must be greater than zero"
+	case name == "chave" && !ValidPixKey(s):
+		return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
+			"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
+	case name == "infoPagador" && utf8.RuneCountInString(s) > MaxInfoPagadorLen:
+		return "must be at most 140 characters"
 	}
 	return ""
-}
-
-func chaveViolation(s string) string {
-	if ValidPixKey(s) {
-		return ""
-	}
-	return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
-		"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
-}
-
-func infoViolation(s string) string {
-	if utf8.RuneCountInString(s) <= MaxInfoPagadorLen {
-		return ""
-	}
-	return "must be at most 140 characters"
 }

@@ -54,11 +54,11 @@ func NewServer(cfg Config) (*Server, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path != PaymentsPath:
-		errorAnswer(fail(CodeNotFound, "no resource at %s", r.URL.Path)).write(w, "")
+		fail(CodeNotFound, "no resource at %s", r.URL.Path).answer().write(w, "")
 	case r.Method != http.MethodPost:
 		f := fail(CodeMethodNotAllowed, "%s takes POST", PaymentsPath)
 		f.header = http.Header{"Allow": {http.MethodPost}}
-		errorAnswer(f).write(w, "")
+		f.answer().write(w, "")
 	default:
 		s.servePayment(w, r)
 	}
@@ -121,25 +121,14 @@ func (s *Server) Reset() {
 
 // Stats counts what a Server has done since it was made or last Reset.
 type Stats struct {
-	// Requests is the number of payment requests received, whatever their answer.
-	Requests int64
-	// Shed is the number of payment requests refused with 503 for lack of capacity.
-	Shed int64
-	// Settled is the number of settlements in the ledger.
-	Settled int
-	// Dropped is the number of settlements dropped from the front of the ledger to keep it
-	// within Config.MaxKeys.
-	Dropped int64
-	// Keys is the number of Idempotency-Keys stored now, in flight or committed, expired ones
-	// not yet forgotten included. It is at most Config.MaxKeys.
-	Keys int
-	// InFlight is the number of payment requests in processing now.
-	InFlight int
-	// MaxInFlight is the most payment requests that were in processing at once. A Reset starts
-	// it at InFlight.
-	MaxInFlight int
-	// Faults is the number of faults queued now.
-	Faults int
+	Requests    int64 // payment requests received, whatever their answer
+	Shed        int64 // payment requests refused with 503 overloaded
+	Settled     int   // settlements in the ledger
+	Dropped     int64 // settlements dropped from the front of the ledger (see Config.MaxKeys)
+	Keys        int   // Idempotency-Keys stored now, expired ones not yet forgotten included
+	InFlight    int   // payment requests in processing now
+	MaxInFlight int   // the most payment requests in processing at once; a Reset starts it at InFlight
+	Faults      int   // faults queued now
 }
 
 // Stats returns the counters since the Server was made or last Reset.

@@ -29,8 +29,8 @@ func (o options) exposeControl(srv *psp.Server, bound net.Addr, stderr io.Writer
 		if on {
 			status = "the control API answers only with the control token"
 		}
-		fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and pay with the tokens; %s\n",
-			bound, status)
+		fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and "+
+			"pay with the tokens; %s\n", bound, status)
 	}
 	if !on {
 		return srv, false, nil

@@ -156,7 +156,8 @@ func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case status == http.StatusRequestEntityTooLarge:
-		writeProblem(w, status, psp.CodePayloadTooLarge, fmt.Sprintf("the body must be at most %d bytes", psp.MaxBodyBytes), nil)
+		writeProblem(w, status, psp.CodePayloadTooLarge,
+			fmt.Sprintf("the body must be at most %d bytes", psp.MaxBodyBytes), nil)
 	case len(bad) > 0:
 		writeProblem(w, http.StatusBadRequest, psp.CodeInvalidRequest,
 			fmt.Sprintf("the request has %d violation(s); see violacoes", len(bad)), nil, bad...)
