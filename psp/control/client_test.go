@@ -45,6 +45,9 @@ func TestControlClientDrivesAServer(t *testing.T) {
 	if got, err := c.BalanceCents(ctx); err != nil || got != s.BalanceCents() {
 		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.BalanceCents())
 	}
+	if got, err := c.Stats(ctx); err != nil || got != (psp.Stats{Requests: 3, Settled: 2, Keys: 2, MaxInFlight: 1}) {
+		t.Errorf("Stats() = %+v, %v; want 3 requests, 2 settled and 2 keys, one in flight at most", got, err)
+	}
 	want := s.Settlements()
 	for i := range want {
 		want[i].Token, want[i].Description = "", "" // the control API does not carry them
@@ -97,6 +100,7 @@ func TestControlClientErrors(t *testing.T) {
 		{"balance refused", controlOf(mustServer(t)), balance, "GET /_psp/balance: status 404"},
 		{"ledger not JSON", controlOf(answering("[")), settlements, "GET /_psp/settlements: decoding the answer"},
 		{"ledger refused", controlOf(mustServer(t)), settlements, "GET /_psp/settlements: status 404"},
+		{"stats refused", controlOf(mustServer(t)), stats, "GET /_psp/stats: status 404"},
 		{"settlement valor", controlOf(settlement("1", at)), settlements, `settlement 0: psp: amount "1" is not`},
 		{"settlement horario", controlOf(settlement("1.00", "yesterday")), settlements, `settlement 0: parsing time "yesterday"`},
 		{"bad base URL", control.Client{BaseURL: "http://psp.test\x7f"}, reset, "POST /_psp/reset: parse"},
@@ -133,5 +137,10 @@ func balance(ctx context.Context, c control.Client) error {
 
 func settlements(ctx context.Context, c control.Client) error {
 	_, err := c.Settlements(ctx)
+	return err
+}
+
+func stats(ctx context.Context, c control.Client) error {
+	_, err := c.Stats(ctx)
 	return err
 }
