@@ -17,13 +17,13 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 		code := rapid.OneOf(rapid.IntRange(500, 599), rapid.SampledFrom([]int{500, 502, 503, 504}),
 			rapid.SampledFrom([]int{200, 202, 203, 206})).Draw(t, "commit status")
 		if after := rapid.IntRange(0, 8).Draw(t, "commit retry_after_s"); after > 0 {
-			return psp.CommitStatusRetryAfter(code, time.Duration(after)*time.Second)
+			return psp.Fault{Kind: psp.FaultCommitStatus, Status: code, RetryAfter: time.Duration(after) * time.Second}
 		}
 		return psp.CommitStatus(code)
 	})
 	body := rapid.OneOf(
 		rapid.Map(rapid.SampledFrom(breaches), psp.BadBody),
-		rapid.Map(rapid.SampledFrom([]string{"endToEndId", "valor", "chave", "status", "horario"}), psp.BadBodyWithout),
+		rapid.Map(rapid.SampledFrom([]string{"endToEndId", "valor", "chave", "status", "horario"}), badBodyWithout),
 	)
 	return rapid.OneOf(commit, body, rapid.Map(rapid.IntRange(300, 399), psp.Redirect))
 }

@@ -46,7 +46,7 @@ func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})).Draw(t,
 			"status")
 		if after := rapid.IntRange(0, 8).Draw(t, "retry_after_s"); after > 0 {
-			return psp.StatusRetryAfter(code, time.Duration(after)*time.Second)
+			return psp.Fault{Kind: psp.FaultStatus, Status: code, RetryAfter: time.Duration(after) * time.Second}
 		}
 		return psp.Status(code)
 	})

@@ -7,11 +7,11 @@ import "pixretry/psp"
 // the helpers of the wire format. They live here alone, so that a change to psp's API lands in
 // one file.
 const (
-	codeInsufficientFunds    = "insufficient_funds"
-	codeIdempotencyKeyReused = "idempotency_key_reused"
-	codeIdempotencyKeyInUse  = "idempotency_key_in_use"
-	codeInvalidRequest       = "invalid_request"
-	codeInjectedFault        = "injected_fault"
+	codeInsufficientFunds    = psp.CodeInsufficientFunds
+	codeIdempotencyKeyReused = psp.CodeIdempotencyKeyReused
+	codeIdempotencyKeyInUse  = psp.CodeIdempotencyKeyInUse
+	codeInvalidRequest       = psp.CodeInvalidRequest
+	codeInjectedFault        = psp.CodeInjectedFault
 
 	paymentsPath = psp.PaymentsPath
 
@@ -29,6 +29,11 @@ const (
 // The breaches a bad_body fault can make.
 var breaches = []psp.Breach{psp.BreachNotJSON, psp.BreachShort, psp.BreachCut, psp.BreachAmount, psp.BreachPixKey,
 	psp.BreachEndToEndID}
+
+// badBodyWithout is a bad_body fault whose 201 lacks member m.
+func badBodyWithout(m string) psp.Fault {
+	return psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: m}
+}
 
 var (
 	formatAmount  = psp.FormatAmount // cents as the contract's valor, "150.00"

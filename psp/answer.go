@@ -1,12 +1,57 @@
 package psp
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
+
+// The code member of every problem the Server answers with. The HTTP contract maps each to
+// its status.
+const (
+	CodeUnauthorized          = "unauthorized"            // 401
+	CodeIdempotencyKeyMissing = "idempotency_key_missing" // 400
+	CodeIdempotencyKeyInvalid = "idempotency_key_invalid" // 400
+	CodeUnsupportedMediaType  = "unsupported_media_type"  // 415
+	CodePayloadTooLarge       = "payload_too_large"       // 413
+	CodeInvalidRequest        = "invalid_request"         // 400
+	CodeInsufficientFunds     = "insufficient_funds"      // 422
+	CodeIdempotencyKeyInUse   = "idempotency_key_in_use"  // 409
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"  // 422
+	CodeNotFound              = "not_found"               // 404
+	CodeMethodNotAllowed      = "method_not_allowed"      // 405
+	CodeInjectedFault         = "injected_fault"          // the fault's status
+	CodeOverloaded            = "overloaded"              // 503
+	CodeKeyStoreFull          = "key_store_full"          // 503
+)
+
+// ProblemTypePrefix begins the type member of every problem: the code follows it.
+const ProblemTypePrefix = "urn:pixretry:psp:problem:"
+
+const (
+	problemContentType = "application/problem+json"
+	jsonContentType    = "application/json"
+)
+
+// statusOf is the one place that maps an error code to an HTTP status.
+var statusOf = map[string]int{
+	CodeUnauthorized:          http.StatusUnauthorized,
+	CodeIdempotencyKeyMissing: http.StatusBadRequest,
+	CodeIdempotencyKeyInvalid: http.StatusBadRequest,
+	CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	CodePayloadTooLarge:       http.StatusRequestEntityTooLarge,
+	CodeInvalidRequest:        http.StatusBadRequest,
+	CodeInsufficientFunds:     http.StatusUnprocessableEntity,
+	CodeIdempotencyKeyInUse:   http.StatusConflict,
+	CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	CodeNotFound:              http.StatusNotFound,
+	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	CodeOverloaded:            http.StatusServiceUnavailable,
+	CodeKeyStoreFull:          http.StatusServiceUnavailable,
+}
 
 // answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
 // byte. header holds extra fields (Allow, Retry-After, WWW-Authenticate); it may be nil.
@@ -18,15 +63,56 @@ type answer struct {
 	replayed    bool
 }
 
-// jsonAnswer encodes v as the body of a status answer of type contentType.
-func jsonAnswer(status int, contentType string, v any) answer {
-	return answer{status: status, contentType: contentType, body: marshal(v)}
+// problem is the application/problem+json body (RFC 9457) of every error answer. Violations is
+// present on 400 answers only.
+type problem struct {
+	Type       string      `json:"type"`
+	Title      string      `json:"title"`
+	Status     int         `json:"status"`
+	Detail     string      `json:"detail"`
+	Code       string      `json:"code"`
+	Violations []violation `json:"violacoes,omitempty"`
 }
 
-// problemAnswer is the one helper that turns a problem into an application/problem+json
-// answer.
-func problemAnswer(p problem) answer {
-	return jsonAnswer(p.Status, problemContentType, p)
+// violation names one field of a rejected request, a body member ("valor"), a header
+// ("Idempotency-Key") or "body" for the body as a whole, and why it was rejected.
+type violation struct {
+	Field  string `json:"campo"`
+	Reason string `json:"motivo"`
+}
+
+// failure is a refusal the Server answers with a problem. code selects the status; header
+// holds extra answer header fields (Allow, WWW-Authenticate), if any.
+type failure struct {
+	code       string
+	detail     string
+	violations []violation
+	header     http.Header
+}
+
+func fail(code, format string, args ...any) *failure {
+	return &failure{code: code, detail: fmt.Sprintf(format, args...)}
+}
+
+// invalid is a 400 whose violations say which field is wrong and why.
+func invalid(code string, violations ...violation) *failure {
+	f := fail(code, "the request has %d violation(s); see violacoes", len(violations))
+	f.violations = violations
+	return f
+}
+
+// answer is the one place that turns a refusal into an answer: a problem+json whose status
+// statusOf gives.
+func (f *failure) answer() answer {
+	a := problemAnswer(statusOf[f.code], f.code, f.detail, f.violations)
+	a.header = f.header
+	return a
+}
+
+// problemAnswer is the one helper that writes an application/problem+json answer.
+func problemAnswer(status int, code, detail string, violations []violation) answer {
+	p := problem{ProblemTypePrefix + code, http.StatusText(status), status, detail, code, violations}
+	return answer{status: status, contentType: problemContentType, body: marshal(p)}
 }
 
 // write sends a. key, when not empty, is echoed in Idempotency-Key as the client sent it.
@@ -47,22 +133,27 @@ func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 		h.Set("Content-Length", length)
 	}
 	if key != "" {
-		h.Set(idempotencyKeyHeader, key)
+		h.Set(IdempotencyKeyHeader, key)
 	}
 	if a.replayed {
-		h.Set(replayedHeader, "true")
+		h.Set(ReplayedHeader, "true")
 	}
 	w.WriteHeader(a.status)
 }
 
-// marshal encodes v as JSON without HTML escaping ("<" stays "<"), followed by a newline. The
-// values passed here (plain structs of strings and numbers) cannot fail to encode.
+// marshal encodes v as JSON followed by a newline, the members of a map in name order. Invalid
+// UTF-8 (a path in a 404's detail) becomes U+FFFD.
 func marshal(v any) []byte {
-	buf := bytes.NewBuffer(make([]byte, 0, 256)) // room for a receipt, so that it is not grown
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Errorf("psp: encoding a response: %w", err))
-	}
-	return buf.Bytes()
+	b, _ := json.Marshal(v, json.Deterministic(true), jsontext.AllowInvalidUTF8(true)) // strings and numbers
+	return append(b, '\n')
+}
+
+// receipt is the body of a 201 answer.
+type receipt struct {
+	EndToEndID  string `json:"endToEndId"`
+	Valor       string `json:"valor"`
+	Chave       string `json:"chave"`
+	InfoPagador string `json:"infoPagador,omitempty"`
+	Status      string `json:"status"`
+	Horario     string `json:"horario"`
 }

@@ -1,8 +1,12 @@
 package psp
 
 import (
+	"container/list"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,8 +35,7 @@ type book struct {
 	keys    map[scope]*entry
 	maxKeys int
 	keyTTL  time.Duration
-	// oldest and newest end the list of committed keys, in commit and so in expiry order.
-	oldest, newest *entry
+	expiry  *list.List // of the committed *entry, in commit and so in expiry order
 
 	requests, shed int64 // counters of Stats
 	maxInFlight    int
@@ -41,19 +44,17 @@ type book struct {
 // scope is where a key lives: keys are per token.
 type scope struct{ token, key string }
 
-// entry is a stored key. p is the payment it was first used for, held as the Settlement it
-// makes: Token, IdempotencyKey, AmountCents, PixKey and Description from the reservation.
-// The commit sets committed and SettledAt, the commit time (of a refusal too), and
-// EndToEndID if the payment settled. The answer is made again from p for every replay, which
-// costs less memory than keeping it and gives the same bytes.
+// entry is a stored key. p is the payment it was first used for, as the Settlement it makes.
+// The commit sets elem, SettledAt (of a refusal too), and EndToEndID if the payment settled.
+// Each replay makes the answer again from p: the same bytes, for less memory than keeping it.
 type entry struct {
-	p          *Settlement
-	committed  bool
-	prev, next *entry // neighbours in the list of committed keys
+	p    *Settlement
+	elem *list.Element // in book.expiry once committed, nil while in flight
 }
 
-func newBook(balanceCents int64, maxKeys int, keyTTL time.Duration) *book {
-	return &book{balance: balanceCents, keys: map[scope]*entry{}, maxKeys: maxKeys, keyTTL: keyTTL}
+func newBook(cfg Config) *book {
+	return &book{balance: cfg.BalanceCents, keys: map[scope]*entry{}, maxKeys: cfg.MaxKeys, keyTTL: cfg.KeyTTL,
+		expiry: list.New()}
 }
 
 // reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known
@@ -62,7 +63,7 @@ func newBook(balanceCents int64, maxKeys int, keyTTL time.Duration) *book {
 func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 	b.evict(now)
 	e := b.keys[sc]
-	if e != nil && e.committed && !now.Before(b.expiry(e)) {
+	if e != nil && e.elem != nil && !now.Before(b.expiresAt(e)) {
 		b.forget(e)
 		e = nil
 	}
@@ -75,13 +76,13 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 		b.keys[sc] = e
 		return e, answer{}
 	}
-	if e.payment() != p {
-		return nil, errorAnswer(fail(codeIdempotencyKeyReused,
-			"this Idempotency-Key was used for a different payment"))
+	if (payment{e.p.AmountCents, e.p.PixKey, e.p.Description}) != p {
+		return nil, fail(CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used for a different payment").answer()
 	}
-	if !e.committed {
-		return nil, errorAnswer(fail(codeIdempotencyKeyInUse,
-			"a request with this Idempotency-Key is still being processed; retry later"))
+	if e.elem == nil {
+		return nil, fail(CodeIdempotencyKeyInUse,
+			"a request with this Idempotency-Key is still being processed; retry later").answer()
 	}
 	replay := e.answer()
 	replay.replayed = true
@@ -91,9 +92,8 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 // commit settles e's payment at now (or refuses it for insufficient funds), keeps e until it
 // expires and returns its answer. Check and debit happen together, under the Server's mutex.
 func (b *book) commit(e *entry, now time.Time, ispb string) answer {
-	e.committed = true
 	e.p.SettledAt = now
-	b.push(e)
+	e.elem = b.expiry.PushBack(e)
 	if e.p.AmountCents <= b.balance {
 		b.balance -= e.p.AmountCents
 		e.p.EndToEndID = newEndToEndID(ispb, now)
@@ -115,85 +115,62 @@ func (b *book) record(s *Settlement) {
 // evict forgets at most maxEvictions keys expired at now, the oldest first.
 func (b *book) evict(now time.Time) {
 	for range maxEvictions {
-		if b.oldest == nil || now.Before(b.expiry(b.oldest)) {
+		oldest := b.expiry.Front()
+		if oldest == nil || now.Before(b.expiresAt(oldest.Value.(*entry))) {
 			return
 		}
-		b.forget(b.oldest)
+		b.forget(oldest.Value.(*entry))
 	}
 }
 
-// expiry is when the committed e expires.
-func (b *book) expiry(e *entry) time.Time { return e.p.SettledAt.Add(b.keyTTL) }
+// expiresAt is when the committed e expires.
+func (b *book) expiresAt(e *entry) time.Time { return e.p.SettledAt.Add(b.keyTTL) }
 
-// push appends the committed e to the list.
-func (b *book) push(e *entry) {
-	e.prev = b.newest
-	if b.newest == nil {
-		b.oldest = e
-	} else {
-		b.newest.next = e
-	}
-	b.newest = e
-}
-
-// forget removes the committed e from the list and the store.
+// forget removes the committed e from the store.
 func (b *book) forget(e *entry) {
 	delete(b.keys, scope{e.p.Token, e.p.IdempotencyKey})
-	if e.prev == nil {
-		b.oldest = e.next
-	} else {
-		e.prev.next = e.next
-	}
-	if e.next == nil {
-		b.newest = e.prev
-	} else {
-		e.next.prev = e.prev
-	}
+	b.expiry.Remove(e.elem)
 }
 
 // fullAnswer is the 503 of a new key refused because the store is full. Its Retry-After is
 // the time until the oldest committed key expires, or the key TTL if every key is in flight.
 func (b *book) fullAnswer(now time.Time) answer {
 	wait := b.keyTTL
-	if b.oldest != nil {
-		wait = b.expiry(b.oldest).Sub(now)
+	if oldest := b.expiry.Front(); oldest != nil {
+		wait = b.expiresAt(oldest.Value.(*entry)).Sub(now)
 	}
-	f := fail(codeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later", b.maxKeys)
+	f := fail(CodeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later",
+		b.maxKeys)
 	f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(wait), 10)}}
-	return errorAnswer(f)
-}
-
-// payment is the fingerprint e was reserved with.
-func (e *entry) payment() payment {
-	return payment{cents: e.p.AmountCents, chave: e.p.PixKey, info: e.p.Description}
+	return f.answer()
 }
 
 // answer is the answer of the committed e: its 201, or its refusal for insufficient funds.
 func (e *entry) answer() answer {
 	if e.p.EndToEndID == "" {
-		return errorAnswer(fail(codeInsufficientFunds,
-			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)))
+		return fail(CodeInsufficientFunds,
+			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)).answer()
 	}
-	return jsonAnswer(http.StatusCreated, jsonContentType, receiptOf(*e.p))
+	body := marshal(receipt{e.p.EndToEndID, FormatAmount(e.p.AmountCents), e.p.PixKey, e.p.Description, "REALIZADO",
+		e.p.SettledAt.Format(time.RFC3339Nano)})
+	return answer{status: http.StatusCreated, contentType: jsonContentType, body: body}
 }
 
-// receipt is the body of a 201 answer.
-type receipt struct {
-	EndToEndID  string `json:"endToEndId"`
-	Valor       string `json:"valor"`
-	Chave       string `json:"chave"`
-	InfoPagador string `json:"infoPagador,omitempty"`
-	Status      string `json:"status"`
-	Horario     string `json:"horario"`
+// endToEndSeq numbers endToEndIds for the life of the process, across Servers and Resets.
+// It starts at a random point so that two runs of cmd/psp are unlikely to repeat each other.
+var endToEndSeq atomic.Uint64
+
+func init() { endToEndSeq.Store(rand.Uint64()) }
+
+// newEndToEndID returns a fresh endToEndId settled at t: "E", the 8-digit ISPB, t in UTC as
+// yyyyMMddHHmm and 11 base-36 characters of a process-wide sequence, 32 characters in all. The
+// sequence makes it unique within the process (it would repeat after 36^11 ids).
+func newEndToEndID(ispb string, t time.Time) string {
+	return "E" + ispb + t.UTC().Format("200601021504") + base36(endToEndSeq.Add(1))
 }
 
-func receiptOf(s Settlement) receipt {
-	return receipt{
-		EndToEndID:  s.EndToEndID,
-		Valor:       FormatAmount(s.AmountCents),
-		Chave:       s.PixKey,
-		InfoPagador: s.Description,
-		Status:      "REALIZADO",
-		Horario:     s.SettledAt.Format(time.RFC3339Nano),
-	}
+// base36 is the low 11 base-36 digits of n, zero-padded.
+func base36(n uint64) string {
+	const wrap = 131621703842267136 // 36^11
+	return fmt.Sprintf("%011s", strconv.FormatUint(n%wrap, 36))
 }

@@ -173,22 +173,6 @@ func TestResetRestartsTheStats(t *testing.T) {
 	})
 }
 
-func TestStatsOverTheControlSurface(t *testing.T) {
-	s := mustServer(t, withControl, func(c *psp.Config) { c.Capacity = 1 })
-	wantSettled(t, pay(s, "k1", validBody))
-	got := control(s, http.MethodGet, psp.ControlStatsPath, "")
-	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1}` + "\n"
-	if got.status != 200 || got.body != want || got.header.Get("Content-Type") != "application/json" {
-		t.Errorf("GET %s = %d %q %v, want 200 %q as application/json", psp.ControlStatsPath, got.status, got.body, got.header, want)
-	}
-	control(s, http.MethodPost, psp.ControlResetPath, "")
-	got = control(s, http.MethodGet, psp.ControlStatsPath, "")
-	want = `{"requests":0,"shed":0,"settled":0,"dropped":0,"keys":0,"in_flight":0,"max_in_flight":0}` + "\n"
-	if got.body != want {
-		t.Errorf("GET %s after a reset = %q, want %q", psp.ControlStatsPath, got.body, want)
-	}
-}
-
 // TestConcurrentRequestsNeverExceedCapacity races many payments against a small capacity
 // under -race: the slots are counted under the Server's lock.
 func TestConcurrentRequestsNeverExceedCapacity(t *testing.T) {

@@ -6,21 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"time"
 )
 
-// ErrInvalidConfig is wrapped by every error from NewServer.
-var ErrInvalidConfig = errors.New("psp: invalid config")
-
-// DefaultToken is the one bearer token of DefaultConfig.
-const DefaultToken = "test-token"
-
-// The other values of DefaultConfig.
+// The values of DefaultConfig.
 const (
-	defaultBalanceCents = 100000                            // 1000.00
-	defaultKeyTTL       = time.Duration(86_400_000_000_000) // 24 h
-	defaultISPB         = "12345678"
-	defaultMaxKeys      = 500_000
+	DefaultToken        = "test-token"
+	DefaultBalanceCents = 100000 // 1000.00
+	DefaultKeyTTL       = 24 * time.Hour
+	DefaultMaxKeys      = 500_000
+	DefaultISPB         = "12345678"
 )
 
 var (
@@ -37,32 +33,14 @@ type Config struct {
 	// BalanceCents is the payer's starting balance in cents. It may be 0 but not negative.
 	BalanceCents int64
 	// KeyTTL is how long a completed key is remembered, counted from its completion. The key is
-	// then new again. 0 means 24 hours. A negative KeyTTL is invalid.
+	// then new again. 0 means DefaultKeyTTL. A negative KeyTTL is invalid.
 	KeyTTL time.Duration
-	// MaxKeys is the most Idempotency-Keys stored at once, in flight or committed, over all
-	// tokens. A new key beyond it is refused with 503 key_store_full and a Retry-After, and
-	// nothing is stored. A stored key is never forgotten before its TTL, and its replays keep
-	// working. The ledger keeps the latest MaxKeys settlements, so it holds the settlement of
-	// every key that has not expired; older ones are dropped, oldest first, and counted in
-	// Stats.Dropped. 0 means 500000: with typical payments, about 175 MB of live heap and
-	// 400 MB of RSS. Negative is invalid.
+	// MaxKeys is the most Idempotency-Keys stored at once, over all tokens. A new key beyond it
+	// gets 503 key_store_full, and no stored key is forgotten before its TTL. The ledger keeps
+	// the latest MaxKeys settlements. 0 means DefaultMaxKeys; negative is invalid.
 	MaxKeys int
-	// ISPB is the 8-digit participant code in every endToEndId. "" means 12345678.
+	// ISPB is the 8-digit participant code in every endToEndId. "" means DefaultISPB.
 	ISPB string
-	// Control mounts the control API under /_psp/ (faults, settlements, balance, reset, stats).
-	// Turn it on only in a test double. A control request that changes state (any method but
-	// GET) must carry Content-Type application/json, or it gets 415 unsupported_media_type: no
-	// HTML form or other simple cross-site request can send one.
-	Control bool
-	// ControlToken, if not empty, must come with every control request as
-	// "Authorization: Bearer <ControlToken>", or the request gets 401 unauthorized. It is
-	// visible ASCII without spaces, like Tokens, and never logged.
-	ControlToken string
-	// ControlHosts, if not empty, are the Host values a control request may carry, such as
-	// "127.0.0.1:8080", matched without regard to case. A control request with another Host gets
-	// 403 host_not_allowed, which keeps a web page that rebinds its own name to the PSP's
-	// address (DNS rebinding) out. Empty means any Host. Payment requests are not checked.
-	ControlHosts []string
 	// Logger receives one record per payment request. Nil discards them. Tokens are never
 	// logged.
 	Logger *slog.Logger
@@ -78,48 +56,46 @@ type Config struct {
 }
 
 // DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, at most
-// 500000 keys, the ISPB 12345678, no control API and no logging.
+// 500000 keys, the ISPB 12345678, no capacity limit and no logging.
 func DefaultConfig() Config {
 	return Config{
 		Tokens:       []string{DefaultToken},
-		BalanceCents: defaultBalanceCents,
-		KeyTTL:       defaultKeyTTL,
-		MaxKeys:      defaultMaxKeys,
-		ISPB:         defaultISPB,
+		BalanceCents: DefaultBalanceCents,
+		KeyTTL:       DefaultKeyTTL,
+		MaxKeys:      DefaultMaxKeys,
+		ISPB:         DefaultISPB,
 	}
 }
 
 // withDefaults checks c and fills in its zero values.
 func (c Config) withDefaults() (Config, error) {
-	c.ISPB = cmp.Or(c.ISPB, defaultISPB)
-	if len(c.Tokens) == 0 {
-		return c, fmt.Errorf("%w: no tokens", ErrInvalidConfig)
-	}
-	if c.BalanceCents < 0 {
-		return c, fmt.Errorf("%w: negative balance %d cents", ErrInvalidConfig, c.BalanceCents)
-	}
-	if c.KeyTTL < 0 {
-		return c, fmt.Errorf("%w: negative key TTL %v", ErrInvalidConfig, c.KeyTTL)
-	}
-	if c.MaxKeys < 0 {
-		return c, fmt.Errorf("%w: negative MaxKeys %d", ErrInvalidConfig, c.MaxKeys)
-	}
-	if !ispbPattern.MatchString(c.ISPB) {
-		return c, fmt.Errorf("%w: ISPB %q is not 8 digits", ErrInvalidConfig, c.ISPB)
-	}
-	if err := c.checkCapacity(); err != nil {
-		return c, err
-	}
-	for i, t := range c.Tokens {
-		if !tokenPattern.MatchString(t) {
-			return c, fmt.Errorf("%w: token %d (%q) must be visible ASCII without spaces", ErrInvalidConfig, i, t)
-		}
-	}
-	if c.ControlToken != "" && !tokenPattern.MatchString(c.ControlToken) {
-		return c, fmt.Errorf("%w: the control token must be visible ASCII without spaces", ErrInvalidConfig)
-	}
-	c.KeyTTL = cmp.Or(c.KeyTTL, defaultKeyTTL)
-	c.MaxKeys = cmp.Or(c.MaxKeys, defaultMaxKeys)
+	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
+	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
+	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	var err error
+	switch {
+	case len(c.Tokens) == 0:
+		err = errors.New("no tokens")
+	case c.BalanceCents < 0:
+		err = fmt.Errorf("negative balance %d cents", c.BalanceCents)
+	case c.KeyTTL < 0:
+		err = fmt.Errorf("negative key TTL %v", c.KeyTTL)
+	case c.MaxKeys < 0:
+		err = fmt.Errorf("negative MaxKeys %d", c.MaxKeys)
+	case !ispbPattern.MatchString(c.ISPB):
+		err = fmt.Errorf("ISPB %q is not 8 digits", c.ISPB)
+	case c.ServiceTime < 0:
+		err = fmt.Errorf("negative service time %v", c.ServiceTime)
+	case c.Capacity < 0:
+		err = fmt.Errorf("negative capacity %d", c.Capacity)
+	case c.ShedRetryAfter < 0:
+		err = fmt.Errorf("negative shed Retry-After %v", c.ShedRetryAfter)
+	case slices.ContainsFunc(c.Tokens, func(t string) bool { return !tokenPattern.MatchString(t) }):
+		err = errors.New("every token must be visible ASCII without spaces")
+	}
+	if err != nil {
+		return c, fmt.Errorf("psp: invalid config: %w", err)
+	}
 	return c, nil
 }

@@ -175,8 +175,7 @@ func TestRouting(t *testing.T) {
 		{http.MethodPut, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "POST"},
 		{http.MethodPost, "/v1/pix/payments/", 404, psp.CodeNotFound, ""},
 		{http.MethodPost, "/", 404, psp.CodeNotFound, ""},
-		// The control surface is off unless Config.Control is set.
-		{http.MethodGet, psp.ControlBalancePath, 404, psp.CodeNotFound, ""},
+		{http.MethodGet, "/_psp/balance", 404, psp.CodeNotFound, ""}, // the control API is package control's
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

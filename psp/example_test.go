@@ -1,8 +1,6 @@
 package psp_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +37,7 @@ func ExampleNewServer() {
 
 func ExampleServer_Inject() {
 	srv, _ := psp.NewServer(psp.DefaultConfig())
-	srv.Inject(psp.StatusRetryAfter(503, 2*time.Second), psp.Status(503))
+	srv.Inject(psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second}, psp.Status(503))
 
 	send := func() {
 		req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
@@ -65,18 +63,12 @@ func ExampleServer_Inject() {
 	// 1 settlement
 }
 
-func ExampleFault_MarshalJSON() {
-	body, _ := json.Marshal(map[string][]psp.Fault{"faults": {
-		psp.StatusRetryAfter(503, 2*time.Second),
-		psp.Slow(1500 * time.Millisecond),
-		psp.Late(3 * time.Second),
-		psp.Drop(),
-		psp.ResetConn(),
-		psp.Down(10 * time.Second),
-	}})
-	fmt.Println(string(body))
+func ExampleFault_Validate() {
+	fmt.Println(psp.Slow(1500 * time.Millisecond).Validate())
+	fmt.Println(psp.Redirect(404).Validate())
 	// Output:
-	// {"faults":[{"kind":"status","status":503,"retry_after_s":2},{"kind":"slow","delay_ms":1500},{"kind":"late","delay_ms":3000},{"kind":"drop"},{"kind":"reset"},{"kind":"down","duration_ms":10000}]}
+	// <nil>
+	// psp: invalid fault: kind "redirect" takes a Status of 300 to 399
 }
 
 func ExampleParseBalance() {
@@ -87,7 +79,7 @@ func ExampleParseBalance() {
 	// Output:
 	// 15000 <nil>
 	// 0 <nil>
-	// 0 psp: invalid amount: "1.5" is not 1 to 10 digits, a dot and 2 digits
+	// 0 psp: amount "1.5" is not 1 to 10 digits, a dot and 2 digits
 }
 
 func ExampleFormatAmount() {
@@ -118,37 +110,4 @@ func ExampleServer_Settlements() {
 		fmt.Println(s.IdempotencyKey, s.AmountCents, s.PixKey, s.Description, len(s.EndToEndID))
 	}
 	// Output: lunch-1 1000 12345678901 lunch 32
-}
-
-func ExampleControlClient() {
-	cfg := psp.DefaultConfig()
-	cfg.Control = true // as cmd/psp serves it
-	srv, _ := psp.NewServer(cfg)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	ctx := context.Background()
-	ctl := psp.ControlClient{BaseURL: ts.URL, HTTPClient: ts.Client()}
-
-	ctl.Inject(ctx, psp.Status(503))
-	client := ts.Client()
-	for range 2 { // a 503, then the retry settles
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+psp.PaymentsPath,
-			strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
-		req.Header.Set("Authorization", "Bearer test-token")
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", "order-42")
-		resp, err := client.Do(req)
-		if err != nil {
-			panic(err)
-		}
-		resp.Body.Close()
-		fmt.Println(resp.StatusCode)
-	}
-	ledger, _ := ctl.Settlements(ctx)
-	balance, _ := ctl.BalanceCents(ctx)
-	fmt.Println(len(ledger), "settlement of", psp.FormatAmount(ledger[0].AmountCents), "- balance", psp.FormatAmount(balance))
-	// Output:
-	// 503
-	// 201
-	// 1 settlement of 150.00 - balance 850.00
 }

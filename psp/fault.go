@@ -6,56 +6,52 @@ import (
 	"time"
 )
 
-// ErrInvalidFault is wrapped by the errors of Fault.MarshalJSON and Fault.UnmarshalJSON and by
-// the panic of Server.Inject.
+// ErrInvalidFault is wrapped by the errors of Fault.Validate and by the panic of Server.Inject.
 var ErrInvalidFault = errors.New("psp: invalid fault")
 
-// ErrTooManyFaults is wrapped by the panic of Server.Inject when the faults would not fit in
-// the queue.
-var ErrTooManyFaults = errors.New("psp: too many faults queued")
-
-// Bounds of the fault queue.
-const (
-	// MaxFaultDuration is the longest Duration and RetryAfter a Fault may have. A server's
-	// timeouts can then let every slow and late fault complete.
-	MaxFaultDuration = time.Hour
-	// MaxQueuedFaults is the most faults the queue holds at once.
-	MaxQueuedFaults = 10_000
-)
+// MaxFaultDuration is the longest Duration and RetryAfter a Fault may have. A server's timeouts
+// can then let every slow and late fault complete.
+const MaxFaultDuration = time.Hour
 
 // FaultKind names what a Fault does to the payment request that consumes it.
 type FaultKind string
 
-// The fault kinds. "Before any processing" means before the token is even looked at.
+// The fault kinds. "Before any processing" means before the token is even looked at. Waits do
+// not stop when the client leaves.
 const (
-	// FaultStatus answers Status with a problem+json body before any processing. It sends
-	// Retry-After if RetryAfter is set. Nothing is stored.
-	FaultStatus FaultKind = "status"
-	// FaultSlow makes processing take Duration before the commit, with the key in flight. A
-	// concurrent request with the same key gets 409 meanwhile. A request that never reaches the
-	// commit (rejected, 409, 422, replay) is not delayed. The wait does not stop if the client
-	// leaves.
-	FaultSlow FaultKind = "slow"
-	// FaultLate commits at once, then holds the answer for Duration before writing it. The wait
-	// does not stop if the client leaves.
-	FaultLate FaultKind = "late"
-	// FaultDrop processes the request, so a payment settles and is stored. Then it closes the
-	// connection without answering. The client sees EOF, a lost response.
-	FaultDrop FaultKind = "drop"
-	// FaultReset closes the connection before any processing. Over TCP it is a reset (RST), and
-	// the client sees "connection reset by peer".
-	FaultReset FaultKind = "reset"
-	// FaultDown closes the connection like FaultReset, and so does every payment request for
-	// Duration from then on. Requests refused while the PSP is down consume no fault.
-	FaultDown FaultKind = "down"
+	FaultStatus   FaultKind = "status"   // answers Status (injected_fault) before any processing
+	FaultSlow     FaultKind = "slow"     // waits Duration before the commit, the key in flight (409)
+	FaultLate     FaultKind = "late"     // commits at once, then holds the answer for Duration
+	FaultDrop     FaultKind = "drop"     // commits, then closes the connection: the client reads EOF
+	FaultReset    FaultKind = "reset"    // closes the connection (RST over TCP) before any processing
+	FaultDown     FaultKind = "down"     // closes every payment's connection for Duration, consuming none
+	FaultRedirect FaultKind = "redirect" // answers Status (3xx) with a Location and no body
+	// FaultCommitStatus commits as usual, then answers Status instead of the stored answer: a
+	// 5xx is a problem+json (injected_fault), a 2xx keeps the stored body. The next request
+	// with the key gets the stored answer. No 4xx: a 4xx is a refusal made before the commit.
+	FaultCommitStatus FaultKind = "commit_status"
+	// FaultBadBody commits as usual and breaks the body of a 201 (a replay too) as Breach says.
+	FaultBadBody FaultKind = "bad_body"
 )
 
-// Fault is one misbehaviour, consumed by one payment request. Make one with Status,
-// StatusRetryAfter, Slow, Late, Drop, ResetConn, Down, CommitStatus, CommitStatusRetryAfter,
-// BadBody, BadBodyWithout or Redirect. The zero value is no fault and may not be injected. Its
-// JSON form is the one the control API takes, such as
-// {"kind":"status","status":503,"retry_after_s":2}, {"kind":"late","delay_ms":1500} or
-// {"kind":"bad_body","breach":"missing","member":"horario"}.
+// Breach is how a FaultBadBody breaks the body of a 201.
+type Breach string
+
+// The breaches. Short and cut leave the client an unexpected EOF.
+const (
+	BreachNotJSON    Breach = "not_json"      // an HTML page instead of the body
+	BreachShort      Breach = "short"         // the whole body's Content-Length, half the body, a close
+	BreachCut        Breach = "cut"           // half the body chunked, then a close mid-body
+	BreachMissing    Breach = "missing"       // Member (endToEndId, valor, chave, status or horario) left out
+	BreachAmount     Breach = "valor"         // one centavo more in valor
+	BreachPixKey     Breach = "chave"         // another Pix key in chave
+	BreachEndToEndID Breach = "end_to_end_id" // endToEndId one character short
+)
+
+// Fault is one misbehaviour, consumed by one payment request. Make one with a constructor
+// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody) and set
+// RetryAfter or Member where the kind takes them. The zero value is no fault and may not be
+// injected.
 type Fault struct {
 	Kind FaultKind
 	// Status is the status a FaultStatus, FaultCommitStatus or FaultRedirect answers.
@@ -72,85 +68,66 @@ type Fault struct {
 	Member string
 }
 
-// Status answers code (400 to 599) before any processing.
-func Status(code int) Fault { return Fault{Kind: FaultStatus, Status: code} }
+// The constructors of the faults of each kind. Status answers 400 to 599, Redirect 300 to 399,
+// and CommitStatus 200 to 299 but 201, 204 and 205, or 500 to 599. A BreachMissing also needs
+// the Member to leave out.
+func Status(code int) Fault       { return Fault{Kind: FaultStatus, Status: code} }
+func Slow(d time.Duration) Fault  { return Fault{Kind: FaultSlow, Duration: d} }
+func Late(d time.Duration) Fault  { return Fault{Kind: FaultLate, Duration: d} }
+func Drop() Fault                 { return Fault{Kind: FaultDrop} }
+func ResetConn() Fault            { return Fault{Kind: FaultReset} }
+func Down(d time.Duration) Fault  { return Fault{Kind: FaultDown, Duration: d} }
+func Redirect(code int) Fault     { return Fault{Kind: FaultRedirect, Status: code} }
+func CommitStatus(code int) Fault { return Fault{Kind: FaultCommitStatus, Status: code} }
+func BadBody(b Breach) Fault      { return Fault{Kind: FaultBadBody, Breach: b} }
 
-// StatusRetryAfter answers code with a Retry-After of after, in whole seconds rounded up.
-func StatusRetryAfter(code int, after time.Duration) Fault {
-	return Fault{Kind: FaultStatus, Status: code, RetryAfter: after}
-}
+// receiptMembers are the members of a 201's body that the contract requires: the members a
+// BreachMissing may leave out.
+var receiptMembers = map[string]bool{"endToEndId": true, "valor": true, "chave": true, "status": true, "horario": true}
 
-// Slow delays the commit by d, the key being in flight meanwhile.
-func Slow(d time.Duration) Fault { return Fault{Kind: FaultSlow, Duration: d} }
-
-// Late commits at once and holds the answer for d.
-func Late(d time.Duration) Fault { return Fault{Kind: FaultLate, Duration: d} }
-
-// Drop commits and closes the connection without answering.
-func Drop() Fault { return Fault{Kind: FaultDrop} }
-
-// ResetConn closes the connection without processing.
-func ResetConn() Fault { return Fault{Kind: FaultReset} }
-
-// Down closes the connection of every payment request for d, starting with the one that
-// consumes it.
-func Down(d time.Duration) Fault { return Fault{Kind: FaultDown, Duration: d} }
-
-// faultUsage says what each kind takes, in the JSON form; it is also the set of known kinds.
-var faultUsage = map[FaultKind]string{
-	FaultStatus:       `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
-	FaultSlow:         `"delay_ms" (milliseconds, 0 to 3600000)`,
-	FaultLate:         `"delay_ms" (milliseconds, 0 to 3600000)`,
-	FaultDrop:         "no parameters",
-	FaultReset:        "no parameters",
-	FaultDown:         `"duration_ms" (milliseconds, 0 to 3600000)`,
-	FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
-	FaultBadBody:      `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), and "member" (endToEndId, valor, chave, status or horario) with missing only`,
-	FaultRedirect:     `"status" (300 to 399)`,
-}
-
-// validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
-// kind does not allow, a negative duration or one beyond MaxFaultDuration, or a field set that
-// the kind does not use.
-func (f Fault) validate() error {
-	// Conditions are in if statements, not switch cases, so that coverage (and so mutation
-	// testing) sees them.
-	usage, known := faultUsage[f.Kind]
-	if !known {
+// Validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
+// kind does not allow, a field set that the kind does not use, or a negative duration or one
+// beyond MaxFaultDuration. The error wraps ErrInvalidFault.
+func (f Fault) Validate() error {
+	s, b := f.Status, f.Breach
+	var fits bool
+	var takes string
+	used := Fault{Kind: f.Kind} // f with only the fields its kind uses
+	switch f.Kind {
+	case FaultStatus:
+		fits, takes = s >= 400 && s <= 599, "a Status of 400 to 599, and a RetryAfter if any"
+		used.Status, used.RetryAfter = s, f.RetryAfter
+	case FaultCommitStatus:
+		fits = s/100 == 5 || s/100 == 2 && s != 201 && s != 204 && s != 205
+		takes = "a Status of 200 to 299 but 201, 204 and 205, or 500 to 599, and a RetryAfter if any"
+		used.Status, used.RetryAfter = s, f.RetryAfter
+	case FaultRedirect:
+		fits, takes = s/100 == 3, "a Status of 300 to 399"
+		used.Status = s
+	case FaultBadBody:
+		fits = b == BreachNotJSON || b == BreachShort || b == BreachCut || b == BreachAmount ||
+			b == BreachPixKey || b == BreachEndToEndID || b == BreachMissing && receiptMembers[f.Member]
+		takes = "a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only"
+		used.Breach = b
+		if b == BreachMissing {
+			used.Member = f.Member
+		}
+	case FaultSlow, FaultLate, FaultDown:
+		fits, takes = true, "a Duration"
+		used.Duration = f.Duration
+	case FaultDrop, FaultReset:
+		fits, takes = true, "no other field"
+	default:
 		return fmt.Errorf("%w: unknown kind %q", ErrInvalidFault, f.Kind)
 	}
-	if !f.statusAllowed() || !f.breachAllowed() {
-		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, usage)
+	if longest := max(f.RetryAfter, f.Duration); f.RetryAfter < 0 || f.Duration < 0 || longest > MaxFaultDuration {
+		return fmt.Errorf("%w: duration %v or retry after %v is negative or exceeds %v", ErrInvalidFault,
+			f.Duration, f.RetryAfter, MaxFaultDuration)
 	}
-	if f.RetryAfter < 0 || f.Duration < 0 {
-		return fmt.Errorf("%w: negative duration", ErrInvalidFault)
-	}
-	if longest := max(f.RetryAfter, f.Duration); longest > MaxFaultDuration {
-		return fmt.Errorf("%w: duration %v exceeds the maximum %v", ErrInvalidFault, longest, MaxFaultDuration)
-	}
-	if f != f.used() {
-		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, usage)
+	if !fits || f != used {
+		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, takes)
 	}
 	return nil
-}
-
-// used is f with only the fields its kind uses.
-func (f Fault) used() Fault {
-	u := Fault{Kind: f.Kind}
-	switch f.Kind {
-	case FaultStatus, FaultCommitStatus:
-		u.Status, u.RetryAfter = f.Status, f.RetryAfter
-	case FaultSlow, FaultLate, FaultDown:
-		u.Duration = f.Duration
-	case FaultRedirect:
-		u.Status = f.Status
-	case FaultBadBody:
-		u.Breach = f.Breach
-		if f.Breach == BreachMissing {
-			u.Member = f.Member
-		}
-	}
-	return u
 }
 
 // wholeSeconds is d in seconds, rounded up.

@@ -16,7 +16,7 @@ import (
 
 func TestCommitStatusHidesTheSettlement(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.CommitStatusRetryAfter(502, 1500*time.Millisecond), psp.CommitStatus(504))
+	s.Inject(psp.Fault{Kind: psp.FaultCommitStatus, Status: 502, RetryAfter: 1500 * time.Millisecond}, psp.CommitStatus(504))
 
 	a := pay(s, "k1", validBody)
 	p := wantProblem(t, a, 502, psp.CodeInjectedFault)
@@ -44,7 +44,7 @@ func TestCommitStatusHidesTheSettlement(t *testing.T) {
 
 func TestCommitStatus2xxKeepsTheBody(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.CommitStatusRetryAfter(200, time.Second), psp.CommitStatus(202))
+	s.Inject(psp.Fault{Kind: psp.FaultCommitStatus, Status: 200, RetryAfter: time.Second}, psp.CommitStatus(202))
 	first := pay(s, "k1", validBody)
 	second := pay(s, "k1", validBody)
 	stored := pay(s, "k1", validBody)
@@ -65,7 +65,7 @@ func TestCommitStatus2xxKeepsTheBody(t *testing.T) {
 
 func TestCommitStatusKeepsTheStoredHeaders(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.CommitStatusRetryAfter(200, time.Second))
+	s.Inject(psp.Fault{Kind: psp.FaultCommitStatus, Status: 200, RetryAfter: time.Second})
 	r := paymentRequest("k1", validBody)
 	r.Header.Del("Authorization")
 	a := serve(s, r) // a 401 made a 200
@@ -83,11 +83,11 @@ var brokenBodies = []struct {
 	{psp.BadBody(psp.BreachAmount), func(r map[string]any) { r["valor"] = "150.01" }},
 	{psp.BadBody(psp.BreachPixKey), func(r map[string]any) { r["chave"] = "0pix@example.com" }},
 	{psp.BadBody(psp.BreachEndToEndID), func(r map[string]any) { r["endToEndId"] = r["endToEndId"].(string)[:31] }},
-	{psp.BadBodyWithout("endToEndId"), func(r map[string]any) { delete(r, "endToEndId") }},
-	{psp.BadBodyWithout("valor"), func(r map[string]any) { delete(r, "valor") }},
-	{psp.BadBodyWithout("chave"), func(r map[string]any) { delete(r, "chave") }},
-	{psp.BadBodyWithout("status"), func(r map[string]any) { delete(r, "status") }},
-	{psp.BadBodyWithout("horario"), func(r map[string]any) { delete(r, "horario") }},
+	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "endToEndId"}, func(r map[string]any) { delete(r, "endToEndId") }},
+	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "valor"}, func(r map[string]any) { delete(r, "valor") }},
+	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "chave"}, func(r map[string]any) { delete(r, "chave") }},
+	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "status"}, func(r map[string]any) { delete(r, "status") }},
+	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario"}, func(r map[string]any) { delete(r, "horario") }},
 }
 
 func TestBadBodyBreaksOneMember(t *testing.T) {

@@ -70,7 +70,7 @@ func wantClosed(tb testing.TB, client *http.Client, baseURL, key string) {
 
 func TestStatusFaultStrikesFirst(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.Status(503), psp.StatusRetryAfter(429, 1500*time.Millisecond))
+	s.Inject(psp.Status(503), psp.Fault{Kind: psp.FaultStatus, Status: 429, RetryAfter: 1500 * time.Millisecond})
 
 	r := paymentRequest("k1", `not even JSON`)
 	r.Header.Del("Authorization")
@@ -97,10 +97,9 @@ func TestStatusFaultStrikesFirst(t *testing.T) {
 }
 
 func TestOnlyPaymentRequestsConsumeFaults(t *testing.T) {
-	s := mustServer(t, withControl)
+	s := mustServer(t)
 	s.Inject(psp.Status(500))
 	serve(s, httptest.NewRequest(http.MethodGet, psp.PaymentsPath, nil))
-	serve(s, httptest.NewRequest(http.MethodGet, psp.ControlBalancePath, nil))
 	serve(s, httptest.NewRequest(http.MethodGet, "/elsewhere", nil))
 	wantProblem(t, pay(s, "k1", validBody), 500, psp.CodeInjectedFault)
 	wantSettled(t, pay(s, "k1", validBody))

@@ -35,9 +35,6 @@ func mustServer(tb testing.TB, edits ...func(*psp.Config)) *psp.Server {
 	return s
 }
 
-// withControl mounts the control surface.
-func withControl(c *psp.Config) { c.Control = true }
-
 // paymentRequest is a valid POST /v1/pix/payments with key and body; edit it before sending.
 func paymentRequest(key, body string) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, psp.PaymentsPath, strings.NewReader(body))
@@ -85,6 +82,36 @@ type receipt struct {
 	Horario     string `json:"horario"`
 }
 
+// problem is the application/problem+json body of an error answer, as the contract gives it.
+type problem struct {
+	Type       string      `json:"type"`
+	Title      string      `json:"title"`
+	Status     int         `json:"status"`
+	Detail     string      `json:"detail"`
+	Code       string      `json:"code"`
+	Violations []violation `json:"violacoes"`
+}
+
+// violation is one member of a problem's violacoes.
+type violation struct {
+	Field  string `json:"campo"`
+	Reason string `json:"motivo"`
+}
+
+// roundTripper is an http.RoundTripper made of a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// inProcess is a transport that serves every request with h, in process.
+func inProcess(h http.Handler) roundTripper {
+	return func(r *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Result(), nil
+	}
+}
+
 // mustDecode decodes a JSON body strictly into a T.
 func mustDecode[T any](tb testing.TB, body string) T {
 	tb.Helper()
@@ -98,7 +125,7 @@ func mustDecode[T any](tb testing.TB, body string) T {
 }
 
 // wantProblem checks that a is a problem+json answer with status and code, and returns it.
-func wantProblem(tb testing.TB, a answer, status int, code string) psp.Problem {
+func wantProblem(tb testing.TB, a answer, status int, code string) problem {
 	tb.Helper()
 	if a.status != status {
 		tb.Fatalf("status = %d, want %d (body %s)", a.status, status, a.body)
@@ -106,7 +133,7 @@ func wantProblem(tb testing.TB, a answer, status int, code string) psp.Problem {
 	if got, want := a.header.Get("Content-Type"), "application/problem+json"; got != want {
 		tb.Errorf("Content-Type = %q, want %q", got, want)
 	}
-	p := mustDecode[psp.Problem](tb, a.body)
+	p := mustDecode[problem](tb, a.body)
 	if p.Code != code || p.Status != status || p.Title != http.StatusText(status) ||
 		p.Type != "urn:pixretry:psp:problem:"+code || p.Detail == "" {
 		tb.Errorf("problem = %+v, want code %q, status %d, its title and type, a detail", p, code, status)

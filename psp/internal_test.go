@@ -1,8 +1,6 @@
 package psp
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"testing"
 )
@@ -24,16 +22,5 @@ func TestBase36(t *testing.T) {
 		if got := base36(tt.n); got != tt.want {
 			t.Errorf("base36(%d) = %q, want %q", tt.n, got, tt.want)
 		}
-	}
-}
-
-func TestErrorAnswerOfAnUnknownErrorIs500(t *testing.T) {
-	a := errorAnswer(fmt.Errorf("wrapped: %w", errors.New("boom")))
-	if a.status != 500 || a.contentType != problemContentType {
-		t.Errorf("errorAnswer() = %d %s, want 500 %s", a.status, a.contentType, problemContentType)
-	}
-	wrapped := errorAnswer(fmt.Errorf("context: %w", fail(codeNotFound, "x")))
-	if wrapped.status != 404 {
-		t.Errorf("errorAnswer(wrapped not_found) status = %d, want 404", wrapped.status)
 	}
 }

@@ -5,28 +5,26 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 )
 
 // servePayment is POST /v1/pix/payments, in the order of processing docs/psp.md gives.
 func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 	f := s.nextFault()
-	switch f.Kind {
-	case FaultReset, FaultDown:
+	switch {
+	case f.Kind == FaultReset || f.Kind == FaultDown:
 		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
 		hangUp(w, true)
-		return
-	case FaultStatus, FaultRedirect:
+	case f.Kind == FaultStatus || f.Kind == FaultRedirect:
 		s.deliver(w, faultAnswer(f, answer{}), "", f)
-		return
-	}
-	if !s.admit() {
+	case !s.admit():
 		s.deliver(w, s.shedAnswer(), "", f)
-		return
+	default:
+		a, rawKey := s.process(w, r, f)
+		s.release()
+		s.deliver(w, a, rawKey, f)
 	}
-	a, rawKey := s.process(w, r, f)
-	s.release()
-	s.deliver(w, a, rawKey, f)
 }
 
 // nextFault consumes the fault this payment request draws: a FaultDown while a down window is
@@ -50,73 +48,94 @@ func (s *Server) nextFault() Fault {
 	return f
 }
 
-// process runs the checks and the commit. It returns the answer and the Idempotency-Key as
-// sent ("" until it has been found valid).
-func (s *Server) process(w http.ResponseWriter, r *http.Request, f Fault) (answer, string) {
-	token, err := s.bearerToken(r.Header)
-	if err != nil {
-		return errorAnswer(err), ""
+// admit takes a processing slot for a payment request, or counts it as shed and reports false
+// when Config.Capacity slots are taken.
+func (s *Server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cfg.Capacity > 0 && s.inFlight >= s.cfg.Capacity {
+		s.book.shed++
+		return false
 	}
-	rawKey, key, err := idempotencyKey(r.Header)
-	if err != nil {
-		return errorAnswer(err), ""
-	}
-	p, err := readPayment(w, r)
-	if err != nil {
-		return errorAnswer(err), rawKey
-	}
-	return s.settle(scope{token, key}, p, f), rawKey
+	s.inFlight++
+	s.book.maxInFlight = max(s.book.maxInFlight, s.inFlight)
+	return true
 }
 
-// readPayment reads and validates the body of a payment request.
-func readPayment(w http.ResponseWriter, r *http.Request) (payment, error) {
-	body, err := readJSONBody(w, r)
-	if err != nil {
-		return payment{}, err
+// release gives back the slot admit took.
+func (s *Server) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight--
+}
+
+// shedAnswer is the 503 of a request refused for lack of capacity, with Retry-After if
+// Config.ShedRetryAfter is set.
+func (s *Server) shedAnswer() answer {
+	f := fail(CodeOverloaded, "the PSP is processing %d payments, its capacity; retry later", s.cfg.Capacity)
+	if s.cfg.ShedRetryAfter > 0 {
+		f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(s.cfg.ShedRetryAfter), 10)}}
 	}
-	return decodePayment(body)
+	return f.answer()
+}
+
+// process runs the checks and the commit. It returns the answer and the Idempotency-Key as
+// sent ("" until it has been found valid).
+func (s *Server) process(w http.ResponseWriter, r *http.Request, fault Fault) (answer, string) {
+	token, f := s.bearerToken(r.Header)
+	if f != nil {
+		return f.answer(), ""
+	}
+	rawKey, key, f := idempotencyKey(r.Header)
+	if f != nil {
+		return f.answer(), ""
+	}
+	p, f := readPayment(w, r)
+	if f != nil {
+		return f.answer(), rawKey
+	}
+	return s.settle(scope{token, key}, p, fault), rawKey
 }
 
 // settle reserves the key, waits out the service time and a slow fault, and commits. A key
 // already known answers without committing: 422 for a different payment, 409 while in flight,
 // else the replay. A new key when the store is full answers 503 key_store_full.
 func (s *Server) settle(sc scope, p payment, f Fault) answer {
-	b, e, a := s.reserve(sc, p)
+	s.mu.Lock()
+	b := s.book // the book to commit to, even if a Reset replaces it meanwhile
+	e, a := b.reserve(sc, p, time.Now())
+	s.mu.Unlock()
 	if e == nil {
 		return a
 	}
-	time.Sleep(s.serviceTime(f)) // not cut short by the client leaving: a real PSP would not know
+	wait := s.cfg.ServiceTime
+	if f.Kind == FaultSlow {
+		wait += f.Duration
+	}
+	time.Sleep(wait) // not cut short by the client leaving: a real PSP would not know
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return b.commit(e, time.Now().UTC(), s.cfg.ISPB)
 }
 
-// reserve puts sc in flight for p and returns the book to commit to with the new entry, or
-// the answer instead (see book.reserve).
-func (s *Server) reserve(sc scope, p payment) (*book, *entry, answer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, a := s.book.reserve(sc, p, time.Now())
-	return s.book, e, a
-}
-
 // deliver writes a, or distorts it for a fault that acts after processing, or holds it for a
-// late fault, or hangs up instead for a drop fault.
-// rawKey, when not empty, is echoed.
+// late fault, or hangs up instead for a drop fault. rawKey, when not empty, is echoed.
 func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault) {
 	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", slog.Int("status", a.status),
 		slog.String("key", rawKey), slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(f.Kind, "none"))))
-	if misdeliver(w, a, rawKey, f) {
-		return
-	}
 	switch f.Kind {
+	case FaultCommitStatus:
+		faultAnswer(f, a).write(w, rawKey)
+	case FaultBadBody:
+		misdeliver(w, a, rawKey, f.Breach, f.Member)
 	case FaultLate:
 		time.Sleep(f.Duration) // not cut short by the client leaving: the answer is written late or lost
+		a.write(w, rawKey)
 	case FaultDrop:
 		hangUp(w, false)
-		return
+	default:
+		a.write(w, rawKey)
 	}
-	a.write(w, rawKey)
 }
 
 // hangUp closes the request's connection without an answer: with a TCP reset (RST) if reset
@@ -128,11 +147,8 @@ func hangUp(w http.ResponseWriter, reset bool) {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	if tcp, ok := conn.(lingerer); ok && reset {
+	if tcp, ok := conn.(interface{ SetLinger(sec int) error }); ok && reset {
 		tcp.SetLinger(0) // close with RST instead of FIN
 	}
 	conn.Close()
 }
-
-// lingerer is a connection whose close can be made a reset, such as a *net.TCPConn.
-type lingerer interface{ SetLinger(sec int) error }

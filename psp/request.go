@@ -2,99 +2,186 @@ package psp
 
 import (
 	"cmp"
-	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// maxInfoPagadorLen is the longest infoPagador, in characters (Unicode code points).
-const maxInfoPagadorLen = 140
+// The header fields and bounds of a payment request. The Server echoes the Idempotency-Key, as
+// sent, on every answer once it has been found valid. A replayed answer says so in ReplayedHeader.
+const (
+	IdempotencyKeyHeader = "Idempotency-Key"     // the client's key (IETF Idempotency-Key draft)
+	ReplayedHeader       = "Idempotent-Replayed" // "true" on an answer replayed from the key store
+	MaxBodyBytes         = 65536                 // the largest body, in bytes (64 KiB)
+	MaxInfoPagadorLen    = 140                   // the longest infoPagador, in characters (code points)
+
+	idempotencyKeyHeader = IdempotencyKeyHeader // the names recorder.go uses, until it leaves psp
+	replayedHeader       = ReplayedHeader
+)
+
+// keyPattern is 1 to 255 visible ASCII characters.
+var keyPattern = regexp.MustCompile(`^[\x21-\x7E]{1,255}$`)
 
 // payment is a validated payment request. It is comparable, and two requests with equal
 // values are the same payment: it is the fingerprint the key store compares. The amount is
-// held in cents, so "0150.00" and "150.00" are the same payment. The text is the request's,
-// read exactly (see textViolation), so "caf\u00e9" and "café" are the same payment.
+// held in cents, so "0150.00" and "150.00" are the same payment. The text is the one the JSON
+// means, so "caf\u00e9" and "café" are the same payment.
 type payment struct {
 	cents int64
 	chave string
 	info  string
 }
 
-// The members of a payment body, in the order their violations are reported.
+// bearerToken returns the bearer token of h if it is one of the accepted tokens, as configured
+// (so stored keys do not keep the header alive).
+func (s *Server) bearerToken(h http.Header) (string, *failure) {
+	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
+	known, ok := s.tokens[strings.TrimLeft(token, " ")]
+	if !strings.EqualFold(scheme, "Bearer") || !ok { // the scheme is case-insensitive (RFC 9110)
+		f := fail(CodeUnauthorized, "a known bearer token is required in Authorization")
+		f.header = http.Header{"Www-Authenticate": {`Bearer realm="psp"`}}
+		return "", f
+	}
+	return known, nil
+}
+
+// idempotencyKey reads the Idempotency-Key of h: the value as sent (to echo it) and the key it
+// means. A value starting with a double quote is a structured-field string (RFC 8941): `"abc"`
+// means abc, `"a\"b"` means a"b. The key must be 1 to 255 characters from 0x21 to 0x7E.
+func idempotencyKey(h http.Header) (raw, key string, f *failure) {
+	values := h.Values(IdempotencyKeyHeader)
+	if len(values) == 0 {
+		return "", "", invalid(CodeIdempotencyKeyMissing, violation{IdempotencyKeyHeader, "required"})
+	}
+	raw = values[0]
+	key, ok := unquote(raw)
+	if len(values) > 1 || !ok || !keyPattern.MatchString(key) {
+		return "", "", invalid(CodeIdempotencyKeyInvalid, violation{IdempotencyKeyHeader,
+			"must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"})
+	}
+	return raw, key, nil
+}
+
+// unquote decodes a structured-field string if s starts with a double quote; any other s is
+// returned as is. ok is false for a broken quoted string: a bad escape, a missing closing quote
+// or characters after it.
+func unquote(s string) (unquoted string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return s, true
+	}
+	if !sfString.MatchString(s) {
+		return "", false
+	}
+	return sfUnescape.Replace(s[1 : len(s)-1]), true
+}
+
+// sfString is a structured-field string (RFC 8941): in double quotes, with \" and \\ the only
+// escapes. sfUnescape reads its escapes.
 var (
-	valorField = stringField{"valor", true, valorViolation}
-	chaveField = stringField{"chave", true, chaveViolation}
-	infoField  = stringField{"infoPagador", false, infoViolation}
+	sfString   = regexp.MustCompile(`^"(?:[^"\\]|\\["\\])*"$`)
+	sfUnescape = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
 )
 
-// decodePayment decodes and validates a payment body. Every violation is reported: unknown or
-// repeated members as they appear, then valor, chave and infoPagador.
-func decodePayment(body []byte) (payment, error) {
-	members, bad := decodeObject(body, valorField.name, chaveField.name, infoField.name)
-	if members == nil {
-		return payment{}, invalid(codeInvalidRequest, bad...)
+// readPayment reads and validates the body of a payment request: Content-Type application/json
+// (charset utf-8 if any), at most MaxBodyBytes, a valid payment.
+func readPayment(w http.ResponseWriter, r *http.Request) (payment, *failure) {
+	if contentType := r.Header.Get("Content-Type"); contentType != jsonContentType { // else no need to parse it
+		mediaType, params, err := mime.ParseMediaType(contentType)
+		if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
+			ok && !strings.EqualFold(charset, "utf-8") {
+			return payment{}, fail(CodeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
+		}
 	}
-	valor, bad := valorField.read(members, bad)
-	chave, bad := chaveField.read(members, bad)
-	info, bad := infoField.read(members, bad)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+		return payment{}, fail(CodePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
+	}
+	if err != nil {
+		return payment{}, invalid(CodeInvalidRequest, violation{"body", "could not be read: " + err.Error()})
+	}
+	return decodePayment(body)
+}
+
+// paymentJSON is a payment body with its members undecoded, the unknown ones together.
+type paymentJSON struct {
+	Valor       jsontext.Value `json:"valor"`
+	Chave       jsontext.Value `json:"chave"`
+	InfoPagador jsontext.Value `json:"infoPagador"`
+	Unknown     jsontext.Value `json:",embed"`
+}
+
+// decodePayment decodes and validates a payment body. The body must be one JSON object, valid
+// as RFC 8259 and RFC 7493 say (valid UTF-8, no unpaired surrogate escape, no repeated name),
+// or it is one violation of "body". Otherwise every violation is reported: unknown members by
+// name, then valor, chave and infoPagador.
+func decodePayment(body []byte) (payment, *failure) {
+	var pj paymentJSON
+	err := json.Unmarshal(body, &pj)
+	if _, syntax := errors.AsType[*jsontext.SyntacticError](err); syntax {
+		return payment{}, invalid(CodeInvalidRequest, violation{"body", "is not valid JSON: " + err.Error()})
+	}
+	if err != nil || jsontext.Value(body).Kind() != '{' {
+		return payment{}, invalid(CodeInvalidRequest, violation{"body", "must be a JSON object"})
+	}
+	var unknown map[string]jsontext.Value
+	json.Unmarshal(pj.Unknown, &unknown) // an object's members, or nil for none
+	var bad []violation
+	for _, name := range slices.Sorted(maps.Keys(unknown)) {
+		bad = append(bad, violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
+	}
+	valor, bad := readString(bad, "valor", pj.Valor, true)
+	chave, bad := readString(bad, "chave", pj.Chave, true)
+	info, bad := readString(bad, "infoPagador", pj.InfoPagador, false)
 	if len(bad) > 0 {
-		return payment{}, invalid(codeInvalidRequest, bad...)
+		return payment{}, invalid(CodeInvalidRequest, bad...)
 	}
-	cents, _ := parseAmount(valor) // valorViolation has accepted it
+	cents, _ := ParseBalance(valor) // valorViolation has accepted it
 	return payment{cents: cents, chave: chave, info: info}, nil
 }
 
-// stringField is a body member whose value is a JSON string.
-type stringField struct {
-	name     string
-	required bool
-	// check returns why a value is bad, or "" for a good one.
-	check func(string) string
-}
-
-// read returns the member's value ("" if absent) and bad with a violation appended if the
-// member is missing but required, is not a JSON string, would not read exactly (see
-// textViolation) or fails check.
-func (f stringField) read(members map[string]json.RawMessage, bad []violation) (string, []violation) {
-	raw, present := members[f.name]
-	if !present && !f.required {
-		return "", bad
-	}
-	if !present {
-		return "", append(bad, violation{f.name, "required"})
-	}
-	s, isString := jsonText(raw)
+// readString returns the text of the member name, whose value is raw (nil if absent), and bad
+// with a violation appended if it is missing but required, is not a JSON string or is not a
+// good value of the member.
+func readString(bad []violation, name string, raw jsontext.Value, required bool) (string, []violation) {
+	var s string
 	reason := "must be a JSON string"
-	if isString {
-		reason = cmp.Or(textViolation(raw), f.check(s))
+	switch {
+	case raw == nil && !required:
+		return "", bad
+	case raw == nil:
+		reason = "required"
+	case raw.Kind() == '"':
+		json.Unmarshal(raw, &s) // a valid JSON string
+		reason = textViolation(name, s)
 	}
-	if reason == "" {
-		return s, bad
+	if reason != "" {
+		bad = append(bad, violation{name, reason})
 	}
-	return s, append(bad, violation{f.name, reason})
+	return s, bad
 }
 
-func valorViolation(s string) string {
+// textViolation returns why s is not a good value of the member name, or "".
+func textViolation(name, s string) string {
 	cents, err := ParseBalance(s)
-	if err != nil {
+	switch {
+	case name == "valor" && err != nil:
 		return `must match ^\d{1,10}\.\d{2}$, as in "150.00"`
-	}
-	if cents == 0 {
+	case name == "valor" && cents == 0:
 		return "must be greater than zero"
+	case name == "chave" && !ValidPixKey(s):
+		return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
+			"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
+	case name == "infoPagador" && utf8.RuneCountInString(s) > MaxInfoPagadorLen:
+		return "must be at most 140 characters"
 	}
 	return ""
-}
-
-func chaveViolation(s string) string {
-	if ValidPixKey(s) {
-		return ""
-	}
-	return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
-		"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
-}
-
-func infoViolation(s string) string {
-	if utf8.RuneCountInString(s) <= maxInfoPagadorLen {
-		return ""
-	}
-	return "must be at most 140 characters"
 }

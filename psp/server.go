@@ -1,11 +1,21 @@
+// Package psp simulates a Pix PSP (payment service provider) for tests. It is a test double, not
+// a payment system.
+//
+// A [Server] is an http.Handler that accepts payments at POST /v1/pix/payments. It keeps real state
+// in memory: the answers stored by Idempotency-Key, a ledger of settlements and the payer's
+// balance in cents. A completed key replays its stored answer byte for byte. A key still in flight
+// answers 409, and a key reused for a different payment answers 422. Keys are scoped per bearer
+// token and forgotten Config.KeyTTL after they complete. At most Config.MaxKeys are stored.
+//
+// A [Fault] is one misbehaviour, such as a 503 or a lost answer. [Server.Inject] queues faults,
+// and each payment request consumes the next one.
+//
+// Package pixretry/psp/control serves the same Server's faults, ledger and balance over HTTP,
+// and command psp serves both on a real address. The HTTP contract is in docs/psp.md.
 package psp
 
 import (
-	"fmt"
-	"maps"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -13,14 +23,12 @@ import (
 // PaymentsPath is where payments are posted.
 const PaymentsPath = "/v1/pix/payments"
 
-// Server is the simulated PSP, an http.Handler serving PaymentsPath. With Config.Control it
-// also serves the control API under /_psp/. Serve it in process (httptest, a recorder, an
-// in-memory pipe) or on a real listener with http.Server. Make one with NewServer. It is safe
-// for concurrent use.
+// Server is the simulated PSP, an http.Handler serving PaymentsPath. Serve it in process
+// (httptest, a recorder, an in-memory pipe) or on a real listener with http.Server. Make one
+// with NewServer. It is safe for concurrent use.
 type Server struct {
 	cfg    Config
-	tokens map[string]string                      // each accepted token to itself, the one copy that stored keys hold
-	routes map[string]map[string]http.HandlerFunc // path, method
+	tokens map[string]string // each accepted token to itself, the one copy that stored keys hold
 
 	mu        sync.Mutex
 	book      *book
@@ -29,76 +37,45 @@ type Server struct {
 	inFlight  int // payment requests in processing (see admit)
 }
 
-// NewServer returns a Server configured by cfg. An invalid cfg is an error wrapping
-// ErrInvalidConfig.
+// NewServer returns a Server configured by cfg, or an error if cfg is invalid.
 func NewServer(cfg Config) (*Server, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tokens: map[string]string{}, book: newBook(cfg.BalanceCents, cfg.MaxKeys, cfg.KeyTTL)}
+	s := &Server{cfg: cfg, tokens: map[string]string{}, book: newBook(cfg)}
 	for _, t := range cfg.Tokens {
 		s.tokens[t] = t
-	}
-	s.routes = map[string]map[string]http.HandlerFunc{
-		PaymentsPath: {http.MethodPost: s.servePayment},
-	}
-	if cfg.Control {
-		for path, methods := range s.controlRoutes() {
-			for method, handle := range methods {
-				methods[method] = s.guard(handle)
-			}
-			s.routes[path] = methods
-		}
 	}
 	return s, nil
 }
 
-// ServeHTTP serves r. An unknown path gets 404, and another method on a known path gets 405
-// with Allow.
+// ServeHTTP serves a payment request. Another path gets 404, and another method 405 with Allow.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	methods, ok := s.routes[r.URL.Path]
-	if !ok {
-		errorAnswer(fail(codeNotFound, "no resource at %s", r.URL.Path)).write(w, "")
-		return
+	switch {
+	case r.URL.Path != PaymentsPath:
+		fail(CodeNotFound, "no resource at %s", r.URL.Path).answer().write(w, "")
+	case r.Method != http.MethodPost:
+		f := fail(CodeMethodNotAllowed, "%s takes POST", PaymentsPath)
+		f.header = http.Header{"Allow": {http.MethodPost}}
+		f.answer().write(w, "")
+	default:
+		s.servePayment(w, r)
 	}
-	handle, ok := methods[r.Method]
-	if !ok {
-		allow := strings.Join(slices.Sorted(maps.Keys(methods)), ", ")
-		f := fail(codeMethodNotAllowed, "%s takes %s", r.URL.Path, allow)
-		f.header = http.Header{"Allow": {allow}}
-		errorAnswer(f).write(w, "")
-		return
-	}
-	handle(w, r)
 }
 
 // Inject queues faults. Each payment request consumes the next one, in arrival order. Other
-// requests consume none. The queue holds at most MaxQueuedFaults. An invalid fault, or more
-// faults than the queue has room for, is a programming error, like a bad regexp for
-// regexp.MustCompile. Inject then panics with an error wrapping ErrInvalidFault or
-// ErrTooManyFaults and queues none.
+// requests consume none. An invalid fault is a programming error, like a bad regexp for
+// regexp.MustCompile: Inject then panics with the error of Fault.Validate and queues none.
 func (s *Server) Inject(faults ...Fault) {
 	for _, f := range faults {
-		if err := f.validate(); err != nil {
+		if err := f.Validate(); err != nil {
 			panic(err)
 		}
 	}
-	if err := s.queue(faults); err != nil {
-		panic(err)
-	}
-}
-
-// queue appends valid faults to the queue, or none if they do not all fit.
-func (s *Server) queue(faults []Fault) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if room := MaxQueuedFaults - len(s.faults); len(faults) > room {
-		return fmt.Errorf("%w: %d queued, room for %d more, %d given", ErrTooManyFaults,
-			len(s.faults), room, len(faults))
-	}
 	s.faults = append(s.faults, faults...)
-	return nil
 }
 
 // ClearFaults empties the fault queue and ends any down window. The next request meets no
@@ -111,7 +88,7 @@ func (s *Server) ClearFaults() {
 }
 
 // Settlements returns a copy of the ledger, in settlement order. The ledger keeps the latest
-// Config.MaxKeys settlements (see Config.MaxKeys).
+// Config.MaxKeys settlements.
 func (s *Server) Settlements() []Settlement {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,15 +106,43 @@ func (s *Server) BalanceCents() int64 {
 	return s.book.balance
 }
 
-// Reset forgets every key, empties the ledger and the fault queue, closes any down window and
-// restores the starting balance. It does not wait for requests in flight. They finish against
-// the state Reset discarded, so their settlements never appear in the new ledger. endToEndIds
-// stay unique across Resets.
+// Reset forgets every key, empties the ledger and the fault queue, closes any down window,
+// restores the starting balance and starts Stats afresh. It does not wait for requests in
+// flight. They finish against the state Reset discarded, so their settlements never appear in
+// the new ledger. endToEndIds stay unique across Resets.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.book = newBook(s.cfg.BalanceCents, s.cfg.MaxKeys, s.cfg.KeyTTL)
+	s.book = newBook(s.cfg)
 	s.book.maxInFlight = s.inFlight
 	s.faults = nil
 	s.downUntil = time.Time{}
+}
+
+// Stats counts what a Server has done since it was made or last Reset.
+type Stats struct {
+	Requests    int64 // payment requests received, whatever their answer
+	Shed        int64 // payment requests refused with 503 overloaded
+	Settled     int   // settlements in the ledger
+	Dropped     int64 // settlements dropped from the front of the ledger (see Config.MaxKeys)
+	Keys        int   // Idempotency-Keys stored now, expired ones not yet forgotten included
+	InFlight    int   // payment requests in processing now
+	MaxInFlight int   // the most payment requests in processing at once; a Reset starts it at InFlight
+	Faults      int   // faults queued now
+}
+
+// Stats returns the counters since the Server was made or last Reset.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{
+		Requests:    s.book.requests,
+		Shed:        s.book.shed,
+		Settled:     len(s.book.ledger),
+		Dropped:     s.book.dropped,
+		Keys:        len(s.book.keys),
+		InFlight:    s.inFlight,
+		MaxInFlight: s.book.maxInFlight,
+		Faults:      len(s.faults),
+	}
 }

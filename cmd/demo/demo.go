@@ -11,7 +11,7 @@ import (
 
 	"pixretry/internal/roundtrip"
 	"pixretry/pix"
-	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // target is a PSP to run the demo against, and where the demo writes.
@@ -48,7 +48,7 @@ type result struct {
 // receipts, the requests the client sent, and the PSP's ledger and balance. It returns an
 // error if the PSP cannot be driven, or one naming each expectation that failed.
 func demo(ctx context.Context, t *target) error {
-	ctl := psp.ControlClient{
+	ctl := control.Client{
 		BaseURL:    t.BaseURL,
 		HTTPClient: &http.Client{Transport: t.Transport, Timeout: controlTimeout},
 		Token:      t.ControlToken,
@@ -96,7 +96,7 @@ func demo(ctx context.Context, t *target) error {
 // over from an earlier scenario can strike, queues s's faults, sends s's payment and records what
 // happened. It returns an error only when the PSP cannot be driven or ctx ends. The payment's own
 // failure is part of the result.
-func play(ctx context.Context, s scenario, before int64, payer *pix.Client, ctl psp.ControlClient, sent *roundtrip.Recorder) (result, error) {
+func play(ctx context.Context, s scenario, before int64, payer *pix.Client, ctl control.Client, sent *roundtrip.Recorder) (result, error) {
 	r := result{Scenario: s, Payment: s.Payment, BalanceBefore: before}
 	if err := ctl.ClearFaults(ctx); err != nil {
 		return r, err

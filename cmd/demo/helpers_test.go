@@ -11,21 +11,38 @@ import (
 
 	"pixretry/internal/pipenet"
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// mustPSP returns the psp simulator with its control API, as cmd/psp serves it, and the default
-// configuration (token "test-token", balance 1000.00).
-func mustPSP(tb testing.TB) *psp.Server {
+// testPSP is the psp simulator with its control API, as cmd/psp serves it, and its state.
+type testPSP struct {
+	*psp.Server
+	handler http.Handler
+}
+
+func (p testPSP) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
+
+// mustPSP returns the psp simulator with its control API and the default configuration (token
+// "test-token", balance 1000.00).
+func mustPSP(tb testing.TB) testPSP {
 	tb.Helper()
-	cfg := psp.DefaultConfig()
-	cfg.Control = true
-	srv, err := psp.NewServer(cfg)
+	srv, err := psp.NewServer(psp.DefaultConfig())
 	if err != nil {
 		tb.Fatalf("psp.NewServer() error = %v", err)
 	}
-	return srv
+	return testPSP{srv, mustControl(tb, srv, control.Options{})}
+}
+
+// mustControl returns srv behind its control API, guarded by opts.
+func mustControl(tb testing.TB, srv *psp.Server, opts control.Options) http.Handler {
+	tb.Helper()
+	h, err := control.NewHandler(srv, opts)
+	if err != nil {
+		tb.Fatalf("control.NewHandler() error = %v", err)
+	}
+	return h
 }
 
 // runDemo runs the demo inside the caller's synctest bubble against h served over pipenet, and

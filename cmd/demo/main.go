@@ -35,6 +35,7 @@ import (
 
 	"pixretry/internal/cmdline"
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 func main() { cmdline.Main(run) }
@@ -74,10 +75,11 @@ func parseFlags(args []string, stderr io.Writer) (*target, error) {
 	fs.StringVar(&t.ControlToken, "control-token", "", "bearer `token` for the PSP's control API, if it has one")
 	fs.Uint64Var(&t.Seed, "seed", 1, "seed of the jitter draws: the same seed gives the same waits")
 	err := cmdline.Parse(fs, args, func() error {
-		if _, err := psp.NewServer(psp.Config{Tokens: []string{t.Token}}); err != nil {
+		srv, err := psp.NewServer(psp.Config{Tokens: []string{t.Token}})
+		if err != nil {
 			return fmt.Errorf("demo: -token %q: want visible ASCII without spaces", t.Token)
 		}
-		if _, err := psp.NewServer(psp.Config{Tokens: []string{t.Token}, ControlToken: t.ControlToken}); err != nil {
+		if _, err := control.NewHandler(srv, control.Options{Token: t.ControlToken}); err != nil {
 			return fmt.Errorf("demo: -control-token: want visible ASCII without spaces")
 		}
 		t.BaseURL, t.External = strings.TrimSuffix(t.BaseURL, "/"), t.BaseURL != ""
@@ -95,8 +97,12 @@ func parseFlags(args []string, stderr io.Writer) (*target, error) {
 // view. stop closes it and every connection to it.
 func serveLocal(t *target) (stop func() error, err error) {
 	cfg := psp.DefaultConfig()
-	cfg.Tokens, cfg.Control = []string{t.Token}, true
-	h, err := psp.NewServer(cfg)
+	cfg.Tokens = []string{t.Token}
+	bank, err := psp.NewServer(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
+	}
+	h, err := control.NewHandler(bank, control.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
 	}

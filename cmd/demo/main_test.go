@@ -11,6 +11,7 @@ import (
 
 	"pixretry/internal/cmdline"
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // `make demo` itself: run with no flags, against the in-process PSP over real loopback. This is
@@ -35,8 +36,8 @@ func TestRunOverLoopback(t *testing.T) {
 // demo names that PSP and seed.
 func TestRunTakesEachFlag(t *testing.T) {
 	cfg := psp.DefaultConfig()
-	cfg.Tokens, cfg.Control, cfg.ControlToken = []string{"other-token"}, true, "ctl"
-	ts := httptest.NewServer(must(psp.NewServer(cfg)))
+	cfg.Tokens = []string{"other-token"}
+	ts := httptest.NewServer(mustControl(t, must(psp.NewServer(cfg)), control.Options{Token: "ctl"}))
 	defer ts.Close()
 	var stdout, stderr bytes.Buffer
 	args := []string{"-psp", ts.URL + "/", "-token", "other-token", "-control-token", "ctl", "-seed", "7"}
@@ -54,7 +55,7 @@ func TestRunReportsAFailure(t *testing.T) {
 	defer ts.Close()
 	var stderr bytes.Buffer
 	err := run(t.Context(), []string{"-psp", ts.URL}, &bytes.Buffer{}, &stderr)
-	if got := cmdline.ExitCode(err); got != 1 || !strings.HasPrefix(stderr.String(), "demo FAILED:\npsp: POST /_psp/reset: status 404, want 204") {
+	if got := cmdline.ExitCode(err); got != 1 || !strings.HasPrefix(stderr.String(), "demo FAILED:\ncontrol: POST /_psp/reset: status 404, want 204") {
 		t.Errorf("run() exit code %d, stderr %q; want 1 and the failed reset", got, stderr.String())
 	}
 }

@@ -4,36 +4,42 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // loopbackNames are the names a control request may give in its Host on any address, with the
 // port.
 var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 
-// exposeControl is o.cfg with the control API set for a PSP bound to bound: on for a loopback
-// address, else only with a control token. Its Host must name the address asked for (o.addr),
-// the address bound, a loopback name or one of o.controlHosts. Bound to any other than a
-// loopback address, it warns on stderr.
-func (o options) exposeControl(bound net.Addr, stderr io.Writer) psp.Config {
-	cfg := o.cfg
+// exposeControl is the handler of srv for a PSP bound to bound: with the control API on a
+// loopback address, else only with a control token. A control request's Host must name the
+// address asked for (o.addr), the address bound, a loopback name or one of o.controlHosts.
+// Bound to any other than a loopback address, it warns on stderr.
+func (o options) exposeControl(srv *psp.Server, bound net.Addr, stderr io.Writer) (h http.Handler, on bool, err error) {
 	tcp, _ := bound.(*net.TCPAddr)
 	loopback := tcp != nil && tcp.IP.IsLoopback()
-	cfg.Control = loopback || cfg.ControlToken != ""
-	cfg.ControlHosts = append(controlHosts(o.addr, bound.String()), o.controlHosts...)
-	if loopback {
-		return cfg
+	on = loopback || o.controlToken != ""
+	if !loopback {
+		status := "the control API is off; -control-token turns it on"
+		if on {
+			status = "the control API answers only with the control token"
+		}
+		fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and "+
+			"pay with the tokens; %s\n", bound, status)
 	}
-	control := "the control API is off; -control-token turns it on"
-	if cfg.Control {
-		control = "the control API answers only with the control token"
+	if !on {
+		return srv, false, nil
 	}
-	fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and pay with the tokens; %s\n",
-		bound, control)
-	return cfg
+	h, err = control.NewHandler(srv, control.Options{
+		Token: o.controlToken,
+		Hosts: append(controlHosts(o.addr, bound.String()), o.controlHosts...),
+	})
+	return h, true, err
 }
 
 // controlHosts are the Host values that name a PSP asked to listen on addr and bound to bound:

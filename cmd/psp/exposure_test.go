@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // send sends method path to s with body and the header fields in pairs (name, value; a Host
@@ -145,7 +146,7 @@ func TestNonLoopbackServesControlWithTheToken(t *testing.T) {
 	if got := s.send(t, "POST", "/_psp/reset", "", "Authorization", "Bearer ctl-secret"); got != 415 {
 		t.Errorf("POST /_psp/reset with the token and no Content-Type = %d, want 415", got)
 	}
-	ctl := psp.ControlClient{BaseURL: s.url, HTTPClient: s.client, Token: "ctl-secret"}
+	ctl := control.Client{BaseURL: s.url, HTTPClient: s.client, Token: "ctl-secret"}
 	if err := ctl.Inject(context.Background(), psp.Status(503)); err != nil {
 		t.Errorf("Inject() with the token: %v", err)
 	}
@@ -199,7 +200,7 @@ func TestControlHosts(t *testing.T) {
 // listener, which must keep the connection's SetLinger.
 func TestResetFaultIsAResetBehindTheConnectionLimit(t *testing.T) {
 	s := mustStart(t, "-tokens", "smoke", "-max-conns", "2")
-	ctl := psp.ControlClient{BaseURL: s.url, HTTPClient: s.client}
+	ctl := control.Client{BaseURL: s.url, HTTPClient: s.client}
 	if err := ctl.Inject(context.Background(), psp.ResetConn()); err != nil {
 		t.Fatalf("Inject() error = %v", err)
 	}

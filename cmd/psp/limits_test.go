@@ -13,6 +13,7 @@ import (
 
 	"pixretry/internal/pipenet"
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // TestFaultsUpToTheLongestStillAnswer sends the slowest payment the limits must let through:
@@ -24,7 +25,7 @@ func TestFaultsUpToTheLongestStillAnswer(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := mustPipe(t, "-tokens", "smoke", "-service-time", "5s",
 					"-control-token", "ctl", "-control-hosts", "pipe")
-				ctl := psp.ControlClient{BaseURL: "http://pipe", HTTPClient: p.client, Token: "ctl"}
+				ctl := control.Client{BaseURL: "http://pipe", HTTPClient: p.client, Token: "ctl"}
 				if err := ctl.Inject(context.Background(), fault); err != nil {
 					t.Fatalf("Inject() error = %v", err)
 				}

@@ -32,6 +32,7 @@ import (
 
 	"pixretry/internal/cmdline"
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 func main() { cmdline.Main(run) }
@@ -57,7 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // options is what the command line asks for.
 type options struct {
-	cfg          psp.Config // Control and ControlHosts are set once the address is known
+	cfg          psp.Config
+	controlToken string // the control API's token, if any
 	addr         string
 	maxConns     int      // 0: no limit
 	controlHosts []string // Host values the control API answers for besides the defaults
@@ -88,7 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 		o.addr, o.maxConns = *addr, *maxConns
 		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.MaxKeys, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *maxKeys, *ispb
 		o.cfg.ServiceTime, o.cfg.Capacity, o.cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
-		o.cfg.ControlToken = *controlToken
+		o.controlToken = *controlToken
 		if *controlHosts != "" {
 			o.controlHosts = strings.Split(*controlHosts, ",")
 		}
@@ -107,7 +109,11 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 			return fmt.Errorf("psp: -max-conns %d: want 0 (no limit) or more", *maxConns)
 		}
 		// checks -tokens, -ispb, -service-time, -capacity, -shed-retry-after and -control-token
-		_, err = psp.NewServer(o.cfg)
+		srv, err := psp.NewServer(o.cfg)
+		if err != nil {
+			return err
+		}
+		_, err = control.NewHandler(srv, control.Options{Token: o.controlToken})
 		return err
 	})
 	return o, fs, err

@@ -60,9 +60,14 @@ func (l limits) server(h http.Handler, serviceTime time.Duration, logger *slog.L
 func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.Writer) error {
 	payments, logger, flushLogs := newLoggers(stderr, o.log)
 	defer flushLogs()
-	cfg := o.exposeControl(ln.Addr(), stderr)
+	cfg := o.cfg
 	cfg.Logger = payments
-	handler, err := psp.NewServer(cfg)
+	psps, err := psp.NewServer(cfg)
+	var handler http.Handler
+	var control bool
+	if err == nil {
+		handler, control, err = o.exposeControl(psps, ln.Addr(), stderr)
+	}
 	if err != nil {
 		ln.Close()
 		return err
@@ -72,7 +77,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.W
 	logger.Info("psp: listening", "url", url, "tokens", len(cfg.Tokens),
 		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL, "max_keys", cfg.MaxKeys,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity, "max_conns", o.maxConns,
-		"control", cfg.Control, "control_token", cfg.ControlToken != "")
+		"control", control, "control_token", o.controlToken != "")
 	return serveUntil(ctx, srv, ln, o.limits.grace, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }
 

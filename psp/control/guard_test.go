@@ -1,31 +1,32 @@
-package psp_test
+package control_test
 
 import (
 	"testing"
 
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // changes are the control requests that change state, each with a check that it did not.
 var changes = []struct {
 	method, path, body string
-	unchanged          func(*psp.Server) bool // after a refusal; the Server holds one settlement and one fault
+	unchanged          func(bank) bool // after a refusal; the Server holds one settlement and one fault
 }{
-	{"POST", psp.ControlFaultsPath, `{"faults":[{"kind":"drop"}]}`, func(s *psp.Server) bool {
+	{"POST", control.FaultsPath, `{"faults":[{"kind":"drop"}]}`, func(s bank) bool {
 		return pay(s, "k2", validBody).status == 503 && pay(s, "k3", validBody).status == 201 // only the queued 503
 	}},
-	{"DELETE", psp.ControlFaultsPath, "", func(s *psp.Server) bool { return pay(s, "k2", validBody).status == 503 }},
-	{"POST", psp.ControlResetPath, "", func(s *psp.Server) bool { return len(s.Settlements()) == 1 }},
+	{"DELETE", control.FaultsPath, "", func(s bank) bool { return pay(s, "k2", validBody).status == 503 }},
+	{"POST", control.ResetPath, "", func(s bank) bool { return len(s.Settlements()) == 1 }},
 }
 
 // reads are the control requests that change nothing.
-var reads = []string{psp.ControlSettlementsPath, psp.ControlBalancePath, psp.ControlStatsPath}
+var reads = []string{control.SettlementsPath, control.BalancePath, control.StatsPath}
 
 // mustGuarded is a Server with the control API on, changed by edits, holding one settlement and
 // one queued 503.
-func mustGuarded(tb testing.TB, edits ...func(*psp.Config)) *psp.Server {
+func mustGuarded(tb testing.TB, edits ...func(*control.Options)) bank {
 	tb.Helper()
-	s := mustServer(tb, append([]func(*psp.Config){withControl}, edits...)...)
+	s := mustBank(tb, edits...)
 	wantSettled(tb, pay(s, "k1", validBody))
 	s.Inject(psp.Status(503))
 	return s
@@ -60,14 +61,14 @@ func TestControlChangesNeedJSON(t *testing.T) {
 func TestControlReadsNeedNoContentType(t *testing.T) {
 	s := mustGuarded(t)
 	for _, path := range reads {
-		if a := control(s, "GET", path, ""); a.status != 200 {
+		if a := ctl(s, "GET", path, ""); a.status != 200 {
 			t.Errorf("GET %s without Content-Type = %d %s, want 200", path, a.status, a.body)
 		}
 	}
 }
 
 func TestControlTokenIsRequired(t *testing.T) {
-	withToken := func(c *psp.Config) { c.ControlToken = "ctl-secret" }
+	withToken := func(o *control.Options) { o.Token = "ctl-secret" }
 	refused := map[string]string{
 		"no Authorization":  "",
 		"a wrong token":     "Bearer ctl-wrong",
@@ -109,7 +110,7 @@ func TestControlTokenIsRequired(t *testing.T) {
 				t.Errorf("GET %s with the token = %d %s, want 200", path, a.status, a.body)
 			}
 		}
-		r := controlRequest("POST", psp.ControlResetPath, "")
+		r := controlRequest("POST", control.ResetPath, "")
 		r.Header.Set("Authorization", "Bearer ctl-secret")
 		wantNoContent(t, serve(s, r))
 		wantSettled(t, pay(s, "k1", validBody)) // payments need the payment token only
@@ -117,15 +118,15 @@ func TestControlTokenIsRequired(t *testing.T) {
 }
 
 func TestControlHostIsChecked(t *testing.T) {
-	withHosts := func(c *psp.Config) { c.ControlHosts = []string{"127.0.0.1:8080", "localhost:8080"} }
+	withHosts := func(o *control.Options) { o.Hosts = []string{"127.0.0.1:8080", "localhost:8080"} }
 	for _, host := range []string{"evil.example:8080", "evil.example", "localhost:8081", "127.0.0.1", ""} {
 		t.Run("Host "+host, func(t *testing.T) {
-			withToken := func(c *psp.Config) { c.ControlToken = "ctl" }
+			withToken := func(o *control.Options) { o.Token = "ctl" }
 			for _, c := range changes {
 				s := mustGuarded(t, withHosts, withToken)
 				r := controlRequest(c.method, c.path, c.body)
 				r.Host = host // and no token: the Host is checked first
-				wantProblem(t, serve(s, r), 403, psp.CodeHostNotAllowed)
+				wantProblem(t, serve(s, r), 403, control.CodeHostNotAllowed)
 				if !c.unchanged(s) {
 					t.Errorf("%s %s for Host %q changed the Server", c.method, c.path, host)
 				}
@@ -134,7 +135,7 @@ func TestControlHostIsChecked(t *testing.T) {
 			for _, path := range reads {
 				r := controlRequest("GET", path, "")
 				r.Host = host
-				wantProblem(t, serve(s, r), 403, psp.CodeHostNotAllowed)
+				wantProblem(t, serve(s, r), 403, control.CodeHostNotAllowed)
 			}
 			r := paymentRequest("k9", validBody)
 			r.Host = host
@@ -147,7 +148,7 @@ func TestControlHostIsChecked(t *testing.T) {
 	for _, host := range []string{"127.0.0.1:8080", "LOCALHOST:8080"} {
 		t.Run("Host "+host, func(t *testing.T) {
 			s := mustGuarded(t, withHosts)
-			r := controlRequest("POST", psp.ControlResetPath, "")
+			r := controlRequest("POST", control.ResetPath, "")
 			r.Host = host
 			wantNoContent(t, serve(s, r))
 		})
@@ -157,8 +158,8 @@ func TestControlHostIsChecked(t *testing.T) {
 // TestControlChecksInOrder shows which refusal a request with several faults gets: the Host,
 // then the token, then the Content-Type.
 func TestControlChecksInOrder(t *testing.T) {
-	s := mustGuarded(t, func(c *psp.Config) { c.ControlToken, c.ControlHosts = "ctl", []string{"psp.test"} })
-	r := controlRequest("POST", psp.ControlResetPath, "")
+	s := mustGuarded(t, func(o *control.Options) { o.Token, o.Hosts = "ctl", []string{"psp.test"} })
+	r := controlRequest("POST", control.ResetPath, "")
 	r.Host, r.Header["Content-Type"] = "psp.test", nil
 	wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized)
 	r.Header.Set("Authorization", "Bearer ctl")
@@ -169,7 +170,7 @@ func TestControlChecksInOrder(t *testing.T) {
 
 func TestControlWithoutGuardsServesAnyHost(t *testing.T) {
 	s := mustGuarded(t)
-	r := controlRequest("POST", psp.ControlResetPath, "")
+	r := controlRequest("POST", control.ResetPath, "")
 	r.Host = "evil.example"
 	r.Header.Set("Authorization", "Bearer anything")
 	wantNoContent(t, serve(s, r))

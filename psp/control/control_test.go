@@ -1,4 +1,4 @@
-package psp_test
+package control_test
 
 import (
 	"net/http"
@@ -11,12 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
 // control sends a control request with body, as the control API requires: a request that
 // changes state (any method but GET) says Content-Type application/json.
-func control(s *psp.Server, method, path, body string) answer {
-	return serve(s, controlRequest(method, path, body))
+func ctl(h http.Handler, method, path, body string) answer {
+	return serve(h, controlRequest(method, path, body))
 }
 
 // controlRequest is a control request with body; edit it before sending.
@@ -37,8 +38,8 @@ func wantNoContent(tb testing.TB, a answer) {
 
 func TestControlInjectsFaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := mustServer(t, withControl)
-		wantNoContent(t, control(s, "POST", psp.ControlFaultsPath,
+		s := mustBank(t)
+		wantNoContent(t, ctl(s, "POST", control.FaultsPath,
 			`{"faults":[{"kind":"status","status":503,"retry_after_s":2},{"kind":"late","delay_ms":1500}]}`))
 		a := pay(s, "k1", validBody)
 		wantProblem(t, a, 503, psp.CodeInjectedFault)
@@ -54,8 +55,8 @@ func TestControlInjectsFaults(t *testing.T) {
 }
 
 func TestControlEmptyFaultListQueuesNothing(t *testing.T) {
-	s := mustServer(t, withControl)
-	wantNoContent(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[]}`))
+	s := mustBank(t)
+	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[]}`))
 	wantSettled(t, pay(s, "k1", validBody))
 }
 
@@ -70,14 +71,14 @@ func TestControlRejectsBadFaults(t *testing.T) {
 		{"each bad fault", `{"faults":[{"kind":"x"},{"kind":"drop"},{"kind":"slow"}]}`, []string{"faults[0]", "faults[2]"}},
 		{"no faults", `{}`, []string{"faults"}},
 		{"faults null", `{"faults":null}`, []string{"faults"}},
-		{"faults not a list", `{"faults":{"kind":"drop"}}`, []string{"faults"}},
-		{"unknown member", `{"faults":[],"other":1}`, []string{"other"}},
+		{"faults not a list", `{"faults":{"kind":"drop"}}`, []string{"body"}},
+		{"unknown member", `{"faults":[],"other":1}`, []string{"body"}},
 		{"not JSON", `faults: drop`, []string{"body"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := mustServer(t, withControl)
-			p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, tt.body), 400, psp.CodeInvalidRequest)
+			s := mustBank(t)
+			p := wantProblem(t, ctl(s, "POST", control.FaultsPath, tt.body), 400, psp.CodeInvalidRequest)
 			var fields []string
 			for _, v := range p.Violations {
 				fields = append(fields, v.Field)
@@ -94,44 +95,44 @@ func TestControlRejectsBadFaults(t *testing.T) {
 }
 
 func TestControlSaysADelayExceedsTheMaximum(t *testing.T) {
-	s := mustServer(t, withControl)
-	p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[{"kind":"late","delay_ms":9223372036855}]}`),
+	s := mustBank(t)
+	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"late","delay_ms":9223372036855}]}`),
 		400, psp.CodeInvalidRequest)
-	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[0]",
+	wantViolations(t, p.Violations, []violation{{Field: "faults[0]",
 		Reason: "psp: invalid fault: delay_ms 9223372036855 exceeds the maximum 3600000"}})
 	wantSettled(t, pay(s, "k1", validBody))
 }
 
 func TestControlRefusesFaultsBeyondTheQueue(t *testing.T) {
-	s := mustServer(t, withControl)
-	s.Inject(drops(psp.MaxQueuedFaults - 1)...)
+	s := mustBank(t)
+	s.Inject(drops(control.MaxQueuedFaults - 1)...)
 	two := `{"faults":[{"kind":"reset"},{"kind":"reset"}]}`
-	p := wantProblem(t, control(s, "POST", psp.ControlFaultsPath, two), 400, psp.CodeInvalidRequest)
-	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults",
-		Reason: "psp: too many faults queued: 9999 queued, room for 1 more, 2 given"}})
-	wantNoContent(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[{"kind":"reset"}]}`)) // none was queued
-	wantProblem(t, control(s, "POST", psp.ControlFaultsPath, `{"faults":[{"kind":"reset"}]}`), 400, psp.CodeInvalidRequest)
+	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, two), 400, psp.CodeInvalidRequest)
+	wantViolations(t, p.Violations, []violation{{Field: "faults",
+		Reason: "9999 queued, room for 1 more, 2 given"}})
+	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`)) // none was queued
+	wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`), 400, psp.CodeInvalidRequest)
 }
 
 func TestControlFaultsNeedJSON(t *testing.T) {
-	s := mustServer(t, withControl)
-	r := httptest.NewRequest("POST", psp.ControlFaultsPath, strings.NewReader(`{"faults":[{"kind":"drop"}]}`))
+	s := mustBank(t)
+	r := httptest.NewRequest("POST", control.FaultsPath, strings.NewReader(`{"faults":[{"kind":"drop"}]}`))
 	r.Header.Set("Content-Type", "text/plain")
 	wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
 	wantSettled(t, pay(s, "k1", validBody))
 }
 
 func TestControlClearsFaults(t *testing.T) {
-	s := mustServer(t, withControl)
+	s := mustBank(t)
 	s.Inject(psp.Status(503), psp.Status(503))
-	wantNoContent(t, control(s, "DELETE", psp.ControlFaultsPath, ""))
+	wantNoContent(t, ctl(s, "DELETE", control.FaultsPath, ""))
 	wantSettled(t, pay(s, "k1", validBody))
 }
 
 func TestControlReadsLedgerAndBalance(t *testing.T) {
-	s := mustServer(t, withControl)
-	wantJSON(t, control(s, "GET", psp.ControlSettlementsPath, ""), `{"count":0,"settlements":[]}`)
-	wantJSON(t, control(s, "GET", psp.ControlBalancePath, ""), `{"balance":"1000.00"}`)
+	s := mustBank(t)
+	wantJSON(t, ctl(s, "GET", control.SettlementsPath, ""), `{"count":0,"settlements":[]}`)
+	wantJSON(t, ctl(s, "GET", control.BalancePath, ""), `{"balance":"1000.00"}`)
 
 	pay(s, `"k1"`, validBody)
 	pay(s, "k2", `{"valor":"0.05","chave":"12345678901"}`)
@@ -139,8 +140,8 @@ func TestControlReadsLedgerAndBalance(t *testing.T) {
 	want := `{"count":2,"settlements":[` +
 		`{"endToEndId":"` + ledger[0].EndToEndID + `","idempotencyKey":"k1","valor":"150.00","chave":"pix@example.com","horario":"` + ledger[0].SettledAt.Format(time.RFC3339Nano) + `"},` +
 		`{"endToEndId":"` + ledger[1].EndToEndID + `","idempotencyKey":"k2","valor":"0.05","chave":"12345678901","horario":"` + ledger[1].SettledAt.Format(time.RFC3339Nano) + `"}]}`
-	wantJSON(t, control(s, "GET", psp.ControlSettlementsPath, ""), want)
-	wantJSON(t, control(s, "GET", psp.ControlBalancePath, ""), `{"balance":"849.95"}`)
+	wantJSON(t, ctl(s, "GET", control.SettlementsPath, ""), want)
+	wantJSON(t, ctl(s, "GET", control.BalancePath, ""), `{"balance":"849.95"}`)
 }
 
 // wantJSON checks a 200 application/json answer whose body is want (and a newline).
@@ -152,10 +153,10 @@ func wantJSON(tb testing.TB, a answer, want string) {
 }
 
 func TestControlReset(t *testing.T) {
-	s := mustServer(t, withControl)
+	s := mustBank(t)
 	pay(s, "k1", validBody)
 	s.Inject(psp.Status(503))
-	wantNoContent(t, control(s, "POST", psp.ControlResetPath, ""))
+	wantNoContent(t, ctl(s, "POST", control.ResetPath, ""))
 	if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 100000 {
 		t.Errorf("after reset: %d settlements, balance %d; want 0, 100000", n, b)
 	}
@@ -163,15 +164,15 @@ func TestControlReset(t *testing.T) {
 }
 
 func TestControlMethods(t *testing.T) {
-	s := mustServer(t, withControl)
+	s := mustBank(t)
 	tests := []struct{ method, path, allow string }{
-		{"GET", psp.ControlFaultsPath, "DELETE, POST"},
-		{"POST", psp.ControlSettlementsPath, "GET"},
-		{"DELETE", psp.ControlBalancePath, "GET"},
-		{"GET", psp.ControlResetPath, "POST"},
+		{"GET", control.FaultsPath, "DELETE, POST"},
+		{"POST", control.SettlementsPath, "GET"},
+		{"DELETE", control.BalancePath, "GET"},
+		{"GET", control.ResetPath, "POST"},
 	}
 	for _, tt := range tests {
-		a := control(s, tt.method, tt.path, "")
+		a := ctl(s, tt.method, tt.path, "")
 		wantProblem(t, a, 405, psp.CodeMethodNotAllowed)
 		if got := a.header.Get("Allow"); got != tt.allow {
 			t.Errorf("%s %s: Allow = %q, want %q", tt.method, tt.path, got, tt.allow)
@@ -179,18 +180,18 @@ func TestControlMethods(t *testing.T) {
 	}
 }
 
-func TestResetDuringAFlightKeepsTheNewLedgerClean(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := mustServer(t)
-		s.Inject(psp.Slow(time.Second))
-		done := make(chan answer)
-		go func() { done <- pay(s, "k1", validBody) }()
-		synctest.Wait()
-		s.Reset()
-		wantSettled(t, <-done) // it settles against the discarded state
-		if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 100000 {
-			t.Errorf("after a reset mid-flight: %d settlements, balance %d; want 0, 100000", n, b)
-		}
-		wantSettled(t, pay(s, "k1", validBody))
-	})
+func TestStatsOverTheControlSurface(t *testing.T) {
+	s := mustBank(t)
+	wantSettled(t, pay(s, "k1", validBody))
+	got := ctl(s, http.MethodGet, control.StatsPath, "")
+	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1}` + "\n"
+	if got.status != 200 || got.body != want || got.header.Get("Content-Type") != "application/json" {
+		t.Errorf("GET %s = %d %q %v, want 200 %q as application/json", control.StatsPath, got.status, got.body, got.header, want)
+	}
+	ctl(s, http.MethodPost, control.ResetPath, "")
+	got = ctl(s, http.MethodGet, control.StatsPath, "")
+	want = `{"requests":0,"shed":0,"settled":0,"dropped":0,"keys":0,"in_flight":0,"max_in_flight":0}` + "\n"
+	if got.body != want {
+		t.Errorf("GET %s after a reset = %q, want %q", control.StatsPath, got.body, want)
+	}
 }

@@ -1,4 +1,4 @@
-package psp_test
+package control_test
 
 import (
 	"context"
@@ -11,37 +11,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"pixretry/psp"
+	"pixretry/psp/control"
 )
 
-// roundTripper is an http.RoundTripper made of a function.
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// inProcess is a transport that serves every request with h, in process.
-func inProcess(h http.Handler) roundTripper {
-	return func(r *http.Request) (*http.Response, error) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		return rec.Result(), nil
-	}
-}
-
-// controlOf is a ControlClient of h, in process.
-func controlOf(h http.Handler) psp.ControlClient {
-	return psp.ControlClient{BaseURL: "http://psp.test", HTTPClient: &http.Client{Transport: inProcess(h)}}
+// controlOf is a control.Client of h, in process.
+func controlOf(h http.Handler) control.Client {
+	return control.Client{BaseURL: "http://psp.test", HTTPClient: &http.Client{Transport: inProcess(h)}}
 }
 
 // withControlToken mounts the control surface for Host psp.test and the token "ctl".
-func withControlToken(c *psp.Config) {
-	c.Control, c.ControlToken, c.ControlHosts = true, "ctl", []string{"psp.test"}
-}
+func withControlToken(o *control.Options) { o.Token, o.Hosts = "ctl", []string{"psp.test"} }
 
 // TestControlClientDrivesAServer drives a Server that checks the Host, the token and the
 // Content-Type of the requests that change state.
 func TestControlClientDrivesAServer(t *testing.T) {
 	ctx := context.Background()
-	s := mustServer(t, withControlToken)
+	s := mustBank(t, withControlToken)
 	c := controlOf(s)
 	c.Token = "ctl"
 	if err := c.Inject(ctx); err != nil {
@@ -59,6 +44,9 @@ func TestControlClientDrivesAServer(t *testing.T) {
 
 	if got, err := c.BalanceCents(ctx); err != nil || got != s.BalanceCents() {
 		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.BalanceCents())
+	}
+	if got, err := c.Stats(ctx); err != nil || got != (psp.Stats{Requests: 3, Settled: 2, Keys: 2, MaxInFlight: 1}) {
+		t.Errorf("Stats() = %+v, %v; want 3 requests, 2 settled and 2 keys, one in flight at most", got, err)
 	}
 	want := s.Settlements()
 	for i := range want {
@@ -78,10 +66,10 @@ func TestControlClientDrivesAServer(t *testing.T) {
 }
 
 func TestControlClientOverLoopbackWithTheDefaultClient(t *testing.T) {
-	ts := httptest.NewServer(mustServer(t, withControl))
+	ts := httptest.NewServer(mustBank(t))
 	t.Cleanup(ts.Close)
 	t.Cleanup(http.DefaultClient.CloseIdleConnections)
-	got, err := psp.ControlClient{BaseURL: ts.URL}.BalanceCents(context.Background())
+	got, err := control.Client{BaseURL: ts.URL}.BalanceCents(context.Background())
 	if want := psp.DefaultConfig().BalanceCents; err != nil || got != want {
 		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, want)
 	}
@@ -98,24 +86,25 @@ func TestControlClientErrors(t *testing.T) {
 	const at = "2026-01-02T03:04:05.123Z"
 	tests := []struct {
 		name string
-		c    psp.ControlClient
-		call func(context.Context, psp.ControlClient) error
+		c    control.Client
+		call func(context.Context, control.Client) error
 		want string // in the error
 	}{
 		{"control API off", controlOf(mustServer(t)), reset, "POST /_psp/reset: status 404, want 204"},
-		{"no token", controlOf(mustServer(t, withControlToken)), reset, "POST /_psp/reset: status 401, want 204"},
-		{"no token to read", controlOf(mustServer(t, withControlToken)), balance, "GET /_psp/balance: status 401, want 200"},
+		{"no token", controlOf(mustBank(t, withControlToken)), reset, "POST /_psp/reset: status 401, want 204"},
+		{"no token to read", controlOf(mustBank(t, withControlToken)), balance, "GET /_psp/balance: status 401, want 200"},
 		{"faults refused", controlOf(answering("")), inject, "POST /_psp/faults: status 200, want 204"},
 		{"clear refused", controlOf(mustServer(t)), clearFaults, "DELETE /_psp/faults: status 404"},
 		{"balance not JSON", controlOf(answering("850.00")), balance, "GET /_psp/balance: decoding the answer"},
-		{"balance not an amount", controlOf(answering(`{"balance":"850"}`)), balance, `GET /_psp/balance: psp: invalid amount: "850"`},
+		{"balance not an amount", controlOf(answering(`{"balance":"850"}`)), balance, `GET /_psp/balance: psp: amount "850" is not`},
 		{"balance refused", controlOf(mustServer(t)), balance, "GET /_psp/balance: status 404"},
 		{"ledger not JSON", controlOf(answering("[")), settlements, "GET /_psp/settlements: decoding the answer"},
 		{"ledger refused", controlOf(mustServer(t)), settlements, "GET /_psp/settlements: status 404"},
-		{"settlement valor", controlOf(settlement("1", at)), settlements, `settlement 0: psp: invalid amount: "1"`},
+		{"stats refused", controlOf(mustServer(t)), stats, "GET /_psp/stats: status 404"},
+		{"settlement valor", controlOf(settlement("1", at)), settlements, `settlement 0: psp: amount "1" is not`},
 		{"settlement horario", controlOf(settlement("1.00", "yesterday")), settlements, `settlement 0: parsing time "yesterday"`},
-		{"bad base URL", psp.ControlClient{BaseURL: "http://psp.test\x7f"}, reset, "POST /_psp/reset: parse"},
-		{"transport error", psp.ControlClient{BaseURL: "http://psp.test", HTTPClient: &http.Client{
+		{"bad base URL", control.Client{BaseURL: "http://psp.test\x7f"}, reset, "POST /_psp/reset: parse"},
+		{"transport error", control.Client{BaseURL: "http://psp.test", HTTPClient: &http.Client{
 			Transport: roundTripper(func(*http.Request) (*http.Response, error) { return nil, errors.New("boom") }),
 		}}, reset, "POST /_psp/reset: Post \"http://psp.test/_psp/reset\": boom"},
 	}
@@ -137,16 +126,21 @@ func TestControlClientInjectRefusesAnInvalidFault(t *testing.T) {
 	}
 }
 
-func reset(ctx context.Context, c psp.ControlClient) error       { return c.Reset(ctx) }
-func inject(ctx context.Context, c psp.ControlClient) error      { return c.Inject(ctx, psp.Drop()) }
-func clearFaults(ctx context.Context, c psp.ControlClient) error { return c.ClearFaults(ctx) }
+func reset(ctx context.Context, c control.Client) error       { return c.Reset(ctx) }
+func inject(ctx context.Context, c control.Client) error      { return c.Inject(ctx, psp.Drop()) }
+func clearFaults(ctx context.Context, c control.Client) error { return c.ClearFaults(ctx) }
 
-func balance(ctx context.Context, c psp.ControlClient) error {
+func balance(ctx context.Context, c control.Client) error {
 	_, err := c.BalanceCents(ctx)
 	return err
 }
 
-func settlements(ctx context.Context, c psp.ControlClient) error {
+func settlements(ctx context.Context, c control.Client) error {
 	_, err := c.Settlements(ctx)
+	return err
+}
+
+func stats(ctx context.Context, c control.Client) error {
+	_, err := c.Stats(ctx)
 	return err
 }

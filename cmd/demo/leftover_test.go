@@ -1,0 +1,44 @@
+package main
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"pixretry/internal/pipenet"
+	"pixretry/internal/roundtrip"
+	"pixretry/pix"
+	"pixretry/psp"
+	"pixretry/psp/control"
+)
+
+// TestFaultsDoNotLeakIntoTheNextScenario plays each scenario after an earlier one left faults
+// queued (faults that no attempt reached). Each must still come out as expected, because play
+// clears the PSP's faults before it queues its own.
+func TestFaultsDoNotLeakIntoTheNextScenario(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := mustPSP(t)
+		srv := pipenet.NewServer(p)
+		defer srv.Close()
+		ctl := control.Client{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: srv.Transport()}}
+		sent := &roundtrip.Recorder{Next: srv.Transport()}
+		payer := &pix.Client{BaseURL: srv.URL, Token: psp.DefaultToken, HTTPClient: &http.Client{Transport: sent},
+			Policy: policy, AttemptTimeout: attemptTimeout, Jitter: rand.New(rand.NewPCG(1, pcgStream)).Float64}
+		start := p.BalanceCents()
+		results, final := make([]result, len(scenarios)), start
+		for i, s := range scenarios {
+			p.Inject(psp.Status(503), psp.Status(503), psp.Status(503), psp.Status(503)) // left over
+			r, err := play(t.Context(), s, final, payer, ctl, sent)
+			if err != nil {
+				t.Fatalf("play(scenario %d) error = %v", i+1, err)
+			}
+			results[i], final = r, r.BalanceAfter
+		}
+		if err := check(results, p.Settlements(), start, final); err != nil {
+			t.Errorf("the scenarios met faults an earlier one left queued:\n%v", err)
+		}
+		time.Sleep(lateBy) // scenario 3's late answer, which its client gave up on
+	})
+}

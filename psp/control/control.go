@@ -1,0 +1,286 @@
+// Package control serves and drives the control API of a psp.Server over HTTP: faults, the
+// ledger, the balance, a reset and the counters, under /_psp/. Command psp and command demo
+// share it. The HTTP contract is in docs/psp.md.
+package control
+
+import (
+	"bufio"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"pixretry/psp"
+)
+
+// Paths of the control API.
+const (
+	FaultsPath      = "/_psp/faults"
+	SettlementsPath = "/_psp/settlements"
+	BalancePath     = "/_psp/balance"
+	ResetPath       = "/_psp/reset"
+	StatsPath       = "/_psp/stats"
+)
+
+// CodeHostNotAllowed is the code of the 403 answered to a control request with a Host that
+// Options.Hosts does not list.
+const CodeHostNotAllowed = "host_not_allowed"
+
+// MaxQueuedFaults is the most faults the queue may hold after a POST to FaultsPath.
+const MaxQueuedFaults = 10_000
+
+// Options guard the control API.
+type Options struct {
+	// Token, if not empty, must come with every control request as "Authorization: Bearer
+	// <Token>", or the request gets 401 unauthorized. It is visible ASCII without spaces.
+	Token string
+	// Hosts, if not empty, are the Host values a control request may carry, such as
+	// "127.0.0.1:8080", matched without regard to case. A control request with another Host
+	// gets 403 host_not_allowed, which keeps a web page that rebinds its own name to the PSP's
+	// address (DNS rebinding) out. Empty means any Host.
+	Hosts []string
+}
+
+var tokenPattern = regexp.MustCompile(`^[\x21-\x7E]+$`)
+
+// handler serves the control API of srv and passes other requests to srv.
+type handler struct {
+	srv    *psp.Server
+	opts   Options
+	routes map[string]map[string]http.HandlerFunc // path, method
+	mu     sync.Mutex                             // makes a POST of faults check the room and queue at once
+}
+
+// NewHandler returns an http.Handler that serves the control API of srv and passes every other
+// request to srv. Another method on a control path gets 405 with Allow. Every control request
+// passes these checks, in this order: a Host of opts.Hosts (403 host_not_allowed), opts.Token
+// (401 unauthorized), and, for a request that changes state (any method but GET), Content-Type
+// application/json (415 unsupported_media_type), which no HTML form or other simple
+// cross-site request can send. An opts.Token that is not visible ASCII is an error.
+func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
+	if opts.Token != "" && !tokenPattern.MatchString(opts.Token) {
+		return nil, errors.New("control: the token must be visible ASCII without spaces")
+	}
+	h := &handler{srv: srv, opts: opts}
+	h.routes = map[string]map[string]http.HandlerFunc{
+		FaultsPath: {
+			http.MethodPost:   h.postFaults,
+			http.MethodDelete: noContent(srv.ClearFaults),
+		},
+		SettlementsPath: {http.MethodGet: h.getSettlements},
+		BalancePath:     {http.MethodGet: h.getBalance},
+		ResetPath:       {http.MethodPost: noContent(srv.Reset)},
+		StatsPath:       {http.MethodGet: h.getStats},
+	}
+	return h, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	methods, isControl := h.routes[r.URL.Path]
+	handle, allowed := methods[r.Method]
+	switch {
+	case !isControl:
+		h.srv.ServeHTTP(w, r)
+	case !allowed:
+		allow := strings.Join(slices.Sorted(maps.Keys(methods)), ", ")
+		writeProblem(w, http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed,
+			fmt.Sprintf("%s takes %s", r.URL.Path, allow), http.Header{"Allow": {allow}})
+	default:
+		if h.guard(w, r) {
+			handle(w, r)
+		}
+	}
+}
+
+// guard answers r with a problem and reports false if r fails a check of NewHandler.
+func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimLeft(token, " ")
+	contentType := r.Header.Get("Content-Type")
+	switch {
+	case len(h.opts.Hosts) > 0 && !slices.ContainsFunc(h.opts.Hosts, func(host string) bool {
+		return strings.EqualFold(host, r.Host)
+	}):
+		writeProblem(w, http.StatusForbidden, CodeHostNotAllowed,
+			fmt.Sprintf("the control API does not answer for Host %q", r.Host), nil)
+	case h.opts.Token != "" && (!strings.EqualFold(scheme, "Bearer") ||
+		subtle.ConstantTimeCompare([]byte(token), []byte(h.opts.Token)) == 0):
+		writeProblem(w, http.StatusUnauthorized, psp.CodeUnauthorized, "the control token is required in Authorization",
+			http.Header{"Www-Authenticate": {`Bearer realm="psp-control"`}})
+	case r.Method != http.MethodGet && !isJSON(contentType):
+		writeProblem(w, http.StatusUnsupportedMediaType, psp.CodeUnsupportedMediaType,
+			fmt.Sprintf("Content-Type must be application/json, got %q", contentType), nil)
+	default:
+		return true
+	}
+	return false
+}
+
+// isJSON reports whether contentType is application/json, with charset utf-8 if any.
+func isJSON(contentType string) bool {
+	mediaType, params, err := mime.ParseMediaType(contentType)
+	charset, hasCharset := params["charset"]
+	return err == nil && mediaType == "application/json" && (!hasCharset || strings.EqualFold(charset, "utf-8"))
+}
+
+// noContent is a handler that calls do and answers 204.
+func noContent(do func()) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		do()
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// postFaults queues {"faults":[...]} and answers 204, or queues none and answers 400 naming
+// each bad fault ("faults[1]"), or "faults" if they would take the queue past MaxQueuedFaults.
+func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
+	faults, bad, status := readFaults(w, r)
+	if len(bad) == 0 {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if queued := h.srv.Stats().Faults; queued+len(faults) > MaxQueuedFaults {
+			bad = []violation{{"faults", fmt.Sprintf("%d queued, room for %d more, %d given",
+				queued, MaxQueuedFaults-queued, len(faults))}}
+		}
+	}
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		writeProblem(w, status, psp.CodePayloadTooLarge,
+			fmt.Sprintf("the body must be at most %d bytes", psp.MaxBodyBytes), nil)
+	case len(bad) > 0:
+		writeProblem(w, http.StatusBadRequest, psp.CodeInvalidRequest,
+			fmt.Sprintf("the request has %d violation(s); see violacoes", len(bad)), nil, bad...)
+	default:
+		h.srv.Inject(faults...)
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// readFaults reads a {"faults":[...]} body of at most psp.MaxBodyBytes. It returns the faults,
+// or the violations, or status 413 for a body too large.
+func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []violation, int) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, psp.MaxBodyBytes))
+	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+		return nil, nil, http.StatusRequestEntityTooLarge
+	}
+	var in struct {
+		Faults []jsontext.Value `json:"faults"`
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &in, json.RejectUnknownMembers(true))
+	}
+	switch {
+	case err != nil:
+		return nil, []violation{{"body", err.Error()}}, 0
+	case in.Faults == nil:
+		return nil, []violation{{"faults", "required: a JSON array of faults"}}, 0
+	}
+	faults := make([]psp.Fault, len(in.Faults))
+	var bad []violation
+	for i, raw := range in.Faults {
+		if faults[i], err = decodeFault(raw); err != nil {
+			bad = append(bad, violation{fmt.Sprintf("faults[%d]", i), err.Error()})
+		}
+	}
+	return faults, bad, 0
+}
+
+// settlementJSON is a settlement as GET SettlementsPath writes it.
+type settlementJSON struct {
+	EndToEndID     string `json:"endToEndId"`
+	IdempotencyKey string `json:"idempotencyKey"`
+	Valor          string `json:"valor"`
+	Chave          string `json:"chave"`
+	Horario        string `json:"horario"`
+}
+
+// getSettlements writes {"count":N,"settlements":[...]}, one settlement at a time.
+func (h *handler) getSettlements(w http.ResponseWriter, _ *http.Request) {
+	ledger := h.srv.Settlements()
+	w.Header().Set("Content-Type", "application/json")
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, `{"count":%d,"settlements":[`, len(ledger))
+	for i, st := range ledger {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		json.MarshalWrite(bw, settlementJSON{
+			EndToEndID:     st.EndToEndID,
+			IdempotencyKey: st.IdempotencyKey,
+			Valor:          psp.FormatAmount(st.AmountCents),
+			Chave:          st.PixKey,
+			Horario:        st.SettledAt.Format(time.RFC3339Nano),
+		})
+	}
+	bw.WriteString("]}\n")
+	bw.Flush() // a failed write means the client has gone: nothing left to tell it
+}
+
+type balanceJSON struct {
+	Balance string `json:"balance"`
+}
+
+func (h *handler) getBalance(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, "application/json", balanceJSON{psp.FormatAmount(h.srv.BalanceCents())}, nil)
+}
+
+// statsJSON is psp.Stats as GET StatsPath writes it.
+type statsJSON struct {
+	Requests    int64 `json:"requests"`
+	Shed        int64 `json:"shed"`
+	Settled     int   `json:"settled"`
+	Dropped     int64 `json:"dropped"`
+	Keys        int   `json:"keys"`
+	InFlight    int   `json:"in_flight"`
+	MaxInFlight int   `json:"max_in_flight"`
+}
+
+func (h *handler) getStats(w http.ResponseWriter, _ *http.Request) {
+	s := h.srv.Stats()
+	body := statsJSON{s.Requests, s.Shed, s.Settled, s.Dropped, s.Keys, s.InFlight, s.MaxInFlight}
+	writeJSON(w, http.StatusOK, "application/json", body, nil)
+}
+
+// violation names one field of a rejected control request and why it was rejected.
+type violation struct {
+	Field  string `json:"campo"`
+	Reason string `json:"motivo"`
+}
+
+// problem is the application/problem+json body of every control error, the same as psp's.
+type problem struct {
+	Type       string      `json:"type"`
+	Title      string      `json:"title"`
+	Status     int         `json:"status"`
+	Detail     string      `json:"detail"`
+	Code       string      `json:"code"`
+	Violations []violation `json:"violacoes,omitempty"`
+}
+
+// writeProblem is the one helper that answers a control request with a problem.
+func writeProblem(w http.ResponseWriter, status int, code, detail string, header http.Header, bad ...violation) {
+	p := problem{psp.ProblemTypePrefix + code, http.StatusText(status), status, detail, code, bad}
+	writeJSON(w, status, "application/problem+json", p, header)
+}
+
+// writeJSON answers status with v as a JSON body of contentType, and header's fields.
+func writeJSON(w http.ResponseWriter, status int, contentType string, v any, header http.Header) {
+	body, _ := json.Marshal(v, jsontext.AllowInvalidUTF8(true)) // plain structs of strings and numbers
+	for name, values := range header {
+		w.Header()[name] = values
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	w.Write(append(body, '\n')) // a failed write means the client has gone: nothing left to tell it
+}

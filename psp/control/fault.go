@@ -1,0 +1,131 @@
+package control
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"pixretry/psp"
+)
+
+// faultJSON is the JSON form of a psp.Fault, such as {"kind":"status","status":503,
+// "retry_after_s":2}, {"kind":"late","delay_ms":1500} or
+// {"kind":"bad_body","breach":"missing","member":"horario"}. A nil pointer is an absent member.
+type faultJSON struct {
+	Kind        psp.FaultKind `json:"kind"`
+	Status      *int          `json:"status,omitempty"`
+	RetryAfterS *count        `json:"retry_after_s,omitempty"`
+	DelayMS     *count        `json:"delay_ms,omitempty"`
+	DurationMS  *count        `json:"duration_ms,omitempty"`
+	Breach      *psp.Breach   `json:"breach,omitempty"`
+	Member      *string       `json:"member,omitempty"`
+}
+
+// faultUsage says what each kind takes, in the JSON form.
+var faultUsage = map[psp.FaultKind]string{
+	psp.FaultStatus: `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
+	psp.FaultSlow:   `"delay_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultLate:   `"delay_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultDrop:   "no parameters",
+	psp.FaultReset:  "no parameters",
+	psp.FaultDown:   `"duration_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally ` +
+		`"retry_after_s" (whole seconds, 1 to 3600)`,
+	psp.FaultBadBody: `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
+		`and "member" (endToEndId, valor, chave, status or horario) with missing only`,
+	psp.FaultRedirect: `"status" (300 to 399)`,
+}
+
+// encodeFault is the JSON form of f. Durations are whole milliseconds, truncated. RetryAfter is
+// whole seconds, rounded up. An invalid f is an error wrapping psp.ErrInvalidFault.
+func encodeFault(f psp.Fault) ([]byte, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(wire(f))
+}
+
+// decodeFault reads the JSON form of a fault, strictly. The kind must be known. The members must
+// be exactly those the kind takes, none unknown, repeated or missing. Numbers must be integers
+// in range. Errors wrap psp.ErrInvalidFault.
+func decodeFault(data []byte) (psp.Fault, error) {
+	var w faultJSON
+	if err := json.Unmarshal(data, &w, json.RejectUnknownMembers(true)); err != nil {
+		return psp.Fault{}, fmt.Errorf("%w: %v", psp.ErrInvalidFault, err)
+	}
+	if err := cmp.Or(w.RetryAfterS.within("retry_after_s", time.Second),
+		w.DelayMS.within("delay_ms", time.Millisecond), w.DurationMS.within("duration_ms", time.Millisecond)); err != nil {
+		return psp.Fault{}, err
+	}
+	f := w.fault()
+	if _, known := faultUsage[f.Kind]; !known {
+		return psp.Fault{}, f.Validate() // unknown kind
+	}
+	// Writing f back must give what was read: this catches missing members, members the kind
+	// does not take and a zero retry_after_s.
+	if f.Validate() != nil || !reflect.DeepEqual(wire(f), w) {
+		return psp.Fault{}, fmt.Errorf("%w: kind %q takes %s", psp.ErrInvalidFault, f.Kind, faultUsage[f.Kind])
+	}
+	return f, nil
+}
+
+// count is a number of units (seconds or milliseconds) in the JSON form.
+type count int64
+
+// within returns an error naming member if n, when present, is negative or more than
+// psp.MaxFaultDuration in units. It is checked before the conversion to a time.Duration, which
+// could overflow.
+func (n *count) within(member string, unit time.Duration) error {
+	most := count(psp.MaxFaultDuration / unit)
+	switch {
+	case n == nil:
+		return nil
+	case *n < 0:
+		return fmt.Errorf("%w: %s %d is negative", psp.ErrInvalidFault, member, *n)
+	case *n > most:
+		return fmt.Errorf("%w: %s %d exceeds the maximum %d", psp.ErrInvalidFault, member, *n, most)
+	}
+	return nil
+}
+
+// wire is the JSON form of a valid f.
+func wire(f psp.Fault) faultJSON {
+	w := faultJSON{Kind: f.Kind}
+	ms := count(f.Duration.Milliseconds())
+	switch f.Kind {
+	case psp.FaultStatus, psp.FaultCommitStatus:
+		w.Status = &f.Status
+		if f.RetryAfter > 0 {
+			s := count((f.RetryAfter + time.Second - 1) / time.Second)
+			w.RetryAfterS = &s
+		}
+	case psp.FaultSlow, psp.FaultLate:
+		w.DelayMS = &ms
+	case psp.FaultDown:
+		w.DurationMS = &ms
+	case psp.FaultRedirect:
+		w.Status = &f.Status
+	case psp.FaultBadBody:
+		w.Breach = &f.Breach
+		if f.Breach == psp.BreachMissing {
+			w.Member = &f.Member
+		}
+	}
+	return w
+}
+
+// fault reads w leniently; Validate and wire tell whether it was well formed.
+func (w faultJSON) fault() psp.Fault {
+	var none count
+	return psp.Fault{
+		Kind:       w.Kind,
+		Status:     *cmp.Or(w.Status, new(int)),
+		RetryAfter: time.Duration(*cmp.Or(w.RetryAfterS, &none)) * time.Second,
+		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, &none)) * time.Millisecond,
+		Breach:     *cmp.Or(w.Breach, new(psp.Breach)),
+		Member:     *cmp.Or(w.Member, new(string)),
+	}
+}

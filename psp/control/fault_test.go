@@ -1,0 +1,150 @@
+package control
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"pixretry/psp"
+)
+
+func TestFaultJSON(t *testing.T) {
+	tests := []struct {
+		fault psp.Fault
+		json  string
+	}{
+		{psp.Status(503), `{"kind":"status","status":503}`},
+		{psp.Status(400), `{"kind":"status","status":400}`},
+		{psp.Status(599), `{"kind":"status","status":599}`},
+		{psp.Fault{Kind: psp.FaultStatus, Status: 429, RetryAfter: 2 * time.Second}, `{"kind":"status","status":429,"retry_after_s":2}`},
+		{psp.Slow(1500 * time.Millisecond), `{"kind":"slow","delay_ms":1500}`},
+		{psp.Slow(0), `{"kind":"slow","delay_ms":0}`},
+		{psp.Late(3 * time.Second), `{"kind":"late","delay_ms":3000}`},
+		{psp.Drop(), `{"kind":"drop"}`},
+		{psp.ResetConn(), `{"kind":"reset"}`},
+		{psp.Down(time.Minute), `{"kind":"down","duration_ms":60000}`},
+		{psp.Down(psp.MaxFaultDuration), `{"kind":"down","duration_ms":3600000}`},
+		{psp.Slow(psp.MaxFaultDuration), `{"kind":"slow","delay_ms":3600000}`},
+		{psp.Late(psp.MaxFaultDuration), `{"kind":"late","delay_ms":3600000}`},
+		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: psp.MaxFaultDuration}, `{"kind":"status","status":503,"retry_after_s":3600}`},
+		{psp.CommitStatus(502), `{"kind":"commit_status","status":502}`},
+		{psp.CommitStatus(500), `{"kind":"commit_status","status":500}`},
+		{psp.CommitStatus(599), `{"kind":"commit_status","status":599}`},
+		{psp.CommitStatus(200), `{"kind":"commit_status","status":200}`},
+		{psp.CommitStatus(202), `{"kind":"commit_status","status":202}`},
+		{psp.CommitStatus(299), `{"kind":"commit_status","status":299}`},
+		{psp.Fault{Kind: psp.FaultCommitStatus, Status: 504, RetryAfter: 2 * time.Second}, `{"kind":"commit_status","status":504,"retry_after_s":2}`},
+		{psp.BadBody(psp.BreachNotJSON), `{"kind":"bad_body","breach":"not_json"}`},
+		{psp.BadBody(psp.BreachShort), `{"kind":"bad_body","breach":"short"}`},
+		{psp.BadBody(psp.BreachCut), `{"kind":"bad_body","breach":"cut"}`},
+		{psp.BadBody(psp.BreachAmount), `{"kind":"bad_body","breach":"valor"}`},
+		{psp.BadBody(psp.BreachPixKey), `{"kind":"bad_body","breach":"chave"}`},
+		{psp.BadBody(psp.BreachEndToEndID), `{"kind":"bad_body","breach":"end_to_end_id"}`},
+		{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario"}, `{"kind":"bad_body","breach":"missing","member":"horario"}`},
+		{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "endToEndId"}, `{"kind":"bad_body","breach":"missing","member":"endToEndId"}`},
+		{psp.Redirect(307), `{"kind":"redirect","status":307}`},
+		{psp.Redirect(300), `{"kind":"redirect","status":300}`},
+		{psp.Redirect(399), `{"kind":"redirect","status":399}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.json, func(t *testing.T) {
+			got, err := encodeFault(tt.fault)
+			if err != nil || string(got) != tt.json {
+				t.Errorf("encodeFault(%+v) = %s, %v; want %s", tt.fault, got, err, tt.json)
+			}
+			if back, err := decodeFault([]byte(tt.json)); err != nil || back != tt.fault {
+				t.Errorf("decodeFault(%s) = %+v, %v; want %+v", tt.json, back, err, tt.fault)
+			}
+		})
+	}
+}
+
+func TestFaultJSONRounds(t *testing.T) {
+	tests := []struct {
+		fault psp.Fault
+		json  string
+	}{
+		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 1500 * time.Millisecond}, `{"kind":"status","status":503,"retry_after_s":2}`},
+		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Nanosecond}, `{"kind":"status","status":503,"retry_after_s":1}`},
+		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 0}, `{"kind":"status","status":503}`},
+		{psp.Slow(1999 * time.Microsecond), `{"kind":"slow","delay_ms":1}`},
+	}
+	for _, tt := range tests {
+		if got, err := encodeFault(tt.fault); err != nil || string(got) != tt.json {
+			t.Errorf("encodeFault(%+v) = %s, %v; want %s", tt.fault, got, err, tt.json)
+		}
+	}
+}
+
+func TestFaultUnmarshalRejects(t *testing.T) {
+	tests := map[string]string{
+		"unknown kind":                    `{"kind":"boom"}`,
+		"no kind":                         `{"status":503}`,
+		"kind not a string":               `{"kind":5}`,
+		"status 399":                      `{"kind":"status","status":399}`,
+		"status 600":                      `{"kind":"status","status":600}`,
+		"status missing":                  `{"kind":"status"}`,
+		"status a string":                 `{"kind":"status","status":"503"}`,
+		"status a fraction":               `{"kind":"status","status":503.5}`,
+		"retry_after_s zero":              `{"kind":"status","status":503,"retry_after_s":0}`,
+		"retry_after_s negative":          `{"kind":"status","status":503,"retry_after_s":-1}`,
+		"retry_after_s too big":           `{"kind":"status","status":503,"retry_after_s":9223372037}`,
+		"slow without delay":              `{"kind":"slow"}`,
+		"slow with status":                `{"kind":"slow","delay_ms":1,"status":503}`,
+		"slow with duration_ms":           `{"kind":"slow","duration_ms":1}`,
+		"late with both":                  `{"kind":"late","delay_ms":1,"duration_ms":1}`,
+		"negative delay":                  `{"kind":"late","delay_ms":-1}`,
+		"delay too big":                   `{"kind":"late","delay_ms":9223372036855}`,
+		"drop with delay":                 `{"kind":"drop","delay_ms":0}`,
+		"reset with status":               `{"kind":"reset","status":503}`,
+		"down with delay_ms":              `{"kind":"down","delay_ms":1000}`,
+		"down without duration":           `{"kind":"down"}`,
+		"unknown member":                  `{"kind":"drop","why":"x"}`,
+		"repeated member":                 `{"kind":"drop","kind":"drop"}`,
+		"null":                            `null`,
+		"array":                           `[{"kind":"drop"}]`,
+		"bad_body without breach":         `{"kind":"bad_body"}`,
+		"bad_body missing without member": `{"kind":"bad_body","breach":"missing"}`,
+		"bad_body valor with member":      `{"kind":"bad_body","breach":"valor","member":"valor"}`,
+		"breach a number":                 `{"kind":"bad_body","breach":5}`,
+		"redirect without status":         `{"kind":"redirect"}`,
+		"redirect with retry_after_s":     `{"kind":"redirect","status":307,"retry_after_s":1}`,
+		"commit_status 201":               `{"kind":"commit_status","status":201}`,
+		"drop with member":                `{"kind":"drop","member":"valor"}`,
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			if f, err := decodeFault([]byte(in)); !errors.Is(err, psp.ErrInvalidFault) || f != (psp.Fault{}) {
+				t.Errorf("decodeFault(%s) = %+v, %v; want no fault, %v", in, f, err, psp.ErrInvalidFault)
+			}
+		})
+	}
+}
+
+func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
+	tests := map[string]string{
+		`{"kind":"late","delay_ms":9223372036855}`:            "delay_ms 9223372036855 exceeds the maximum 3600000",
+		`{"kind":"slow","delay_ms":3600001}`:                  "delay_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"down","duration_ms":3600001}`:               "duration_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"status","status":503,"retry_after_s":3601}`: "retry_after_s 3601 exceeds the maximum 3600",
+		`{"kind":"slow","delay_ms":-1}`:                       "delay_ms -1 is negative",
+		`{"kind":"late","delay_ms":-18446744073709}`:          "delay_ms -18446744073709 is negative", // times 1e6 wraps to +0.55 ms
+		`{"kind":"down","duration_ms":-1}`:                    "duration_ms -1 is negative",
+		`{"kind":"status","status":503,"retry_after_s":-1}`:   "retry_after_s -1 is negative",
+	}
+	for in, want := range tests {
+		_, err := decodeFault([]byte(in))
+		if !errors.Is(err, psp.ErrInvalidFault) || !strings.Contains(err.Error(), want) {
+			t.Errorf("decodeFault(%s) error = %v, want %v saying %q", in, err, psp.ErrInvalidFault, want)
+		}
+	}
+}
+
+func TestEncodeFaultRefusesAnInvalidFault(t *testing.T) {
+	for _, f := range []psp.Fault{{}, psp.Status(200), psp.Slow(-time.Second), {Kind: psp.FaultDrop, Status: 503}} {
+		if got, err := encodeFault(f); !errors.Is(err, psp.ErrInvalidFault) || got != nil {
+			t.Errorf("encodeFault(%+v) = %s, %v; want nothing, %v", f, got, err, psp.ErrInvalidFault)
+		}
+	}
+}
