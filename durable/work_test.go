@@ -1,0 +1,119 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// checkLedger holds the intents to the PSP's ledger: each settled intent has exactly one
+// settlement, under its key, whose receipt it recorded; no other intent has any; and every
+// settlement belongs to an intent.
+func checkLedger(tb testing.TB, l ledger, all []Intent) {
+	tb.Helper()
+	byKey, count := l.settlements()
+	keys := map[string]bool{}
+	for _, in := range all {
+		keys[in.Key] = true
+		s, n := byKey[in.Key], count[in.Key]
+		switch {
+		case in.Status == StatusSettled && n != 1:
+			tb.Errorf("settled intent %q has %d settlements, want 1", in.ID, n)
+		case in.Status == StatusSettled && (s.EndToEndID != in.EndToEndID || !s.SettledAt.Equal(in.SettledAt) ||
+			s.AmountCents != in.Payment.AmountCents):
+			tb.Errorf("intent %q recorded %s at %v, the ledger has %+v", in.ID, in.EndToEndID, in.SettledAt, s)
+		case in.Status != StatusSettled && n != 0:
+			tb.Errorf("%s intent %q has %d settlements, want 0", in.Status, in.ID, n)
+		}
+	}
+	for key := range count {
+		if !keys[key] {
+			tb.Errorf("settlement under key %q belongs to no intent", key)
+		}
+	}
+}
+
+func TestWorkSettlesAndRefuses(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, testConfig(l.url))
+	mustPay(t, p, "a", payment(100))
+	mustPay(t, p, "b", payment(refusedCents))
+	mustStart(t, p)
+	all := awaitDone(t, p)
+	checkLedger(t, l, all)
+	if a := all[0]; a.Status != StatusSettled || a.Attempts != 1 || a.Error != "" {
+		t.Errorf("intent a = %+v, want settled at its first attempt", a)
+	}
+	if b := all[1]; b.Status != StatusRefused || b.Attempts != 1 || b.Error == "" {
+		t.Errorf("intent b = %+v, want refused with its refusal", b)
+	}
+}
+
+func TestWorkResumesUnknownOutcomes(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, testConfig(l.url))
+	// pix makes 2 attempts per job attempt: each pair leaves the outcome unknown.
+	l.inject(faultCommit503, faultDrop, faultLate, faultLate, faultDown, faultDown)
+	in := mustPay(t, p, "a", payment(100))
+	mustStart(t, p)
+	all := awaitDone(t, p)
+	checkLedger(t, l, all)
+	if got := all[0]; got.Status != StatusSettled || got.Key != in.Key || got.Attempts < 2 {
+		t.Errorf("intent = %+v, want settled under key %s after 2 or more job attempts", got, in.Key)
+	}
+}
+
+func TestIntentsReportOverdue(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{MaxAge: time.Nanosecond})
+	mustPay(t, p, "a", payment(100))
+	got, err := p.Intent(context.Background(), "a")
+	if err != nil || got.Status != StatusOverdue {
+		t.Errorf("Intent() = %+v, %v; want status overdue", got, err)
+	}
+}
+
+func TestSecondStartIsBusy(t *testing.T) {
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	mustStart(t, mustPayer(t, db, testConfig(l.url)))
+	other, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	q := mustPayer(t, other, testConfig(l.url))
+	if err := q.Start(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second Start() error = %v, want ErrBusy", err)
+	}
+}
+
+func TestConfigDelay(t *testing.T) {
+	cfg, err := Config{DelayBase: time.Second, DelayMax: 5 * time.Second, Rand: func() float64 { return 0.5 }}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 9: 2500 * time.Millisecond} {
+		if got := cfg.delay(n); got != want {
+			t.Errorf("delay(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestConfigRefusesBadValues(t *testing.T) {
+	for name, cfg := range map[string]Config{
+		"negative Workers":         {Workers: -1},
+		"negative MaxAge":          {MaxAge: -1},
+		"negative JobTimeout":      {JobTimeout: -1},
+		"negative PollInterval":    {PollInterval: -1},
+		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
+		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
+	} {
+		if _, err := cfg.withDefaults(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: withDefaults() error = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}
