@@ -3,18 +3,23 @@ package durable
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
 	"go.uber.org/goleak"
 
 	"pixretry/pix"
 	"pixretry/retry"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(crashChild())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // testClient sends to the PSP at url with short waits, so that faults resolve quickly.
 func testClient(url string) *pix.Client {
@@ -73,28 +78,19 @@ func mustPay[TTx any](tb testing.TB, p *Payer[TTx], id string, payment pix.Payme
 	return in
 }
 
-// awaitDone returns every intent once none is pending, waiting on p's job events. It fails
-// the test after 60 s.
+// awaitDone returns every intent once none is pending. It fails the test after 60 s.
 func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	tb.Helper()
-	events, cancel := p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
-		river.EventKindJobSnoozed, river.EventKindJobFailed)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	deadline := time.After(60 * time.Second)
-	for {
-		all, err := p.Intents(context.Background())
-		if err != nil {
-			tb.Fatalf("Intents() error = %v", err)
-		}
-		if pending(all) == 0 {
-			return all
-		}
-		select {
-		case <-events:
-		case <-deadline:
-			tb.Fatalf("after 60 s, %d intents are still pending: %+v", pending(all), all)
-		}
+	if err := p.Wait(ctx); err != nil {
+		tb.Fatalf("Wait() error = %v", err)
 	}
+	all, err := p.Intents(context.Background())
+	if err != nil {
+		tb.Fatalf("Intents() error = %v", err)
+	}
+	return all
 }
 
 // pending counts the intents not yet answered for.

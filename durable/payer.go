@@ -160,3 +160,30 @@ func (p *Payer[TTx]) Stop(ctx context.Context) error {
 	}
 	return errors.Join(err, p.db.release())
 }
+
+// Wait returns nil once no intent is pending, or ctx's error once ctx ends. It looks again
+// whenever one of this process's jobs ends an attempt, and every PollInterval for intents
+// that other processes store or work.
+func (p *Payer[TTx]) Wait(ctx context.Context) error {
+	events, cancel := p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
+		river.EventKindJobSnoozed, river.EventKindJobFailed)
+	defer cancel()
+	tick := time.NewTicker(p.cfg.PollInterval)
+	defer tick.Stop()
+	for {
+		var n int
+		err := p.db.queryRow(ctx, *new(TTx), "SELECT count(*) FROM pix_intent WHERE status = $1", StatusPending).Scan(&n)
+		if err != nil {
+			return fmt.Errorf("durable: count pending intents: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-events:
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (e *sqliteEngine) migrate(ctx context.Context) error {
 }
 
 func (e *sqliteEngine) begin(ctx context.Context) (*sql.Tx, error) { return e.db.BeginTx(ctx, nil) }
-func (e *sqliteEngine) commit(_ context.Context, tx *sql.Tx) error  { return tx.Commit() }
+func (e *sqliteEngine) commit(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
 func (e *sqliteEngine) rollback(_ context.Context, tx *sql.Tx) error {
 	return tx.Rollback()
 }
