@@ -93,17 +93,6 @@ func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	return all
 }
 
-// pending counts the intents not yet answered for.
-func pending(all []Intent) int {
-	n := 0
-	for _, in := range all {
-		if in.Status == StatusPending || in.Status == StatusOverdue {
-			n++
-		}
-	}
-	return n
-}
-
 // payment returns a valid payment of cents.
 func payment(cents int64) pix.Payment {
 	return pix.Payment{AmountCents: cents, PixKey: "pix@example.com", Description: "rent"}
