@@ -78,6 +78,11 @@ func (o *options) command(fs *flag.FlagSet, stderr io.Writer) (command, error) {
 	name := fs.Arg(0)
 	cfs := flag.NewFlagSet("pixpay "+name, flag.ContinueOnError)
 	cfs.SetOutput(stderr)
+	cfs.Usage = func() {
+		fs.Usage()
+		fmt.Fprintf(cfs.Output(), "options of %s:\n", name)
+		cfs.PrintDefaults()
+	}
 	c := command{name: name}
 	var valor, chave, info string
 	switch name {
