@@ -37,7 +37,11 @@ func TestCrashProperty(t *testing.T) {
 		l.inject([]fault{faultCommit503, faultDrop, faultLate, faultDown}[round%4])
 		ids := fmt.Sprintf("r%02d-rb=100,r%02d-a=100,r%02d-b=%d,r%02d-c=200", round, round, round, refusedCents, round)
 		// Callers whose process died store their rounds again: the same ids and payments.
-		if killAt(t, db, l.url, prev+ids, spec) {
+		reached := killAt(t, db, l.url, prev+ids, spec)
+		if !reached && !strings.HasPrefix(spec, "random:") {
+			t.Fatalf("child at %s: exited without reaching the point", spec)
+		}
+		if reached {
 			kills[strings.SplitN(spec, ":", 2)[0]]++
 		}
 		prev += ids + ","
@@ -61,10 +65,24 @@ func TestCrashProperty(t *testing.T) {
 // child stores the round if it gets that far, then works every pending intent.
 func killAt(t *testing.T, db, url, ids, spec string) bool {
 	t.Helper()
+	return startChild(t, "sqlite:"+db, url, ids, spec).killOrWait(t)
+}
+
+// child is a crash test's child process.
+type child struct {
+	cmd    *exec.Cmd
+	lines  *bufio.Scanner
+	stderr *strings.Builder
+	spec   string
+}
+
+// startChild starts a child on database dsn ("sqlite:PATH" or "postgres:URL").
+func startChild(t *testing.T, dsn, url, ids, spec string) *child {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"=sqlite:"+db, pspEnv+"="+url, roundEnv+"="+ids, pointEnv+"="+spec)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cmd.Env = append(os.Environ(), childEnv+"="+dsn, pspEnv+"="+url, roundEnv+"="+ids, pointEnv+"="+spec)
+	c := &child{cmd: cmd, stderr: &strings.Builder{}, spec: spec}
+	cmd.Stderr = c.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -72,24 +90,29 @@ func killAt(t *testing.T, db, url, ids, spec string) bool {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := bufio.NewScanner(out)
-	reached := lines.Scan() && strings.HasPrefix(lines.Text(), "crash-point ")
+	c.lines = bufio.NewScanner(out)
+	return c
+}
+
+// killOrWait kills the child once it says it reached its crash point, and returns true; or
+// waits for it to exit 0 and returns false.
+func (c *child) killOrWait(t *testing.T) bool {
+	t.Helper()
+	reached := c.lines.Scan() && strings.HasPrefix(c.lines.Text(), "crash-point ")
 	if reached {
-		if err := cmd.Process.Kill(); err != nil {
+		if err := c.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for lines.Scan() { // drain, so that Wait does not race the pipe's reader
+	for c.lines.Scan() { // drain, so that Wait does not race the pipe's reader
 	}
-	err = cmd.Wait()
+	err := c.cmd.Wait()
 	var exit *exec.ExitError
 	switch {
 	case reached && !(errors.As(err, &exit) && !exit.Exited()):
-		t.Fatalf("child at %s: Wait() = %v, want killed by a signal", spec, err)
+		t.Fatalf("child at %s: Wait() = %v, want killed by a signal", c.spec, err)
 	case !reached && err != nil:
-		t.Fatalf("child at %q: %v; stderr:\n%s", spec, err, stderr.String())
-	case !reached && spec != "" && !strings.HasPrefix(spec, "random:"):
-		t.Fatalf("child at %s: exited without reaching the point", spec)
+		t.Fatalf("child at %q: %v; stderr:\n%s", c.spec, err, c.stderr.String())
 	}
 	return reached
 }

@@ -2,7 +2,6 @@ package durable
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,12 +10,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The crash tests' child: it stores the round's intents, works them until none is pending,
 // and exits 0. The parent sets its environment, and may have it stop at a crash point.
 const (
-	childEnv = "DURABLE_CRASH_CHILD" // "sqlite:PATH"
+	childEnv = "DURABLE_CRASH_CHILD" // "sqlite:PATH" or "postgres:URL"
 	pspEnv   = "DURABLE_CRASH_PSP"   // the PSP's URL
 	roundEnv = "DURABLE_CRASH_ROUND" // id=cents,id=cents; an id ending in -rb is rolled back
 	pointEnv = "DURABLE_CRASH_POINT" // name:n, stop at the n-th passage of a point; random:n, tell at the n-th passage of any
@@ -33,31 +34,50 @@ func crashChild() int {
 
 func runChild(ctx context.Context) error {
 	armCrashPoint(os.Getenv(pointEnv))
-	db, err := OpenSQLite(strings.TrimPrefix(os.Getenv(childEnv), "sqlite:"))
+	cfg := testConfig(os.Getenv(pspEnv))
+	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport}}
+	engine, dsn, _ := strings.Cut(os.Getenv(childEnv), ":")
+	if engine == "postgres" {
+		cfg.JobTimeout, cfg.RescueAfter = time.Second, time.Second
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		p, err := NewPostgres(ctx, pool, cfg)
+		if err != nil {
+			return err
+		}
+		return work(ctx, p)
+	}
+	db, err := OpenSQLite(dsn)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	cfg := testConfig(os.Getenv(pspEnv))
-	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport}}
 	p, err := NewSQLite(ctx, db, cfg)
 	if err != nil {
 		return err
 	}
-	if err := storeRound(ctx, p, db, os.Getenv(roundEnv)); err != nil {
+	return work(ctx, p)
+}
+
+// work stores the round, then works until no intent is pending.
+func work[TTx any](ctx context.Context, p *Payer[TTx]) error {
+	if err := storeRound(ctx, p, os.Getenv(roundEnv)); err != nil {
 		return err
 	}
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	return errors.Join(p.Wait(wctx), p.Stop(ctx))
 }
 
-// storeRound rolls back the round's intents whose id ends in -rb and commits the others, each in a
-// transaction of its own as a caller's business change would be.
-func storeRound(ctx context.Context, p *Payer[*sql.Tx], db *sql.DB, round string) error {
+// storeRound rolls back the round's intents whose id ends in -rb and commits the others, each
+// in a transaction of its own as a caller's business change would be.
+func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error {
 	if round == "" {
 		return nil
 	}
@@ -67,21 +87,21 @@ func storeRound(ctx context.Context, p *Payer[*sql.Tx], db *sql.DB, round string
 		if err != nil {
 			return err
 		}
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := p.db.begin(ctx)
 		if err != nil {
 			return err
 		}
 		if _, err := p.PayTx(ctx, tx, id, payment(cents)); err != nil {
-			return errors.Join(err, tx.Rollback())
+			return errors.Join(err, p.db.rollback(ctx, tx))
 		}
 		if strings.HasSuffix(id, "-rb") {
-			if err := tx.Rollback(); err != nil {
+			if err := p.db.rollback(ctx, tx); err != nil {
 				return err
 			}
 			continue
 		}
 		crashPoint("before-commit")
-		if err := tx.Commit(); err != nil {
+		if err := p.db.commit(ctx, tx); err != nil {
 			return err
 		}
 	}

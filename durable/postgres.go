@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -37,7 +38,16 @@ type pgEngine struct {
 	driver *riverpgxv5.Driver
 }
 
+// migrating serialises the migrations of one process: each holds a connection for the lock
+// while River's migrator takes another, so several at once could take the whole pool.
+var migrating sync.Mutex
+
 func (e *pgEngine) migrate(ctx context.Context) (err error) {
+	if n := e.pool.Config().MaxConns; n < 2 {
+		return fmt.Errorf("%w: the pool has %d connection, and migrating takes 2", ErrInvalidConfig, n)
+	}
+	migrating.Lock()
+	defer migrating.Unlock()
 	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
