@@ -163,11 +163,16 @@ func (p *Payer[TTx]) Stop(ctx context.Context) error {
 
 // Wait returns nil once no intent is pending, or ctx's error once ctx ends. It looks again
 // whenever one of this process's jobs ends an attempt, and every PollInterval for intents
-// that other processes store or work.
+// that other processes store or work. A Payer without Config.Client only looks every
+// PollInterval.
 func (p *Payer[TTx]) Wait(ctx context.Context) error {
-	events, cancel := p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
-		river.EventKindJobSnoozed, river.EventKindJobFailed)
-	defer cancel()
+	var events <-chan *river.Event
+	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
+		var cancel func()
+		events, cancel = p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
+			river.EventKindJobSnoozed, river.EventKindJobFailed)
+		defer cancel()
+	}
 	tick := time.NewTicker(p.cfg.PollInterval)
 	defer tick.Stop()
 	for {

@@ -117,9 +117,9 @@ func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
 	mustPay(t, p, "a", payment(100))
 }
 
-// TestPostgresCrashFleet runs three worker processes at once on one database, each storing the
-// same rounds, and kills two of them at crash points: the third takes their intents over once
-// River's rescuer finds their jobs stuck, and checkLedger holds.
+// TestPostgresCrashFleet runs worker processes on one database, each storing the same rounds:
+// two start at once and are killed at crash points, and a third, started as the first dies,
+// takes their intents over once River's rescuer finds their jobs stuck. checkLedger holds.
 func TestPostgresCrashFleet(t *testing.T) {
 	l := mustPSP(t)
 	dsn := "postgres:" + mustPostgresURL(t)
@@ -131,10 +131,14 @@ func TestPostgresCrashFleet(t *testing.T) {
 			ids += fmt.Sprintf("r%d-%d=%d,", r, i, 100+i)
 		}
 		ids += fmt.Sprintf("r%d-rb=100,r%d-refused=%d", r, r, refusedCents)
-		children := []*child{startChild(t, dsn, l.url, ids, specs[0]), startChild(t, dsn, l.url, ids, specs[1]),
-			startChild(t, dsn, l.url, ids, "")}
-		for _, c := range children {
-			if c.killOrWait(t) {
+		// Two workers start at once; the third starts as the first is killed, beside the second.
+		a, b := startChild(t, dsn, l.url, ids, specs[0]), startChild(t, dsn, l.url, ids, specs[1])
+		killedA := a.killOrWait(t)
+		c := startChild(t, dsn, l.url, ids, "")
+		killedB := b.killOrWait(t)
+		c.killOrWait(t)
+		for _, killed := range []bool{killedA, killedB} {
+			if killed {
 				kills++
 			}
 		}
@@ -145,7 +149,7 @@ func TestPostgresCrashFleet(t *testing.T) {
 	checkLedger(t, l, all)
 	_, count := l.settlements()
 	t.Logf("%d kills; %d intents, %d settlements", kills, len(all), len(count))
-	if kills < 2 || len(all) != 2*7 {
-		t.Errorf("%d kills and %d intents, want at least 2 and 14", kills, len(all))
+	if kills < 3 || len(all) != 2*7 {
+		t.Errorf("%d kills and %d intents, want at least 3 and 14", kills, len(all))
 	}
 }

@@ -43,4 +43,4 @@ as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
 echo "postgres.sh: cluster on 127.0.0.1:$port"
 
 export PIXRETRY_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
-go test -race -count=1 -timeout 10m -run Postgres -v ./durable/ ./cmd/pixpay/
+go test -race -count=1 -timeout 10m -run "${PGTESTS:-Postgres}" -v ./durable/ ./cmd/pixpay/
