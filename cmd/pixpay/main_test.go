@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
+	"pixretry/durable"
 	"pixretry/internal/cmdline"
 )
 
@@ -145,5 +148,44 @@ func TestRedact(t *testing.T) {
 	}
 	if got := redact("no secret here", "pay.db"); got != "no secret here" {
 		t.Errorf("redact() of a file path = %q", got)
+	}
+}
+
+func TestRunStopsOnInterruptAndExits0(t *testing.T) {
+	url, settlements := mustPSP(t)
+	db := filepath.Join(t.TempDir(), "pay.db")
+	out, _, _ := pixpay(t, "-db", db, "add", "-id", "a", "-valor", "1.00", "-chave", "pix@example.com")
+	key := lines(t, out)[0].Key
+	ctx, interrupt := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-db", db, "-psp", url, "-poll", "10ms", "run"}, io.Discard, io.Discard)
+	}()
+	awaitSettled(t, db)
+	interrupt()
+	if err := <-done; cmdline.ExitCode(err) != 0 {
+		t.Errorf("run after an interrupt: %v, want exit 0", err)
+	}
+	if n := settlements()[key]; n != 1 {
+		t.Errorf("the ledger has %d settlements under the intent's key, want 1", n)
+	}
+}
+
+// awaitSettled waits, through a Payer of its own on the file, until no intent is pending.
+func awaitSettled(t *testing.T, path string) {
+	t.Helper()
+	db, err := durable.OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := durable.NewSQLite(context.Background(), db, durable.Config{PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.Wait(ctx); err != nil {
+		t.Fatalf("Wait() error = %v", err)
 	}
 }
