@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,7 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	case o.cfg.Workers < 1:
 		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: -workers %d: want 1 or more", o.cfg.Workers))
 	}
+	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if *pspURL != "" {
 		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: 5 * time.Second,
 			Policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 2 * time.Second}}

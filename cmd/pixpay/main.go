@@ -16,7 +16,8 @@
 // exits 0, also for an id already stored with the same payment. The same id with another
 // payment, or an invalid payment, is refused on stderr with exit 1, and nothing is stored.
 //
-// run works intents until SIGINT or SIGTERM. It then stops taking work, waits up to 15 s for
+// run logs on stderr what an operator should see: unknown outcomes, refusals, jobs taken over
+// from a dead run, and River's warnings. It works intents until SIGINT or SIGTERM. It then stops taking work, waits up to 15 s for
 // the attempts in flight, abandons the rest safely and exits 0. With -until-done it exits 0
 // once no intent is pending.
 //
