@@ -70,7 +70,7 @@ func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.P
 	if err := validate(payment); err != nil {
 		return Intent{}, err
 	}
-	now := time.UnixMicro(time.Now().UnixMicro()) // as stored
+	now := time.UnixMicro(p.now().UnixMicro()) // as stored
 	in := Intent{ID: id, Key: uuid.NewString(), Payment: payment, Status: StatusPending, CreatedAt: now}
 	n, err := p.db.exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
 		description, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
@@ -160,7 +160,7 @@ func (p *Payer[TTx]) scan(r row) (Intent, error) {
 	if settledAt != 0 {
 		in.SettledAt = time.Unix(0, settledAt)
 	}
-	if in.Status == StatusPending && time.Since(in.CreatedAt) > p.cfg.MaxAge {
+	if in.Status == StatusPending && p.now().Sub(in.CreatedAt) > p.cfg.MaxAge {
 		in.Status = StatusOverdue
 	}
 	return in, err

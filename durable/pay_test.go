@@ -103,6 +103,15 @@ func TestPayTxKeepsCallersTransactionUsable(t *testing.T) {
 	}
 }
 
+func TestPayTxTakesIDsUpTo255Bytes(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	id := strings.Repeat("i", 255)
+	if in := mustPay(t, p, id, payment(100)); in.ID != id {
+		t.Errorf("Pay() = %+v, want id %q", in, id)
+	}
+}
+
 func TestStartWithoutClientFails(t *testing.T) {
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})

@@ -48,8 +48,14 @@ type Config struct {
 	Rand func() float64
 }
 
-// withDefaults fills in the zero values and checks the rest.
+// withDefaults checks c and fills in its zero values.
 func (c Config) withDefaults() (Config, error) {
+	if c.Workers < 0 {
+		return c, fmt.Errorf("%w: Workers is %d, want 0 (10) or more", ErrInvalidConfig, c.Workers)
+	}
+	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 {
+		return c, fmt.Errorf("%w: MaxAge, JobTimeout and PollInterval are not negative", ErrInvalidConfig)
+	}
 	c.Workers = cmp.Or(c.Workers, 10)
 	c.DelayBase = cmp.Or(c.DelayBase, 10*time.Second)
 	c.DelayMax = cmp.Or(c.DelayMax, 5*time.Minute)
@@ -61,10 +67,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Rand == nil {
 		c.Rand = rand.Float64
 	}
-	switch {
-	case c.Workers < 0, c.MaxAge < 0, c.JobTimeout < 0, c.PollInterval < 0:
-		return c, fmt.Errorf("%w: a negative Workers, MaxAge, JobTimeout or PollInterval", ErrInvalidConfig)
-	case c.RescueAfter < c.JobTimeout:
+	if c.RescueAfter < c.JobTimeout {
 		return c, fmt.Errorf("%w: RescueAfter %v is below JobTimeout %v", ErrInvalidConfig, c.RescueAfter, c.JobTimeout)
 	}
 	if err := c.policy().Validate(); err != nil {
@@ -101,6 +104,7 @@ var (
 // type: *sql.Tx for NewSQLite, pgx.Tx for NewPostgres. A Payer is safe for concurrent use.
 // Start it to work intents; PayTx and Intents work without Start.
 type Payer[TTx any] struct {
+	now    func() time.Time // time.Now, but for tests
 	cfg    Config
 	db     engine[TTx]
 	river  *river.Client[TTx]
@@ -113,7 +117,7 @@ func newPayer[TTx any](db engine[TTx], cfg Config) (*Payer[TTx], error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Payer[TTx]{cfg: cfg, db: db}
+	p := &Payer[TTx]{now: time.Now, cfg: cfg, db: db}
 	p.worker = &worker[TTx]{payer: p}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, p.worker)
@@ -141,9 +145,7 @@ func (p *Payer[TTx]) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: took over the jobs of a dead run", slog.Int64("jobs", n))
-	}
+	p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: started", slog.Int64("jobs_taken_over", n))
 	if err := p.river.Start(ctx); err != nil {
 		return errors.Join(fmt.Errorf("durable: %w", err), p.db.release())
 	}
@@ -155,7 +157,7 @@ func (p *Payer[TTx]) Start(ctx context.Context) error {
 // with the same key.
 func (p *Payer[TTx]) Stop(ctx context.Context) error {
 	err := p.river.Stop(ctx)
-	if err != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		err = p.river.StopAndCancel(context.WithoutCancel(ctx))
 	}
 	return errors.Join(err, p.db.release())

@@ -64,6 +64,7 @@ const (
 	faultDrop                   // closes the connection without an answer
 	faultLate                   // answers after pix's attempt timeout
 	faultDown                   // answers 503 to everything for a while
+	faultSlow                   // settles after 300 ms, whether the client waits or not
 )
 
 // inject queues faults for the next payment requests.
@@ -76,6 +77,8 @@ func (l ledger) inject(faults ...fault) {
 			l.srv.Inject(psp.Drop())
 		case faultLate:
 			l.srv.Inject(psp.Late(300 * time.Millisecond))
+		case faultSlow:
+			l.srv.Inject(psp.Slow(300 * time.Millisecond))
 		case faultDown:
 			l.srv.Inject(psp.Down(50 * time.Millisecond))
 		}

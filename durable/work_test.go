@@ -3,6 +3,9 @@ package durable
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"reflect"
+	"sync"
 	"testing"
 	"time"
 )
@@ -68,12 +71,86 @@ func TestWorkResumesUnknownOutcomes(t *testing.T) {
 
 func TestIntentsReportOverdue(t *testing.T) {
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, Config{MaxAge: time.Nanosecond})
+	p := mustPayer(t, db, Config{MaxAge: time.Hour})
+	stored := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p.now = func() time.Time { return stored }
 	mustPay(t, p, "a", payment(100))
-	got, err := p.Intent(context.Background(), "a")
-	if err != nil || got.Status != StatusOverdue {
-		t.Errorf("Intent() = %+v, %v; want status overdue", got, err)
+	for age, want := range map[time.Duration]Status{time.Hour: StatusPending, time.Hour + time.Microsecond: StatusOverdue} {
+		p.now = func() time.Time { return stored.Add(age) }
+		got, err := p.Intent(context.Background(), "a")
+		if err != nil || got.Status != want {
+			t.Errorf("Intent() at age %v = %+v, %v; want status %s", age, got, err, want)
+		}
 	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	got, err := Config{}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
+		JobTimeout: 15 * time.Second, RescueAfter: 20 * time.Second, PollInterval: time.Second}
+	if got.Logger == nil || got.Rand == nil {
+		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
+	}
+	got.Logger, got.Rand = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Config{}.withDefaults() = %+v, want %+v", got, want)
+	}
+	got, _ = Config{JobTimeout: time.Minute}.withDefaults()
+	if got.RescueAfter != time.Minute+5*time.Second {
+		t.Errorf("RescueAfter for a JobTimeout of 1 min = %v, want 1m5s", got.RescueAfter)
+	}
+}
+
+func TestStopCancelsAttemptsInFlightWhenItsContextEnds(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	cfg := testConfig(l.url)
+	cfg.Client.AttemptTimeout = 0
+	p := mustPayer(t, db, cfg)
+	l.inject(faultSlow)
+	mustPay(t, p, "a", payment(100))
+	sent := make(chan struct{})
+	crashPoint = func(point string) {
+		if point == "before-attempt" {
+			close(sent)
+		}
+	}
+	defer func() { crashPoint = func(string) {} }()
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-sent
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Stop(ended); err != nil {
+		t.Errorf("Stop(an ended context) error = %v, want nil", err)
+	}
+	in, err := p.Intent(context.Background(), "a")
+	if err != nil || in.Status != StatusPending {
+		t.Errorf("intent after Stop = %+v, %v; want pending, its outcome unknown", in, err)
+	}
+}
+
+func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pay.db")
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			db, err := OpenSQLite(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer db.Close()
+			if _, err := NewSQLite(context.Background(), db, Config{}); err != nil {
+				t.Errorf("NewSQLite() beside others: error = %v", err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestSecondStartIsBusy(t *testing.T) {

@@ -75,11 +75,7 @@ func (w *worker[TTx]) outcome(ctx context.Context, job *river.Job[payArgs], in I
 		return err
 	}
 	wait := p.cfg.delay(in.Attempts)
-	level := slog.LevelWarn
-	if time.Since(in.CreatedAt) > p.cfg.MaxAge {
-		level = slog.LevelError // StatusOverdue: an operator should look
-	}
-	log.LogAttrs(ctx, level, "durable: outcome unknown", slog.String("error", sent.Error()),
+	log.LogAttrs(ctx, slog.LevelWarn, "durable: outcome unknown", slog.String("error", sent.Error()),
 		slog.Bool("quota_empty", errors.Is(sent, retry.ErrQuotaExhausted)), slog.Duration("wait", wait))
 	crashPoint("recorded")
 	return river.JobSnooze(wait)
