@@ -45,7 +45,7 @@ func BenchmarkPayments(b *testing.B) {
 	b.Run("postgres", func(b *testing.B) {
 		l := mustPSP(b)
 		dsn := mustPostgresURL(b)
-		pool, err := pgxpool.New(context.Background(), dsn+"?pool_max_conns=20")
+		pool, err := pgxpool.New(context.Background(), dsn+"&pool_max_conns=20")
 		if err != nil {
 			b.Fatal(err)
 		}

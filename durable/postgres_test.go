@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -54,6 +55,9 @@ func mustPostgresURL(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	u.Path = "/" + name
+	q := u.Query()
+	q.Set("sslmode", cmp.Or(q.Get("sslmode"), "disable"))
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 

@@ -4,7 +4,8 @@
 # loopback port with trust authentication, runs every test named Postgres with
 # PIXRETRY_POSTGRES_URL pointing at it, and stops the cluster and removes it on exit.
 #
-#   bash scripts/postgres.sh            # make test-postgres
+#   bash scripts/postgres.sh                 # make test-postgres
+#   bash scripts/postgres.sh CMD [ARGS...]   # CMD instead, with the cluster and the variable
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,4 +44,8 @@ as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
 echo "postgres.sh: cluster on 127.0.0.1:$port"
 
 export PIXRETRY_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
-go test -race -count=1 -timeout 10m -run "${PGTESTS:-Postgres}" -v ./durable/ ./cmd/pixpay/
+if [ "$#" -gt 0 ]; then
+  "$@"
+else
+  go test -race -count=1 -timeout 10m -run Postgres -v ./durable/ ./cmd/pixpay/
+fi
