@@ -30,12 +30,12 @@ type Config struct {
 	// MaxAge is the age past which a pending intent is listed as StatusOverdue for an
 	// operator. Its job keeps trying. 0 means 24 h.
 	MaxAge time.Duration
-	// JobTimeout bounds one job attempt, the whole SendWithKey call included. 0 means 15 s.
+	// JobTimeout bounds one job attempt, the whole SendWithKey call included. 0 means 10 s.
 	JobTimeout time.Duration
 	// RescueAfter is how long a job may stay running before River's rescuer takes it from a
 	// process presumed dead (on Postgres). It is at least JobTimeout. 0 means JobTimeout + 5 s.
-	// River's rescuer runs every 30 s, so a dead process's payments resume within about
-	// RescueAfter + 30 s + DelayBase. A shorter RescueAfter cuts short the slow attempts of
+	// River's rescuer runs every 30 s, so by default a dead process's payments resume within
+	// about RescueAfter + 30 s + DelayBase + 5 s, 60 s. A shorter RescueAfter cuts short the slow attempts of
 	// live processes as well, and each rescue costs one more attempt.
 	RescueAfter time.Duration
 	// PollInterval is how often an idle process looks for new work. SQLite has no
@@ -60,7 +60,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.DelayBase = cmp.Or(c.DelayBase, 10*time.Second)
 	c.DelayMax = cmp.Or(c.DelayMax, 5*time.Minute)
 	c.MaxAge = cmp.Or(c.MaxAge, 24*time.Hour)
-	c.JobTimeout = cmp.Or(c.JobTimeout, 15*time.Second)
+	c.JobTimeout = cmp.Or(c.JobTimeout, 10*time.Second)
 	c.RescueAfter = cmp.Or(c.RescueAfter, c.JobTimeout+5*time.Second)
 	c.PollInterval = cmp.Or(c.PollInterval, time.Second)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))

@@ -90,7 +90,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
-		JobTimeout: 15 * time.Second, RescueAfter: 20 * time.Second, PollInterval: time.Second}
+		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second}
 	if got.Logger == nil || got.Rand == nil {
 		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
 	}

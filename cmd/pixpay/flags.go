@@ -46,8 +46,8 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	fs.DurationVar(&o.cfg.MaxAge, "max-age", 24*time.Hour, "age past which a pending intent is listed as overdue")
 	fs.DurationVar(&o.cfg.DelayBase, "delay-base", 10*time.Second, "the wait after a first unknown outcome, doubled after each")
 	fs.DurationVar(&o.cfg.DelayMax, "delay-max", 5*time.Minute, "the longest wait after an unknown outcome")
-	fs.DurationVar(&o.cfg.RescueAfter, "rescue-after", 20*time.Second,
-		"on Postgres, how long a job may run before another process takes it over (at least 15s)")
+	fs.DurationVar(&o.cfg.RescueAfter, "rescue-after", 15*time.Second,
+		"on Postgres, how long a job may run before another process takes it over (at least 10s)")
 	fs.DurationVar(&o.cfg.PollInterval, "poll", time.Second, "how often an idle run looks for new intents")
 	err := fs.Parse(args)
 	switch {
@@ -62,7 +62,7 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	}
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if *pspURL != "" {
-		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: 5 * time.Second,
+		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: 3 * time.Second,
 			Policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 2 * time.Second}}
 	}
 	return o, fs, nil
