@@ -68,11 +68,12 @@ fail=0
 while read -r line; do
   key="$(sed 's/.*"key":"\([^"]*\)".*/\1/' <<<"$line")"
   status="$(sed 's/.*"status":"\([^"]*\)".*/\1/' <<<"$line")"
-  n="$(grep -o "\"$key\"" <<<"$ledger" | wc -l)"
+  n="$({ grep -o "\"$key\"" <<<"$ledger" || true; } | wc -l)"
   want=0
   [ "$status" != settled ] || want=1
   if [ "$n" -ne "$want" ]; then echo "FAIL: intent with key $key is $status and has $n settlements, want $want"; fail=1; fi
 done <"$dir/list"
-[ "$(grep -c settled "$dir/list")" -eq 4 ] || { echo "FAIL: want 4 settled intents"; fail=1; }
+[ "$(grep -c '"status":"settled"' "$dir/list")" -eq 4 ] || { echo "FAIL: want 4 settled intents"; fail=1; }
+grep -q '"count":4,' <<<"$ledger" || { echo "FAIL: want 4 settlements in the ledger, no more"; fail=1; }
 [ "$fail" -eq 0 ] || exit 1
 echo "== the ledger holds exactly one settlement per settled intent, none for the refused one"
