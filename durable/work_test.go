@@ -194,3 +194,32 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigTakesRescueAfterEqualToJobTimeout(t *testing.T) {
+	if _, err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).withDefaults(); err != nil {
+		t.Errorf("withDefaults() with RescueAfter == JobTimeout: error = %v, want nil", err)
+	}
+}
+
+func TestWaitWithoutClientPolls(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{PollInterval: 10 * time.Millisecond})
+	if err := p.Wait(context.Background()); err != nil {
+		t.Errorf("Wait() with nothing pending: error = %v, want nil", err)
+	}
+	mustPay(t, p, "a", payment(100))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait(an ended context) with an intent pending: error = %v, want context.Canceled", err)
+	}
+}
+
+func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "a?b.db"), filepath.Join(t.TempDir(), "a#b.db")} {
+		if db, err := OpenSQLite(path); err == nil {
+			db.Close()
+			t.Errorf("OpenSQLite(%q) error = nil, want one", path)
+		}
+	}
+}
