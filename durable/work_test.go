@@ -223,3 +223,24 @@ func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	mustPay(t, p, "a", payment(100))
+	mustPay(t, p, "b", payment(100))
+	if _, err := db.Exec("UPDATE river_job SET state = 'running', attempt = 1"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := p.db.takeOver(context.Background())
+	if err != nil || n != 2 {
+		t.Errorf("takeOver() = %d, %v; want the 2 running jobs", n, err)
+	}
+	if err := p.db.release(); err != nil {
+		t.Error(err)
+	}
+	var available int
+	if err := db.QueryRow("SELECT count(*) FROM river_job WHERE state = 'available'").Scan(&available); err != nil || available != 2 {
+		t.Errorf("%d jobs available (error %v), want 2", available, err)
+	}
+}
