@@ -39,3 +39,21 @@ fuzz:
 herd:
 	mkdir -p docs/herd
 	cd herd && go test -run '^TestHerdReport$$' -timeout 10m -args -herd.out=$(CURDIR)/docs/herd
+
+.PHONY: crash test-postgres bench-durable
+
+# The crash demonstration: cmd/psp, then pixpay killed with SIGKILL after the PSP settled a
+# payment and before pixpay recorded it, then pixpay again. It checks that the PSP's ledger
+# holds exactly one settlement per settled intent.
+crash:
+	bash scripts/crash-demo.sh
+
+# The Postgres tests (durable, cmd/pixpay) on a throwaway cluster on a free loopback port,
+# stopped at the end. It installs Debian's postgresql first if pg_ctl is missing.
+test-postgres:
+	bash scripts/postgres.sh
+
+# Durable payments per second through a psp on loopback, on SQLite (and on Postgres when
+# PIXRETRY_POSTGRES_URL is set), beside plain Send; commits per payment; restart to first attempt.
+bench-durable:
+	go test -run '^$$' -bench . -benchmem ./durable/

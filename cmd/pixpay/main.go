@@ -1,0 +1,158 @@
+// Command pixpay stores Pix payments as durable intents and works them, with package
+// pixretry/durable. A killed run loses nothing: started again, it finishes every intent with
+// its stored Idempotency-Key.
+//
+// Usage:
+//
+//	pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
+//	pixpay -db DSN -psp URL [-token T] [-workers N] run [-until-done]
+//	pixpay -db DSN list
+//
+// DSN is a SQLite file path, created if absent, or a postgres:// URL. The options before the
+// command also take -max-age, -delay-base, -delay-max, -rescue-after and -poll, as described
+// by durable.Config.
+//
+// add stores one intent and sends nothing. It prints {"id","key","status"} on one line and
+// exits 0, also for an id already stored with the same payment. The same id with another
+// payment, or an invalid payment, is refused on stderr with exit 1, and nothing is stored.
+//
+// run logs on stderr what an operator should see: unknown outcomes, refusals, jobs taken over
+// from a dead run, and River's warnings. It works intents until SIGINT or SIGTERM. It then stops taking work, waits up to 15 s for
+// the attempts in flight, abandons the rest safely and exits 0. With -until-done it exits 0
+// once no intent is pending.
+//
+// list prints one line per intent, in id order: {"id","key","status","endToEndId","attempts",
+// "error"}. The status is pending, settled, refused, or overdue for a pending intent older
+// than -max-age.
+//
+// A bad command line exits 2. A DSN's password never appears in the output.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"pixretry/durable"
+	"pixretry/internal/cmdline"
+)
+
+func main() { cmdline.Main(run) }
+
+// run carries out the command line in args.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, fs, err := parseGlobal(args, stderr)
+	if err != nil {
+		return err
+	}
+	err = o.dispatch(ctx, fs, stdout, stderr)
+	if err != nil && !errors.Is(err, cmdline.ErrUsage) && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, redact(err.Error(), o.dsn))
+	}
+	return err
+}
+
+// dispatch opens the database of o.dsn and runs the command on it.
+func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) error {
+	cmd, err := o.command(fs, stderr)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(o.dsn, "postgres://") || strings.HasPrefix(o.dsn, "postgresql://") {
+		p, closeDB, err := openPostgres(ctx, o.dsn, o.cfg)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		return do(ctx, p, cmd, stdout)
+	}
+	p, closeDB, err := openSQLite(ctx, o.dsn, o.cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	return do(ctx, p, cmd, stdout)
+}
+
+// do runs cmd on p.
+func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout io.Writer) error {
+	out := json.NewEncoder(stdout)
+	switch cmd.name {
+	case "add":
+		in, err := p.Pay(ctx, cmd.id, cmd.payment)
+		if err != nil {
+			return err
+		}
+		return out.Encode(added{in.ID, in.Key, in.Status})
+	case "list":
+		all, err := p.Intents(ctx)
+		if err != nil {
+			return err
+		}
+		for _, in := range all {
+			if err := out.Encode(listed{in.ID, in.Key, in.Status, in.EndToEndID, in.Attempts, in.Error}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return work(ctx, p, cmd.untilDone)
+}
+
+// stopTimeout bounds the wait for attempts in flight when run stops.
+const stopTimeout = 15 * time.Second
+
+// work runs p until ctx ends or, with untilDone, until no intent is pending.
+func work[TTx any](ctx context.Context, p *durable.Payer[TTx], untilDone bool) error {
+	if err := p.Start(ctx); err != nil {
+		return err
+	}
+	var err error
+	if untilDone {
+		err = p.Wait(ctx)
+	} else {
+		<-ctx.Done()
+	}
+	if errors.Is(err, ctx.Err()) {
+		err = nil // interrupted: stop as run does
+	}
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	defer cancel()
+	return errors.Join(err, p.Stop(stopCtx))
+}
+
+// added is add's line.
+type added struct {
+	ID     string         `json:"id"`
+	Key    string         `json:"key"`
+	Status durable.Status `json:"status"`
+}
+
+// listed is one of list's lines.
+type listed struct {
+	ID         string         `json:"id"`
+	Key        string         `json:"key"`
+	Status     durable.Status `json:"status"`
+	EndToEndID string         `json:"endToEndId"`
+	Attempts   int            `json:"attempts"`
+	Error      string         `json:"error"`
+}
+
+// redact hides the password of dsn in msg.
+func redact(msg, dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return msg
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		msg = strings.ReplaceAll(msg, dsn, u.Redacted())
+		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	}
+	return msg
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"pixretry/durable"
+	"pixretry/internal/cmdline"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// pixpay runs the command line args and returns its stdout, stderr and exit code.
+func pixpay(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), args, &stdout, &stderr)
+	return stdout.String(), stderr.String(), cmdline.ExitCode(err)
+}
+
+// line is one JSON line of add or list.
+type line struct {
+	ID         string `json:"id"`
+	Key        string `json:"key"`
+	Status     string `json:"status"`
+	EndToEndID string `json:"endToEndId"`
+	Attempts   int    `json:"attempts"`
+	Error      string `json:"error"`
+}
+
+// lines decodes out, one JSON object a line.
+func lines(t *testing.T, out string) []line {
+	t.Helper()
+	var all []line
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var v line
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		all = append(all, v)
+	}
+	return all
+}
+
+func TestAddListRun(t *testing.T) {
+	url, settlements := mustPSP(t)
+	db := filepath.Join(t.TempDir(), "pay.db")
+	out, _, code := pixpay(t, "-db", db, "add", "-id", "b", "-valor", "150.00", "-chave", "pix@example.com", "-info", "rent")
+	b := lines(t, out)
+	if code != 0 || len(b) != 1 || b[0].ID != "b" || b[0].Status != "pending" || b[0].Key == "" {
+		t.Fatalf("add = %q, exit %d; want one pending line for b", out, code)
+	}
+	again, _, code := pixpay(t, "-db", db, "add", "-id", "b", "-valor", "150.00", "-chave", "pix@example.com", "-info", "rent")
+	if code != 0 || again != out {
+		t.Errorf("add again = %q, exit %d; want %q, exit 0", again, code, out)
+	}
+	pixpay(t, "-db", db, "add", "-id", "a", "-valor", "2000.00", "-chave", "12345678901")
+	if _, stderr, code := pixpay(t, "-db", db, "-psp", url, "run", "-until-done"); code != 0 {
+		t.Fatalf("run -until-done: exit %d, stderr %q", code, stderr)
+	}
+	out, _, code = pixpay(t, "-db", db, "list")
+	got := lines(t, out)
+	if code != 0 || len(got) != 2 || got[0].ID != "a" || got[1].ID != "b" {
+		t.Fatalf("list = %q, exit %d; want a then b", out, code)
+	}
+	if got[0].Status != "refused" || got[0].Error == "" || got[0].Attempts != 1 {
+		t.Errorf("a = %+v, want refused for insufficient funds", got[0])
+	}
+	if got[1].Status != "settled" || got[1].EndToEndID == "" || got[1].Key != b[0].Key || settlements()[b[0].Key] != 1 {
+		t.Errorf("b = %+v, ledger %v; want settled once under key %s", got[1], settlements(), b[0].Key)
+	}
+}
+
+func TestAddRefusesAndStoresNothing(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"same id, other payment", []string{"-id", "a", "-valor", "150.01", "-chave", "pix@example.com"}, 1},
+		{"valor without cents", []string{"-id", "n", "-valor", "150", "-chave", "pix@example.com"}, 1},
+		{"valor with one decimal", []string{"-id", "n", "-valor", "1.5", "-chave", "pix@example.com"}, 1},
+		{"valor not a number", []string{"-id", "n", "-valor", "a.bc", "-chave", "pix@example.com"}, 1},
+		{"valor negative", []string{"-id", "n", "-valor", "-1.00", "-chave", "pix@example.com"}, 1},
+		{"valor zero", []string{"-id", "n", "-valor", "0.00", "-chave", "pix@example.com"}, 1},
+		{"valor too long", []string{"-id", "n", "-valor", "12345678901.00", "-chave", "pix@example.com"}, 1},
+		{"bad chave", []string{"-id", "n", "-valor", "1.00", "-chave", "nobody"}, 1},
+		{"info too long", []string{"-id", "n", "-valor", "1.00", "-chave", "pix@example.com", "-info", strings.Repeat("x", 141)}, 1},
+		{"no id", []string{"-valor", "1.00", "-chave", "pix@example.com"}, 2},
+		{"no valor", []string{"-id", "n", "-chave", "pix@example.com"}, 2},
+		{"unknown flag", []string{"-id", "n", "-valor", "1.00", "-chave", "pix@example.com", "-x"}, 2},
+		{"extra argument", []string{"-id", "n", "-valor", "1.00", "-chave", "pix@example.com", "extra"}, 2},
+	}
+	db := filepath.Join(t.TempDir(), "pay.db")
+	stored, _, _ := pixpay(t, "-db", db, "add", "-id", "a", "-valor", "150.00", "-chave", "pix@example.com")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, code := pixpay(t, append([]string{"-db", db, "add"}, tt.args...)...)
+			if code != tt.code || out != "" || stderr == "" {
+				t.Errorf("add %v = %q, stderr %q, exit %d; want nothing, a message, exit %d", tt.args, out, stderr, code, tt.code)
+			}
+			list, _, _ := pixpay(t, "-db", db, "list")
+			if got := lines(t, list); len(got) != 1 || got[0].Key != lines(t, stored)[0].Key {
+				t.Errorf("list = %q, want only intent a", list)
+			}
+		})
+	}
+}
+
+func TestBadCommandLineExits2(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "pay.db")
+	for _, args := range [][]string{
+		{"list"},           // no -db
+		{"-db", db},        // no command
+		{"-db", db, "pay"}, // unknown command
+		{"-db", db, "run"}, // no -psp
+		{"-db", db, "-workers", "0", "list"},
+		{"-db", db, "-bogus", "list"},
+		{"-db", db, "list", "extra"},
+	} {
+		if _, stderr, code := pixpay(t, args...); code != 2 || !strings.Contains(stderr, "usage") {
+			t.Errorf("pixpay %v: exit %d, stderr %q; want 2 and the usage", args, code, stderr)
+		}
+	}
+}
+
+func TestPasswordNeverShown(t *testing.T) {
+	out, stderr, code := pixpay(t, "-db", "postgres://payer:s3cr3t-pw@127.0.0.1:1/pix?connect_timeout=1", "list")
+	if code != 1 || stderr == "" || strings.Contains(out+stderr, "s3cr3t-pw") {
+		t.Errorf("list on an unreachable Postgres: exit %d, output %q %q; want 1, a message, no password", code, out, stderr)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	dsn := "postgres://u:pw@h/db"
+	if got, want := redact("cannot parse "+dsn+": pw", dsn), "cannot parse postgres://u:xxxxx@h/db: xxxxx"; got != want {
+		t.Errorf("redact() = %q, want %q", got, want)
+	}
+	if got := redact("no secret here", "pay.db"); got != "no secret here" {
+		t.Errorf("redact() of a file path = %q", got)
+	}
+}
+
+func TestRunStopsOnInterruptAndExits0(t *testing.T) {
+	url, settlements := mustPSP(t)
+	db := filepath.Join(t.TempDir(), "pay.db")
+	out, _, _ := pixpay(t, "-db", db, "add", "-id", "a", "-valor", "1.00", "-chave", "pix@example.com")
+	key := lines(t, out)[0].Key
+	ctx, interrupt := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-db", db, "-psp", url, "-poll", "10ms", "run"}, io.Discard, io.Discard)
+	}()
+	awaitSettled(t, db)
+	interrupt()
+	if err := <-done; cmdline.ExitCode(err) != 0 {
+		t.Errorf("run after an interrupt: %v, want exit 0", err)
+	}
+	if n := settlements()[key]; n != 1 {
+		t.Errorf("the ledger has %d settlements under the intent's key, want 1", n)
+	}
+}
+
+// awaitSettled waits, through a Payer of its own on the file, until no intent is pending.
+func awaitSettled(t *testing.T, path string) {
+	t.Helper()
+	db, err := durable.OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := durable.NewSQLite(context.Background(), db, durable.Config{PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.Wait(ctx); err != nil {
+		t.Fatalf("Wait() error = %v", err)
+	}
+}

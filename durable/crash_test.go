@@ -1,0 +1,159 @@
+package durable
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCrashProperty holds the invariants of checkLedger across processes killed with SIGKILL
+// at each crash point, twice, and at random instants: the payer runs in a child process and
+// is killed; the next child stores the earlier rounds again, as its caller would, resumes the
+// pending intents and stores its own round, and a last child finishes. Each round stores three intents (one of them
+// refused) and rolls a fourth back, with PSP faults queued that leave outcomes unknown, so that
+// unknown outcomes are resumed across the crash. A rolled-back or never-committed intent must
+// leave no settlement, and no intent may be lost.
+func TestCrashProperty(t *testing.T) {
+	points := []string{"before-commit", "before-attempt", "settled-unread", "answered", "recorded"}
+	l := mustPSP(t)
+	db := filepath.Join(t.TempDir(), "crash.db")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var specs []string
+	for _, p := range points {
+		specs = append(specs, p+":1", p+":2")
+	}
+	for range 4 {
+		specs = append(specs, fmt.Sprintf("random:%d", 1+rng.IntN(8)))
+	}
+	kills := map[string]int{}
+	prev := ""
+	for round, spec := range specs {
+		l.inject([]fault{faultCommit503, faultDrop, faultLate, faultDown}[round%4])
+		ids := fmt.Sprintf("r%02d-rb=100,r%02d-a=100,r%02d-b=%d,r%02d-c=200", round, round, round, refusedCents, round)
+		// Callers whose process died store their rounds again: the same ids and payments.
+		reached := killAt(t, db, l.url, prev+ids, spec)
+		if !reached && !strings.HasPrefix(spec, "random:") {
+			t.Fatalf("child at %s: exited without reaching the point", spec)
+		}
+		if reached {
+			kills[strings.SplitN(spec, ":", 2)[0]]++
+		}
+		prev += ids + ","
+	}
+	killAt(t, db, l.url, strings.TrimSuffix(prev, ","), "") // finishes what the last kill left
+
+	all := reopen(t, db)
+	checkLedger(t, l, all)
+	checkRounds(t, all, len(specs))
+	_, count := l.settlements()
+	t.Logf("kills per point %v; %d intents, %d settlements", kills, len(all), len(count))
+	for _, p := range points {
+		if kills[p] != 2 {
+			t.Errorf("point %s: %d kills, want 2", p, kills[p])
+		}
+	}
+}
+
+// killAt runs the child on round ids until it stops at spec and kills it, returning true, or
+// until it exits 0 (spec "" or a random passage that never came), returning false. The
+// child stores the round if it gets that far, then works every pending intent.
+func killAt(t *testing.T, db, url, ids, spec string) bool {
+	t.Helper()
+	return startChild(t, "sqlite:"+db, url, ids, spec).killOrWait(t)
+}
+
+// child is a crash test's child process.
+type child struct {
+	cmd    *exec.Cmd
+	lines  *bufio.Scanner
+	stderr *strings.Builder
+	spec   string
+}
+
+// startChild starts a child on database dsn ("sqlite:PATH" or "postgres:URL").
+func startChild(t *testing.T, dsn, url, ids, spec string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dsn, pspEnv+"="+url, roundEnv+"="+ids, pointEnv+"="+spec)
+	c := &child{cmd: cmd, stderr: &strings.Builder{}, spec: spec}
+	cmd.Stderr = c.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c.lines = bufio.NewScanner(out)
+	return c
+}
+
+// killOrWait kills the child once it says it reached its crash point, and returns true; or
+// waits for it to exit 0 and returns false.
+func (c *child) killOrWait(t *testing.T) bool {
+	t.Helper()
+	reached := c.lines.Scan() && strings.HasPrefix(c.lines.Text(), "crash-point ")
+	if reached {
+		if err := c.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c.lines.Scan() { // drain, so that Wait does not race the pipe's reader
+	}
+	err := c.cmd.Wait()
+	var exit *exec.ExitError
+	switch {
+	case reached && !(errors.As(err, &exit) && !exit.Exited()):
+		t.Fatalf("child at %s: Wait() = %v, want killed by a signal", c.spec, err)
+	case !reached && err != nil:
+		t.Fatalf("child at %q: %v; stderr:\n%s", c.spec, err, c.stderr.String())
+	}
+	return reached
+}
+
+// reopen reads every intent of the database at path.
+func reopen(t *testing.T, path string) []Intent {
+	t.Helper()
+	db, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p := mustPayer(t, db, Config{})
+	all, err := p.Intents(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// checkRounds asserts that each round left exactly its three committed intents, answered
+// for: a and c settled, b refused, and nothing of the rolled-back one.
+func checkRounds(t *testing.T, all []Intent, rounds int) {
+	t.Helper()
+	got := map[string]Status{}
+	for _, in := range all {
+		got[in.ID] = in.Status
+	}
+	for r := range rounds {
+		want := map[string]Status{"a": StatusSettled, "b": StatusRefused, "c": StatusSettled}
+		for name, status := range want {
+			id := fmt.Sprintf("r%02d-%s", r, name)
+			if got[id] != status {
+				t.Errorf("intent %s is %q, want %q", id, got[id], status)
+			}
+		}
+		if _, ok := got[fmt.Sprintf("r%02d-rb", r)]; ok {
+			t.Errorf("rolled-back intent r%02d-rb was stored", r)
+		}
+	}
+	if len(all) != 3*rounds {
+		t.Errorf("%d intents stored, want %d", len(all), 3*rounds)
+	}
+}

@@ -1,0 +1,149 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The crash tests' child: it stores the round's intents, works them until none is pending,
+// and exits 0. The parent sets its environment, and may have it stop at a crash point.
+const (
+	childEnv = "DURABLE_CRASH_CHILD" // "sqlite:PATH" or "postgres:URL"
+	pspEnv   = "DURABLE_CRASH_PSP"   // the PSP's URL
+	roundEnv = "DURABLE_CRASH_ROUND" // id=cents,id=cents; an id ending in -rb is rolled back
+	pointEnv = "DURABLE_CRASH_POINT" // name:n, stop at the n-th passage of a point; random:n, tell at the n-th passage of any
+)
+
+// crashChild runs the child and returns its exit code.
+func crashChild() int {
+	if err := runChild(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "crash child:", err)
+		return 1
+	}
+	return 0
+}
+
+func runChild(ctx context.Context) error {
+	armCrashPoint(os.Getenv(pointEnv))
+	cfg := testConfig(os.Getenv(pspEnv))
+	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport}}
+	engine, dsn, _ := strings.Cut(os.Getenv(childEnv), ":")
+	if engine == "postgres" {
+		cfg.JobTimeout, cfg.RescueAfter = time.Second, time.Second
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		p, err := NewPostgres(ctx, pool, cfg)
+		if err != nil {
+			return err
+		}
+		return work(ctx, p)
+	}
+	db, err := OpenSQLite(dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	p, err := NewSQLite(ctx, db, cfg)
+	if err != nil {
+		return err
+	}
+	return work(ctx, p)
+}
+
+// work stores the round, then works until no intent is pending.
+func work[TTx any](ctx context.Context, p *Payer[TTx]) error {
+	if err := storeRound(ctx, p, os.Getenv(roundEnv)); err != nil {
+		return err
+	}
+	if err := p.Start(ctx); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return errors.Join(p.Wait(wctx), p.Stop(ctx))
+}
+
+// storeRound rolls back the round's intents whose id ends in -rb and commits the others, each
+// in a transaction of its own as a caller's business change would be.
+func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error {
+	if round == "" {
+		return nil
+	}
+	for _, pair := range strings.Split(round, ",") {
+		id, c, _ := strings.Cut(pair, "=")
+		cents, err := strconv.ParseInt(c, 10, 64)
+		if err != nil {
+			return err
+		}
+		tx, err := p.db.begin(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := p.PayTx(ctx, tx, id, payment(cents)); err != nil {
+			return errors.Join(err, p.db.rollback(ctx, tx))
+		}
+		if strings.HasSuffix(id, "-rb") {
+			if err := p.db.rollback(ctx, tx); err != nil {
+				return err
+			}
+			continue
+		}
+		crashPoint("before-commit")
+		if err := p.db.commit(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// armCrashPoint sets crashPoint from spec. At its stop, the child says so on stdout and waits
+// for the parent's SIGKILL.
+func armCrashPoint(spec string) {
+	if spec == "" {
+		return
+	}
+	name, n, _ := strings.Cut(spec, ":")
+	at, _ := strconv.Atoi(n)
+	var mu sync.Mutex
+	passed := map[string]int{}
+	crashPoint = func(point string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if name == "random" {
+			passed[name]++
+		} else {
+			passed[point]++
+		}
+		if passed[name] != at {
+			return
+		}
+		fmt.Printf("crash-point %s\n", point)
+		if name != "random" {
+			<-time.After(time.Minute) // the parent kills the child long before
+			os.Exit(3)
+		}
+	}
+}
+
+// settledUnread is the crash point between the PSP's 201 and pix's reading of it.
+type settledUnread struct{ base http.RoundTripper }
+
+func (t settledUnread) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusCreated {
+		crashPoint("settled-unread")
+	}
+	return resp, err
+}

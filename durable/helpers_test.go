@@ -1,0 +1,99 @@
+package durable
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"pixretry/pix"
+	"pixretry/retry"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(crashChild())
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// testClient sends to the PSP at url with short waits, so that faults resolve quickly.
+func testClient(url string) *pix.Client {
+	return &pix.Client{BaseURL: url, Token: pspToken, AttemptTimeout: 200 * time.Millisecond,
+		Policy: retry.Policy{AttemptsMax: 2, DelayBase: time.Millisecond, DelayMax: 5 * time.Millisecond}}
+}
+
+// testConfig works intents quickly: waits of milliseconds, polls every 20 ms.
+func testConfig(url string) Config {
+	return Config{Client: testClient(url), DelayBase: time.Millisecond, DelayMax: 10 * time.Millisecond,
+		PollInterval: 20 * time.Millisecond, JobTimeout: 5 * time.Second}
+}
+
+// mustSQLite opens a fresh SQLite database in the test's directory.
+func mustSQLite(tb testing.TB) (*sql.DB, string) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "pay.db")
+	db, err := OpenSQLite(path)
+	if err != nil {
+		tb.Fatalf("OpenSQLite() error = %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// mustPayer returns a Payer on db with cfg, not started.
+func mustPayer(tb testing.TB, db *sql.DB, cfg Config) *Payer[*sql.Tx] {
+	tb.Helper()
+	p, err := NewSQLite(context.Background(), db, cfg)
+	if err != nil {
+		tb.Fatalf("NewSQLite() error = %v", err)
+	}
+	return p
+}
+
+// mustStart starts p until the test ends.
+func mustStart[TTx any](tb testing.TB, p *Payer[TTx]) {
+	tb.Helper()
+	if err := p.Start(context.Background()); err != nil {
+		tb.Fatalf("Start() error = %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := p.Stop(context.Background()); err != nil {
+			tb.Errorf("Stop() error = %v", err)
+		}
+	})
+}
+
+// mustPay stores payment under id in a transaction of its own.
+func mustPay[TTx any](tb testing.TB, p *Payer[TTx], id string, payment pix.Payment) Intent {
+	tb.Helper()
+	in, err := p.Pay(context.Background(), id, payment)
+	if err != nil {
+		tb.Fatalf("Pay(%q) error = %v", id, err)
+	}
+	return in
+}
+
+// awaitDone returns every intent once none is pending. It fails the test after 60 s.
+func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := p.Wait(ctx); err != nil {
+		tb.Fatalf("Wait() error = %v", err)
+	}
+	all, err := p.Intents(context.Background())
+	if err != nil {
+		tb.Fatalf("Intents() error = %v", err)
+	}
+	return all
+}
+
+// payment returns a valid payment of cents.
+func payment(cents int64) pix.Payment {
+	return pix.Payment{AmountCents: cents, PixKey: "pix@example.com", Description: "rent"}
+}

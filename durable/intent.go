@@ -1,0 +1,178 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"pixretry/pix"
+)
+
+// Status is where an intent stands.
+type Status string
+
+// The statuses of an intent.
+const (
+	// StatusPending: the PSP has not answered definitively. The intent's job is trying.
+	StatusPending Status = "pending"
+	// StatusSettled: the PSP settled the payment. The intent holds its receipt.
+	StatusSettled Status = "settled"
+	// StatusRefused: the PSP refused the payment definitively. The intent holds the refusal.
+	StatusRefused Status = "refused"
+	// StatusOverdue: pending for longer than Config.MaxAge. An operator should look. Its job
+	// keeps trying, and the intent is never discarded. It is never stored, only reported.
+	StatusOverdue Status = "overdue"
+)
+
+// Intent is one stored payment.
+type Intent struct {
+	ID      string      // the caller's id, unique in the database
+	Key     string      // the Idempotency-Key, made once when the intent was stored
+	Payment pix.Payment // what is paid
+	Status  Status
+	// Attempts counts the calls to SendWithKey, each recorded before it left. 0 proves that
+	// the PSP never saw Key, so nothing was paid.
+	Attempts   int
+	Error      string    // the last attempt's error, or the refusal; "" once settled
+	EndToEndID string    // the receipt's endToEndId, once settled
+	SettledAt  time.Time // the receipt's time, once settled
+	CreatedAt  time.Time // when the intent was stored
+}
+
+// payArgs is the River job of an intent: its id, and nothing River does not need.
+type payArgs struct {
+	ID string `json:"id"`
+}
+
+// Kind names the job for River.
+func (payArgs) Kind() string { return "pix_payment" }
+
+// maxJobAttempts keeps River from discarding a job: each snooze raises the job's limit, and
+// only failures such as a lost database count against it.
+const maxJobAttempts = 10_000
+
+// PayTx stores payment as an intent under id in tx, the caller's transaction, with its job.
+// The payment's key is made here, once. Nothing is sent before tx commits, and nothing stays
+// if it rolls back.
+//
+// The same id with the same payment returns the stored intent, in whatever status. The same
+// id with another payment fails with ErrIDReused. An invalid payment fails with an error
+// wrapping pix.ErrInvalidPayment, and an id that is empty or over 255 bytes with
+// ErrInvalidID. Those store nothing, and tx stays usable.
+func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.Payment) (Intent, error) {
+	if id == "" || len(id) > 255 {
+		return Intent{}, fmt.Errorf("%w: %q is empty or over 255 bytes", ErrInvalidID, id)
+	}
+	if err := validate(payment); err != nil {
+		return Intent{}, err
+	}
+	now := time.UnixMicro(p.now().UnixMicro()) // as stored
+	in := Intent{ID: id, Key: uuid.NewString(), Payment: payment, Status: StatusPending, CreatedAt: now}
+	n, err := p.db.exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
+		description, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+		ON CONFLICT (id) DO NOTHING`,
+		id, in.Key, payment.AmountCents, payment.PixKey, payment.Description, StatusPending, now.UnixMicro())
+	if err != nil {
+		return Intent{}, fmt.Errorf("durable: store intent %q: %w", id, err)
+	}
+	if n == 0 {
+		return p.stored(ctx, tx, id, payment)
+	}
+	opts := &river.InsertOpts{MaxAttempts: maxJobAttempts}
+	if _, err := p.river.InsertTx(ctx, tx, payArgs{ID: id}, opts); err != nil {
+		return Intent{}, fmt.Errorf("durable: store the job of intent %q: %w", id, err)
+	}
+	return in, nil
+}
+
+// stored returns the intent already stored under id, if it holds payment.
+func (p *Payer[TTx]) stored(ctx context.Context, tx TTx, id string, payment pix.Payment) (Intent, error) {
+	in, err := p.intent(ctx, tx, id)
+	if err != nil {
+		return Intent{}, err
+	}
+	if in.Payment != payment {
+		return Intent{}, fmt.Errorf("%w: %q holds %+v", ErrIDReused, id, in.Payment)
+	}
+	return in, nil
+}
+
+// Pay is PayTx in a transaction of its own.
+func (p *Payer[TTx]) Pay(ctx context.Context, id string, payment pix.Payment) (Intent, error) {
+	tx, err := p.db.begin(ctx)
+	if err != nil {
+		return Intent{}, fmt.Errorf("durable: %w", err)
+	}
+	in, err := p.PayTx(ctx, tx, id, payment)
+	if err != nil {
+		return Intent{}, errors.Join(err, p.db.rollback(ctx, tx))
+	}
+	if err := p.db.commit(ctx, tx); err != nil {
+		return Intent{}, fmt.Errorf("durable: commit intent %q: %w", id, err)
+	}
+	return in, nil
+}
+
+// Intent returns the intent stored under id, or an error wrapping ErrNotFound.
+func (p *Payer[TTx]) Intent(ctx context.Context, id string) (Intent, error) {
+	var none TTx
+	return p.intent(ctx, none, id)
+}
+
+func (p *Payer[TTx]) intent(ctx context.Context, tx TTx, id string) (Intent, error) {
+	r := p.db.queryRow(ctx, tx, "SELECT "+intentColumns+" FROM pix_intent WHERE id = $1", id)
+	in, err := p.scan(r)
+	if isNoRows(err) {
+		return Intent{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return Intent{}, fmt.Errorf("durable: read intent %q: %w", id, err)
+	}
+	return in, nil
+}
+
+// Intents returns every intent, in id order.
+func (p *Payer[TTx]) Intents(ctx context.Context) ([]Intent, error) {
+	var all []Intent
+	err := p.db.query(ctx, "SELECT "+intentColumns+" FROM pix_intent ORDER BY id", func(r row) error {
+		in, err := p.scan(r)
+		all = append(all, in)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("durable: list intents: %w", err)
+	}
+	return all, nil
+}
+
+// scan reads a row of intentColumns, and reports a pending intent past MaxAge as overdue.
+func (p *Payer[TTx]) scan(r row) (Intent, error) {
+	var in Intent
+	var status string
+	var settledAt, createdAt int64
+	err := r.Scan(&in.ID, &in.Key, &in.Payment.AmountCents, &in.Payment.PixKey, &in.Payment.Description,
+		&status, &in.Attempts, &in.Error, &in.EndToEndID, &settledAt, &createdAt)
+	in.Status, in.CreatedAt = Status(status), time.UnixMicro(createdAt)
+	if settledAt != 0 {
+		in.SettledAt = time.Unix(0, settledAt)
+	}
+	if in.Status == StatusPending && p.now().Sub(in.CreatedAt) > p.cfg.MaxAge {
+		in.Status = StatusOverdue
+	}
+	return in, err
+}
+
+// validate checks payment as pix does, without sending it: a Client with no BaseURL sends
+// nothing, and pix checks the payment first, so an invalid payment is its only way to fail
+// with pix.ErrInvalidPayment.
+func validate(payment pix.Payment) error {
+	_, err := (&pix.Client{}).SendWithKey(context.Background(), "validate", payment)
+	if errors.Is(err, pix.ErrInvalidPayment) {
+		return err
+	}
+	return nil
+}

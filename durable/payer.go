@@ -1,0 +1,196 @@
+package durable
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"pixretry/pix"
+	"pixretry/retry"
+)
+
+// Config configures a Payer. Its zero value makes a Payer that stores intents but cannot
+// work them; set Client to work them.
+type Config struct {
+	// Client sends the payments, each with its stored key through [pix.Client.SendWithKey],
+	// which makes its own short retries. Nil makes a Payer whose Start fails.
+	Client *pix.Client
+	// Workers is how many payments are worked at once by this process. 0 means 10.
+	Workers int
+	// DelayBase and DelayMax shape the wait before the next job attempt of a payment whose
+	// outcome is unknown: a uniform draw below min(DelayMax, DelayBase·2^(n−1)) after the
+	// n-th attempt, as with [retry.FullJitter]. 0 means 10 s and 5 min.
+	DelayBase, DelayMax time.Duration
+	// MaxAge is the age past which a pending intent is listed as StatusOverdue for an
+	// operator. Its job keeps trying. 0 means 24 h.
+	MaxAge time.Duration
+	// JobTimeout bounds one job attempt, the whole SendWithKey call included. 0 means 10 s.
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may stay running before River's rescuer takes it from a
+	// process presumed dead (on Postgres). It is at least JobTimeout. 0 means JobTimeout + 5 s.
+	// River's rescuer runs every 30 s, so by default a dead process's payments resume within
+	// about RescueAfter + 30 s + DelayBase + 5 s, 60 s. A shorter RescueAfter cuts short the slow attempts of
+	// live processes as well, and each rescue costs one more attempt.
+	RescueAfter time.Duration
+	// PollInterval is how often an idle process looks for new work. SQLite has no
+	// notifications, so a new intent waits up to PollInterval there. Postgres notifies at
+	// once. 0 means 1 s.
+	PollInterval time.Duration
+	// Logger receives River's records and one record per job attempt. Nil discards them.
+	Logger *slog.Logger
+	// Rand returns uniform draws in [0, 1) for the waits. Nil means math/rand/v2.
+	Rand func() float64
+}
+
+// withDefaults checks c and fills in its zero values.
+func (c Config) withDefaults() (Config, error) {
+	if c.Workers < 0 {
+		return c, fmt.Errorf("%w: Workers is %d, want 0 (10) or more", ErrInvalidConfig, c.Workers)
+	}
+	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 {
+		return c, fmt.Errorf("%w: MaxAge, JobTimeout and PollInterval are not negative", ErrInvalidConfig)
+	}
+	c.Workers = cmp.Or(c.Workers, 10)
+	c.DelayBase = cmp.Or(c.DelayBase, 10*time.Second)
+	c.DelayMax = cmp.Or(c.DelayMax, 5*time.Minute)
+	c.MaxAge = cmp.Or(c.MaxAge, 24*time.Hour)
+	c.JobTimeout = cmp.Or(c.JobTimeout, 10*time.Second)
+	c.RescueAfter = cmp.Or(c.RescueAfter, c.JobTimeout+5*time.Second)
+	c.PollInterval = cmp.Or(c.PollInterval, time.Second)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	if c.Rand == nil {
+		c.Rand = rand.Float64
+	}
+	if c.RescueAfter < c.JobTimeout {
+		return c, fmt.Errorf("%w: RescueAfter %v is below JobTimeout %v", ErrInvalidConfig, c.RescueAfter, c.JobTimeout)
+	}
+	if err := c.policy().Validate(); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return c, nil
+}
+
+// policy is the schedule of job attempts as a retry.Policy; AttemptsMax is unused.
+func (c Config) policy() retry.Policy {
+	return retry.Policy{AttemptsMax: 1, DelayBase: c.DelayBase, DelayMax: c.DelayMax}
+}
+
+// delay is the wait after the n-th attempt of a payment.
+func (c Config) delay(n int) time.Duration {
+	return retry.FullJitter(retry.Ceiling(c.policy(), n), c.Rand())
+}
+
+// Errors to check with errors.Is.
+var (
+	// ErrInvalidConfig is wrapped by the error of NewSQLite and NewPostgres for a bad Config.
+	ErrInvalidConfig = errors.New("durable: invalid config")
+	// ErrIDReused reports an id already stored with another payment. Nothing was stored.
+	ErrIDReused = errors.New("durable: id already stored with another payment")
+	// ErrInvalidID reports an id that is empty or longer than 255 bytes.
+	ErrInvalidID = errors.New("durable: invalid id")
+	// ErrNotFound reports an id with no intent.
+	ErrNotFound = errors.New("durable: no intent with this id")
+	// ErrNoClient reports a Start on a Payer without Config.Client.
+	ErrNoClient = errors.New("durable: Config.Client is nil")
+)
+
+// Payer stores payments as durable intents and works them. TTx is the engine's transaction
+// type: *sql.Tx for NewSQLite, pgx.Tx for NewPostgres. A Payer is safe for concurrent use.
+// Start it to work intents; PayTx and Intents work without Start.
+type Payer[TTx any] struct {
+	now    func() time.Time // time.Now, but for tests
+	cfg    Config
+	db     engine[TTx]
+	river  *river.Client[TTx]
+	worker *worker[TTx]
+}
+
+// newPayer makes the River client over db.
+func newPayer[TTx any](db engine[TTx], cfg Config) (*Payer[TTx], error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Payer[TTx]{now: time.Now, cfg: cfg, db: db}
+	p.worker = &worker[TTx]{payer: p}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, p.worker)
+	rc := &river.Config{
+		Workers: workers, Logger: cfg.Logger, RetryPolicy: schedule{cfg},
+		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval: cfg.PollInterval, FetchCooldown: min(cfg.PollInterval, 100*time.Millisecond),
+	}
+	if cfg.Client != nil {
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+	}
+	if p.river, err = db.client(rc); err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	return p, nil
+}
+
+// Start starts working intents in the background until Stop. On SQLite it first takes over
+// the jobs of a dead process, or fails with ErrBusy if a live one works the database.
+func (p *Payer[TTx]) Start(ctx context.Context) error {
+	if p.cfg.Client == nil {
+		return ErrNoClient
+	}
+	n, err := p.db.takeOver(ctx)
+	if err != nil {
+		return err
+	}
+	p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: started", slog.Int64("jobs_taken_over", n))
+	if err := p.river.Start(ctx); err != nil {
+		return errors.Join(fmt.Errorf("durable: %w", err), p.db.release())
+	}
+	return nil
+}
+
+// Stop stops taking work and waits for the attempts in flight until ctx ends. It then
+// cancels those still in flight: their outcome is unknown, and a later Start resumes them
+// with the same key.
+func (p *Payer[TTx]) Stop(ctx context.Context) error {
+	err := p.river.Stop(ctx)
+	if ctx.Err() != nil {
+		err = p.river.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	return errors.Join(err, p.db.release())
+}
+
+// Wait returns nil once no intent is pending, or ctx's error once ctx ends. It looks again
+// whenever one of this process's jobs ends an attempt, and every PollInterval for intents
+// that other processes store or work. A Payer without Config.Client only looks every
+// PollInterval.
+func (p *Payer[TTx]) Wait(ctx context.Context) error {
+	var events <-chan *river.Event
+	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
+		var cancel func()
+		events, cancel = p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
+			river.EventKindJobSnoozed, river.EventKindJobFailed)
+		defer cancel()
+	}
+	tick := time.NewTicker(p.cfg.PollInterval)
+	defer tick.Stop()
+	for {
+		var n int
+		err := p.db.queryRow(ctx, *new(TTx), "SELECT count(*) FROM pix_intent WHERE status = $1", StatusPending).Scan(&n)
+		if err != nil {
+			return fmt.Errorf("durable: count pending intents: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-events:
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

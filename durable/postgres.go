@@ -1,0 +1,123 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// migrationLock is the key of the session advisory lock under which a process migrates, so
+// that a fleet starting at once migrates once: "pixretry" in ASCII.
+const migrationLock int64 = 0x7069787265747279
+
+// NewPostgres returns a Payer whose intents and jobs live in the database of pool. It runs
+// River's migrations and creates the intent table if needed, under an advisory lock, so that
+// processes starting at once do not race.
+//
+// Many processes may work one database. A job whose process died stays running until River's
+// rescuer, run by the elected leader every 30 s, finds it older than Config.RescueAfter and
+// hands it to a live process.
+func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Payer[pgx.Tx], error) {
+	e := &pgEngine{pool: pool, driver: riverpgxv5.New(pool)}
+	if err := e.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return newPayer(e, cfg)
+}
+
+// pgEngine is the engine of NewPostgres.
+type pgEngine struct {
+	pool   *pgxpool.Pool
+	driver *riverpgxv5.Driver
+}
+
+// migrating serialises the migrations of one process: each holds a connection for the lock
+// while River's migrator takes another, so several at once could take the whole pool.
+var migrating sync.Mutex
+
+func (e *pgEngine) migrate(ctx context.Context) (err error) {
+	if n := e.pool.Config().MaxConns; n < 2 {
+		return fmt.Errorf("%w: the pool has %d connection, and migrating takes 2", ErrInvalidConfig, n)
+	}
+	migrating.Lock()
+	defer migrating.Unlock()
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+		return fmt.Errorf("durable: migration lock: %w", err)
+	}
+	defer func() {
+		_, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock)
+		err = errors.Join(err, uerr)
+	}()
+	m, err := rivermigrate.New(e.driver, nil)
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("durable: River's migrations: %w", err)
+	}
+	if _, err := conn.Exec(ctx, intentTable); err != nil {
+		return fmt.Errorf("durable: create the intent table: %w", err)
+	}
+	return nil
+}
+
+func (e *pgEngine) begin(ctx context.Context) (pgx.Tx, error)     { return e.pool.Begin(ctx) }
+func (e *pgEngine) commit(ctx context.Context, tx pgx.Tx) error   { return tx.Commit(ctx) }
+func (e *pgEngine) rollback(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) }
+
+func (e *pgEngine) exec(ctx context.Context, tx pgx.Tx, q string, args ...any) (int64, error) {
+	tag, err := tx.Exec(ctx, q, args...)
+	return tag.RowsAffected(), err
+}
+
+func (e *pgEngine) execPool(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := e.pool.Exec(ctx, q, args...)
+	return tag.RowsAffected(), err
+}
+
+func (e *pgEngine) queryRow(ctx context.Context, tx pgx.Tx, q string, args ...any) row {
+	if tx == nil {
+		return e.pool.QueryRow(ctx, q, args...)
+	}
+	return tx.QueryRow(ctx, q, args...)
+}
+
+func (e *pgEngine) query(ctx context.Context, q string, each func(row) error, args ...any) error {
+	rows, err := e.pool.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (e *pgEngine) complete(ctx context.Context, tx pgx.Tx, job *river.Job[payArgs]) error {
+	_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+	return err
+}
+
+func (e *pgEngine) client(cfg *river.Config) (*river.Client[pgx.Tx], error) {
+	return river.NewClient(e.driver, cfg)
+}
+
+// takeOver takes nothing over: a live process may be working any running job, so River's
+// rescuer decides.
+func (e *pgEngine) takeOver(context.Context) (int64, error) { return 0, nil }
+func (e *pgEngine) release() error                          { return nil }

@@ -1,0 +1,159 @@
+package durable
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// PostgresEnv names the environment variable that holds the URL of a Postgres database for
+// the Postgres tests, such as postgres://postgres@127.0.0.1:5432/postgres. Each test creates
+// a database of its own there and drops it at the end. make test-postgres sets it.
+const PostgresEnv = "PIXRETRY_POSTGRES_URL"
+
+var databases atomic.Int64
+
+// mustPostgresURL returns the URL of a fresh database, or skips the test without one.
+func mustPostgresURL(tb testing.TB) string {
+	tb.Helper()
+	admin := os.Getenv(PostgresEnv)
+	if admin == "" {
+		tb.Skipf("%s is not set: skipping the Postgres tests (make test-postgres runs them on a throwaway cluster)", PostgresEnv)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		tb.Fatalf("connect to %s: %v", PostgresEnv, err)
+	}
+	defer conn.Close(ctx)
+	name := fmt.Sprintf("durable_%d_%d", os.Getpid(), databases.Add(1))
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			tb.Error(err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			tb.Error(err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u.Path = "/" + name
+	q := u.Query()
+	q.Set("sslmode", cmp.Or(q.Get("sslmode"), "disable"))
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// mustPostgresPayer returns a Payer on a fresh database.
+func mustPostgresPayer(tb testing.TB, dsn string, cfg Config) *Payer[pgx.Tx] {
+	tb.Helper()
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	p, err := NewPostgres(context.Background(), pool, cfg)
+	if err != nil {
+		tb.Fatalf("NewPostgres() error = %v", err)
+	}
+	return p
+}
+
+func TestPostgresSettlesRefusesAndRollsBack(t *testing.T) {
+	l := mustPSP(t)
+	p := mustPostgresPayer(t, mustPostgresURL(t), testConfig(l.url))
+	ctx := context.Background()
+	tx, err := p.db.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.PayTx(ctx, tx, "rolled-back", payment(100)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustPay(t, p, "a", payment(100))
+	mustPay(t, p, "b", payment(refusedCents))
+	l.inject(faultCommit503, faultDrop)
+	mustStart(t, p)
+	all := awaitDone(t, p)
+	checkLedger(t, l, all)
+	if len(all) != 2 || all[0].Status != StatusSettled || all[1].Status != StatusRefused {
+		t.Errorf("intents = %+v, want a settled and b refused, and no rolled-back one", all)
+	}
+}
+
+func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
+	dsn := mustPostgresURL(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := NewPostgres(context.Background(), pool, Config{}); err != nil {
+				t.Errorf("NewPostgres() at once with others: error = %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	p := mustPostgresPayer(t, dsn, Config{})
+	mustPay(t, p, "a", payment(100))
+}
+
+// TestPostgresCrashFleet runs worker processes on one database, each storing the same rounds:
+// two start at once and are killed at crash points, and a third, started as the first dies,
+// takes their intents over once River's rescuer finds their jobs stuck. checkLedger holds.
+func TestPostgresCrashFleet(t *testing.T) {
+	l := mustPSP(t)
+	dsn := "postgres:" + mustPostgresURL(t)
+	rounds := [][2]string{{"answered:1", "settled-unread:1"}, {"before-attempt:1", "recorded:2"}}
+	ids, kills := "", 0
+	for r, specs := range rounds {
+		l.inject(faultCommit503, faultDrop, faultDown)
+		for i := range 6 {
+			ids += fmt.Sprintf("r%d-%d=%d,", r, i, 100+i)
+		}
+		ids += fmt.Sprintf("r%d-rb=100,r%d-refused=%d", r, r, refusedCents)
+		// Two workers start at once; the third starts as the first is killed, beside the second.
+		a, b := startChild(t, dsn, l.url, ids, specs[0]), startChild(t, dsn, l.url, ids, specs[1])
+		killedA := a.killOrWait(t)
+		c := startChild(t, dsn, l.url, ids, "")
+		killedB := b.killOrWait(t)
+		c.killOrWait(t)
+		for _, killed := range []bool{killedA, killedB} {
+			if killed {
+				kills++
+			}
+		}
+		ids += ","
+	}
+	p := mustPostgresPayer(t, strings.TrimPrefix(dsn, "postgres:"), Config{})
+	all := awaitDone(t, p) // nothing works: each round's clean child finished it
+	checkLedger(t, l, all)
+	_, count := l.settlements()
+	t.Logf("%d kills; %d intents, %d settlements", kills, len(all), len(count))
+	if kills < 3 || len(all) != 2*7 {
+		t.Errorf("%d kills and %d intents, want at least 3 and 14", kills, len(all))
+	}
+}

@@ -1,0 +1,246 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+// checkLedger holds the intents to the PSP's ledger: each settled intent has exactly one
+// settlement, under its key, whose receipt it recorded; no other intent has any; and every
+// settlement belongs to an intent.
+func checkLedger(tb testing.TB, l ledger, all []Intent) {
+	tb.Helper()
+	byKey, count := l.settlements()
+	keys := map[string]bool{}
+	for _, in := range all {
+		keys[in.Key] = true
+		s, n := byKey[in.Key], count[in.Key]
+		switch {
+		case in.Status == StatusSettled && n != 1:
+			tb.Errorf("settled intent %q has %d settlements, want 1", in.ID, n)
+		case in.Status == StatusSettled && (s.EndToEndID != in.EndToEndID || !s.SettledAt.Equal(in.SettledAt) ||
+			s.AmountCents != in.Payment.AmountCents):
+			tb.Errorf("intent %q recorded %s at %v, the ledger has %+v", in.ID, in.EndToEndID, in.SettledAt, s)
+		case in.Status != StatusSettled && n != 0:
+			tb.Errorf("%s intent %q has %d settlements, want 0", in.Status, in.ID, n)
+		}
+	}
+	for key := range count {
+		if !keys[key] {
+			tb.Errorf("settlement under key %q belongs to no intent", key)
+		}
+	}
+}
+
+func TestWorkSettlesAndRefuses(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, testConfig(l.url))
+	mustPay(t, p, "a", payment(100))
+	mustPay(t, p, "b", payment(refusedCents))
+	mustStart(t, p)
+	all := awaitDone(t, p)
+	checkLedger(t, l, all)
+	if a := all[0]; a.Status != StatusSettled || a.Attempts != 1 || a.Error != "" {
+		t.Errorf("intent a = %+v, want settled at its first attempt", a)
+	}
+	if b := all[1]; b.Status != StatusRefused || b.Attempts != 1 || b.Error == "" {
+		t.Errorf("intent b = %+v, want refused with its refusal", b)
+	}
+}
+
+func TestWorkResumesUnknownOutcomes(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, testConfig(l.url))
+	// pix makes 2 attempts per job attempt: each pair leaves the outcome unknown.
+	l.inject(faultCommit503, faultDrop, faultLate, faultLate, faultDown, faultDown)
+	in := mustPay(t, p, "a", payment(100))
+	mustStart(t, p)
+	all := awaitDone(t, p)
+	checkLedger(t, l, all)
+	if got := all[0]; got.Status != StatusSettled || got.Key != in.Key || got.Attempts < 2 {
+		t.Errorf("intent = %+v, want settled under key %s after 2 or more job attempts", got, in.Key)
+	}
+}
+
+func TestIntentsReportOverdue(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{MaxAge: time.Hour})
+	stored := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p.now = func() time.Time { return stored }
+	mustPay(t, p, "a", payment(100))
+	for age, want := range map[time.Duration]Status{time.Hour: StatusPending, time.Hour + time.Microsecond: StatusOverdue} {
+		p.now = func() time.Time { return stored.Add(age) }
+		got, err := p.Intent(context.Background(), "a")
+		if err != nil || got.Status != want {
+			t.Errorf("Intent() at age %v = %+v, %v; want status %s", age, got, err, want)
+		}
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	got, err := Config{}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
+		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second}
+	if got.Logger == nil || got.Rand == nil {
+		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
+	}
+	got.Logger, got.Rand = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Config{}.withDefaults() = %+v, want %+v", got, want)
+	}
+	got, _ = Config{JobTimeout: time.Minute}.withDefaults()
+	if got.RescueAfter != time.Minute+5*time.Second {
+		t.Errorf("RescueAfter for a JobTimeout of 1 min = %v, want 1m5s", got.RescueAfter)
+	}
+}
+
+func TestStopCancelsAttemptsInFlightWhenItsContextEnds(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	cfg := testConfig(l.url)
+	cfg.Client.AttemptTimeout = 0
+	p := mustPayer(t, db, cfg)
+	l.inject(faultSlow)
+	mustPay(t, p, "a", payment(100))
+	sent := make(chan struct{})
+	crashPoint = func(point string) {
+		if point == "before-attempt" {
+			close(sent)
+		}
+	}
+	defer func() { crashPoint = func(string) {} }()
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-sent
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Stop(ended); err != nil {
+		t.Errorf("Stop(an ended context) error = %v, want nil", err)
+	}
+	in, err := p.Intent(context.Background(), "a")
+	if err != nil || in.Status != StatusPending {
+		t.Errorf("intent after Stop = %+v, %v; want pending, its outcome unknown", in, err)
+	}
+}
+
+func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pay.db")
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			db, err := OpenSQLite(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer db.Close()
+			if _, err := NewSQLite(context.Background(), db, Config{}); err != nil {
+				t.Errorf("NewSQLite() beside others: error = %v", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestSecondStartIsBusy(t *testing.T) {
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	mustStart(t, mustPayer(t, db, testConfig(l.url)))
+	other, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	q := mustPayer(t, other, testConfig(l.url))
+	if err := q.Start(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second Start() error = %v, want ErrBusy", err)
+	}
+}
+
+func TestConfigDelay(t *testing.T) {
+	cfg, err := Config{DelayBase: time.Second, DelayMax: 5 * time.Second, Rand: func() float64 { return 0.5 }}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 9: 2500 * time.Millisecond} {
+		if got := cfg.delay(n); got != want {
+			t.Errorf("delay(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestConfigRefusesBadValues(t *testing.T) {
+	for name, cfg := range map[string]Config{
+		"negative Workers":         {Workers: -1},
+		"negative MaxAge":          {MaxAge: -1},
+		"negative JobTimeout":      {JobTimeout: -1},
+		"negative PollInterval":    {PollInterval: -1},
+		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
+		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
+	} {
+		if _, err := cfg.withDefaults(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: withDefaults() error = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}
+
+func TestConfigTakesRescueAfterEqualToJobTimeout(t *testing.T) {
+	if _, err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).withDefaults(); err != nil {
+		t.Errorf("withDefaults() with RescueAfter == JobTimeout: error = %v, want nil", err)
+	}
+}
+
+func TestWaitWithoutClientPolls(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{PollInterval: 10 * time.Millisecond})
+	if err := p.Wait(context.Background()); err != nil {
+		t.Errorf("Wait() with nothing pending: error = %v, want nil", err)
+	}
+	mustPay(t, p, "a", payment(100))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait(an ended context) with an intent pending: error = %v, want context.Canceled", err)
+	}
+}
+
+func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "a?b.db"), filepath.Join(t.TempDir(), "a#b.db")} {
+		if db, err := OpenSQLite(path); err == nil {
+			db.Close()
+			t.Errorf("OpenSQLite(%q) error = nil, want one", path)
+		}
+	}
+}
+
+func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	mustPay(t, p, "a", payment(100))
+	mustPay(t, p, "b", payment(100))
+	if _, err := db.Exec("UPDATE river_job SET state = 'running', attempt = 1"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := p.db.takeOver(context.Background())
+	if err != nil || n != 2 {
+		t.Errorf("takeOver() = %d, %v; want the 2 running jobs", n, err)
+	}
+	if err := p.db.release(); err != nil {
+		t.Error(err)
+	}
+	var available int
+	if err := db.QueryRow("SELECT count(*) FROM river_job WHERE state = 'available'").Scan(&available); err != nil || available != 2 {
+		t.Errorf("%d jobs available (error %v), want 2", available, err)
+	}
+}
