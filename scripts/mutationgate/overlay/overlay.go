@@ -45,6 +45,9 @@ const Coefficient = 10
 // and a shared 2-core machine can stall a run for longer than ten times that.
 const TimeoutFloor = 30 * time.Second
 
+// buildAllowance is how long a mutant's build may take, beyond its tests' timeout.
+const buildAllowance = 5 * time.Minute
+
 // Runner runs the tests of the package in Dir, whose module the go command finds from Dir.
 type Runner struct {
 	Dir     string        // the package directory
@@ -102,10 +105,12 @@ func (r *Runner) Test(ctx context.Context, file string, src []byte) (Verdict, []
 	if err := os.WriteFile(specPath, spec, 0o600); err != nil {
 		return 0, nil, err
 	}
-	// The outer deadline only guards against a go command that hangs while building.
-	ctx, cancel := context.WithTimeout(ctx, 3*r.Timeout)
+	// The test binary's -timeout ends a mutant that hangs. The outer deadline only guards
+	// against a go command that hangs, with room for a build on a loaded machine.
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout+buildAllowance)
 	defer cancel()
-	out, err := r.goCmd(ctx, "test", "-count=1", "-failfast", "-overlay", specPath,
+	// -vet=off: vet judges the code, not the tests, and would cost every mutant a run.
+	out, err := r.goCmd(ctx, "test", "-count=1", "-vet=off", "-failfast", "-overlay", specPath,
 		"-timeout", r.Timeout.String(), ".").CombinedOutput()
 	return classify(ctx, out, err), out, nil
 }
@@ -123,9 +128,16 @@ func classify(ctx context.Context, out []byte, err error) Verdict {
 	}
 }
 
+// goCmd runs the go command in Dir. A rapid test that fails writes a fail file that the next
+// run replays, so a killed mutant would leave one behind for the next mutant: RAPID_NOFAILFILE
+// forbids it. RAPID_SEED, unless set, is pinned, so that a verdict cannot flip between runs.
 func (r *Runner) goCmd(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(), "RAPID_NOFAILFILE=1")
+	if os.Getenv("RAPID_SEED") == "" {
+		cmd.Env = append(cmd.Env, "RAPID_SEED=1")
+	}
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
