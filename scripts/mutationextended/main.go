@@ -34,6 +34,10 @@ import (
 	"strings"
 )
 
+// only, when set, keeps the mutants whose id contains it: for trying a new test against the
+// survivors it aims at. The equivalence file is then not judged for staleness.
+var only string
+
 // errSurvivors is returned when a mutant survived that is not listed as equivalent.
 var errSurvivors = errors.New("mutationextended: mutants survived")
 
@@ -41,6 +45,7 @@ func main() {
 	workers := flag.Int("workers", 2, "mutants tested at once")
 	equivalent := flag.String("equivalent", "scripts/mutationextended/equivalent.txt",
 		"the file of equivalent mutants: `ID => reason` per line")
+	match := flag.String("match", "", "test only the mutants whose id contains this text (no judgement of the others)")
 	list := flag.Bool("list", false, "print each mutant's id and what replaces its span, and test none")
 	flag.Parse()
 	if *list {
@@ -50,6 +55,7 @@ func main() {
 		}
 		return
 	}
+	only = *match
 	if err := run(context.Background(), *workers, *equivalent, flag.Args(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -86,7 +92,7 @@ func judge(passes []*pass, eq equivalents, out io.Writer) error {
 	var stale []string
 	for id := range eq {
 		ours := slices.ContainsFunc(passes, func(p *pass) bool { return strings.HasPrefix(id, p.dir+"/") })
-		if ours && !used[id] {
+		if ours && !used[id] && only == "" {
 			stale = append(stale, id)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,6 +122,9 @@ func (p *pass) collect() (map[string][]byte, error) {
 			m.ID = fmt.Sprintf("%s/%s:%s:%s:%s", filepath.ToSlash(p.dir), m.File, m.Func, m.Op, m.Text)
 			if ids[m.ID]++; ids[m.ID] > 1 {
 				m.ID = fmt.Sprintf("%s#%d", m.ID, ids[m.ID])
+			}
+			if !strings.Contains(m.ID, only) {
+				continue
 			}
 			p.mutants = append(p.mutants, m)
 		}
