@@ -1,10 +1,13 @@
 package pix_test
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"pixretry/pix"
+	"pixretry/retry"
 )
 
 // What a log shows of each error: the texts that errors.go documents, word for word.
@@ -28,6 +31,25 @@ func TestErrorTextsSayWhatHappened(t *testing.T) {
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// A misconfigured Client sends nothing, and its error says which field is wrong.
+func TestInvalidClientErrorsNameTheField(t *testing.T) {
+	valid := retry.Policy{AttemptsMax: 3, DelayBase: time.Millisecond, DelayMax: time.Second}
+	for _, tc := range []struct {
+		client pix.Client
+		want   string
+	}{
+		{pix.Client{BaseURL: "pipe", Policy: valid},
+			`pix: invalid Client: BaseURL "pipe" is not an absolute http or https URL`},
+		{pix.Client{BaseURL: "http://psp.test", AttemptTimeout: -time.Second, Policy: valid},
+			"pix: invalid Client: AttemptTimeout is -1s, want 0 (none) or more"},
+	} {
+		_, err := tc.client.Send(context.Background(), pix.Payment{AmountCents: 100, PixKey: "pix@example.com"})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Send() error = %v, want %q", err, tc.want)
 		}
 	}
 }

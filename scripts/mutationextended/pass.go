@@ -72,6 +72,9 @@ func runPackage(ctx context.Context, dir string, workers int) (*pass, error) {
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
+				if o == survived {
+					fmt.Fprintf(os.Stderr, "survived: %s\n", p.mutants[i].ID)
+				}
 				if done++; done%25 == 0 {
 					fmt.Fprintf(os.Stderr, "%s: %d mutants tested, %s\n", p.dir, done, time.Since(start).Round(time.Second))
 				}
