@@ -3,6 +3,7 @@ package pix_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -46,6 +47,7 @@ func TestInvalidClientErrorsNameTheField(t *testing.T) {
 			`pix: invalid Client: BaseURL "pipe" is not an absolute http or https URL`},
 		{pix.Client{BaseURL: "http://psp.test", AttemptTimeout: -time.Second, Policy: valid},
 			"pix: invalid Client: AttemptTimeout is -1s, want 0 (none) or more"},
+		{pix.Client{BaseURL: "http://psp.test"}, "pix: invalid Client: " + retry.Policy{}.Validate().Error()},
 	} {
 		_, err := tc.client.Send(context.Background(), pix.Payment{AmountCents: 100, PixKey: "pix@example.com"})
 		if err == nil || err.Error() != tc.want {
@@ -53,3 +55,27 @@ func TestInvalidClientErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// An https BaseURL is as valid as an http one: the payment goes to its /v1/pix/payments.
+func TestHTTPSBaseURLGetsThePayment(t *testing.T) {
+	var got string
+	c := pix.Client{
+		BaseURL: "https://psp.test/api",
+		Policy:  retry.Policy{AttemptsMax: 1},
+		HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+			got = r.URL.String()
+			return &http.Response{StatusCode: 503, Body: http.NoBody, Header: http.Header{}, Request: r}, nil
+		})},
+	}
+	_, err := c.Send(context.Background(), pix.Payment{AmountCents: 100, PixKey: "pix@example.com"})
+	if !errors.As(err, new(*pix.Error)) {
+		t.Errorf("Send() error = %v, want the PSP's 503", err)
+	}
+	if want := "https://psp.test/api/v1/pix/payments"; got != want {
+		t.Errorf("payment posted to %q, want %q", got, want)
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
