@@ -64,7 +64,7 @@ func main() {
 
 func run(ctx context.Context, workers int, equivalentFile string, dirs []string, out io.Writer) error {
 	if len(dirs) == 0 {
-		return errors.New("mutationextended: usage: mutationextended [-workers N] [-equivalent FILE] PKGDIR...")
+		return errors.New("mutationextended: usage: mutationextended [-workers N] [-equivalent FILE] PKGDIR [PKGDIR ...]")
 	}
 	eq, err := readEquivalents(equivalentFile)
 	if err != nil {
