@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test demo mutation mutation-properties properties bench bench-psp fuzz herd
+.PHONY: test demo mutation mutation-extended mutation-properties properties bench bench-psp fuzz herd
 
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -12,6 +12,10 @@ demo:
 
 mutation:
 	bash scripts/mutation.sh
+
+# Statement, condition, body and literal mutants, which gremlins does not make (docs/mutation.md).
+mutation-extended:
+	go run ./scripts/mutationextended retry pix psp
 
 mutation-properties:
 	bash scripts/mutation-properties.sh

@@ -33,6 +33,8 @@ func TestErrorIsDecodedFromTheAnswer(t *testing.T) {
 		{name: "body not JSON", status: 502, body: "<html>Bad Gateway</html>", want: errorView{Status: 502}},
 		{name: "body empty", status: 500, want: errorView{Status: 500}},
 		{name: "members of the wrong type", status: 503, body: `{"code":5,"title":"Service Unavailable"}`, want: errorView{Status: 503}},
+		{name: "a member of the wrong type empties the others too", status: 503, body: `{"detail":"try later","code":5}`,
+			want: errorView{Status: 503}},
 		{name: "a redirect, not followed", status: 302, body: "moved", want: errorView{Status: 302}},
 		{name: "Retry-After in seconds", status: 503, body: problem,
 			retryAfter: func() string { return "7" }, want: withHint(decoded, 7*time.Second)},

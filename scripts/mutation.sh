@@ -6,7 +6,9 @@
 #
 # gremlins (pinned in go.mod, run with `go tool`) mutates one package at a time with all eleven
 # mutators (.gremlins.yaml) and writes a JSON report to .mutation/PKG.json; scripts/mutationgate
-# then fails on any mutant that was not killed. GOFLAGS=-count=1 keeps a warm test cache from
+# then fails on any mutant that was not killed. It proves each NOT COVERED mutant (gremlins'
+# name for a switch case's condition, even one the tests run) by running the package's tests
+# against it through `go test -overlay`. GOFLAGS=-count=1 keeps a warm test cache from
 # shrinking gremlins' timeout baseline (which turns mutants into false TIMED OUT), and RAPID_SEED
 # pins any rapid test so that a verdict cannot flip between runs.
 set -euo pipefail
@@ -23,7 +25,7 @@ for pkg in "$@"; do
   rm -f ".mutation/$pkg.json"
   echo "== gremlins: ./$pkg"
   go tool gremlins unleash --config .gremlins.yaml -o ".mutation/$pkg.json" "./$pkg"
-  reports+=(".mutation/$pkg.json")
+  reports+=("./$pkg=.mutation/$pkg.json")
 done
 echo "== gate"
 go run ./scripts/mutationgate "${reports[@]}"

@@ -3,30 +3,46 @@
 // Gremlins v0.6.0 cannot be trusted as its own gate: its --threshold-efficacy flag is ignored,
 // its config threshold fails when efficacy equals it, and TIMED OUT mutants are left out of the
 // efficacy figure (so they inflate it). This gate reads the report that `gremlins unleash -o`
-// writes and accepts only two statuses: KILLED, and NOT VIABLE (a mutant that does not compile
-// tests nothing). Every other mutant (LIVED, TIMED OUT, NOT COVERED, SKIPPED, RUNNABLE) is
-// printed as file:line:column type status, and the gate exits 1. A missing report, or one with
-// no mutant at all, fails too: gremlins writes no report when it found nothing to mutate, and a
-// gate that passes on an empty run proves nothing.
+// writes and accepts KILLED, and NOT VIABLE (a mutant that does not compile tests nothing).
+//
+// Gremlins reports a mutant NOT COVERED when Go's coverage has no block for its line, and Go
+// counts no block for a switch case's condition, even one the tests run. The gate takes such a
+// mutant neither on faith nor as a failure: it applies that one mutation (the report's file,
+// line, column and type) through `go test -overlay`, runs the package's tests with a timeout
+// of ten times their measured time, and accepts the mutant only if they fail ("proven
+// killed") or it does not compile. A NOT COVERED mutant that survives, times out or cannot be
+// reproduced stays a survivor.
+//
+// Every other mutant (LIVED, TIMED OUT, SKIPPED, RUNNABLE, unproven NOT COVERED) is printed as
+// file:line:column type status, and the gate exits 1. A missing report, or one with no mutant
+// at all, fails too: gremlins writes no report when it found nothing to mutate, and a gate
+// that passes on an empty run proves nothing.
 //
 // Usage:
 //
-//	go run ./scripts/mutationgate REPORT.json [REPORT.json ...]
+//	go run ./scripts/mutationgate PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]
+//
+// PKGDIR is the directory gremlins mutated: the report's file names are relative to it.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"pixretry/scripts/mutationgate/overlay"
 )
 
 // errSurvivors is returned when at least one mutant was not killed.
 var errSurvivors = errors.New("mutationgate: mutants survived")
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -52,13 +68,17 @@ type mutation struct {
 // passing lists the statuses that do not fail the gate.
 var passing = map[string]bool{"KILLED": true, "NOT VIABLE": true}
 
-func run(paths []string, out io.Writer) error {
-	if len(paths) == 0 {
-		return errors.New("mutationgate: usage: mutationgate REPORT.json [REPORT.json ...]")
+func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("mutationgate: usage: mutationgate PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]")
 	}
 	survivors := 0
-	for _, path := range paths {
-		n, err := check(path, out)
+	for _, arg := range args {
+		dir, path, ok := strings.Cut(arg, "=")
+		if !ok || dir == "" || path == "" {
+			return fmt.Errorf("mutationgate: %q: want PKGDIR=REPORT.json", arg)
+		}
+		n, err := check(ctx, dir, path, out)
 		if err != nil {
 			return err
 		}
@@ -70,28 +90,90 @@ func run(paths []string, out io.Writer) error {
 	return nil
 }
 
+// tally counts one report's mutants by status, and its NOT COVERED ones by what the proof
+// made of them.
+type tally struct {
+	listed, survivors                 int
+	status                            map[string]int
+	proven, provenNotViable, unproven int
+}
+
 // check prints one report's tally and every mutant that was not killed, and returns how many
 // there were.
-func check(path string, out io.Writer) (int, error) {
+func check(ctx context.Context, dir, path string, out io.Writer) (int, error) {
 	r, err := read(path)
 	if err != nil {
 		return 0, err
 	}
-	counts := map[string]int{}
-	listed, survivors := 0, 0
+	t := tally{status: map[string]int{}}
+	var prover *overlay.Runner
 	for _, f := range r.Files {
 		for _, m := range f.Mutations {
-			listed++
-			counts[m.Status]++
-			if !passing[m.Status] {
-				survivors++
+			t.listed++
+			t.status[m.Status]++
+			switch {
+			case passing[m.Status]:
+			case m.Status == "NOT COVERED":
+				if prover == nil {
+					if prover, err = measure(ctx, dir); err != nil {
+						return 0, err
+					}
+				}
+				t.prove(ctx, prover, f.Name, m, out)
+			default:
+				t.survivors++
 				fmt.Fprintf(out, "%s:%d:%d %s %s\n", f.Name, m.Line, m.Column, m.Type, m.Status)
 			}
 		}
 	}
-	fmt.Fprintf(out, "%s: %d mutants: %d killed, %d not viable, %d lived, %d timed out, %d not covered\n",
-		path, listed, counts["KILLED"], counts["NOT VIABLE"], counts["LIVED"], counts["TIMED OUT"], counts["NOT COVERED"])
-	return survivors, nil
+	fmt.Fprintf(out, "%s: %d mutants: %d killed, %d not viable, %d lived, %d timed out, "+
+		"%d not covered (%d proven killed, %d proven not viable, %d unproven)\n",
+		path, t.listed, t.status["KILLED"], t.status["NOT VIABLE"], t.status["LIVED"], t.status["TIMED OUT"],
+		t.status["NOT COVERED"], t.proven, t.provenNotViable, t.unproven)
+	return t.survivors, nil
+}
+
+// prove applies one NOT COVERED mutation, runs the package's tests against it, and counts
+// the verdict; a mutant it cannot prove killed is printed and counted as a survivor.
+func (t *tally) prove(ctx context.Context, r *overlay.Runner, name string, m mutation, out io.Writer) {
+	v, err := apply(ctx, r, name, m)
+	switch {
+	case err != nil:
+		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, unproven: %v\n", name, m.Line, m.Column, m.Type, err)
+	case v == overlay.Killed:
+		t.proven++
+		return
+	case v == overlay.NotCompiled:
+		t.provenNotViable++
+		return
+	default:
+		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, %s under its tests\n", name, m.Line, m.Column, m.Type, v)
+	}
+	t.unproven++
+	t.survivors++
+}
+
+// measure times the unmutated tests of the package in dir, which sets the proofs' timeout.
+func measure(ctx context.Context, dir string) (*overlay.Runner, error) {
+	r := &overlay.Runner{Dir: dir}
+	if _, err := r.Measure(ctx); err != nil {
+		return nil, fmt.Errorf("mutationgate: %w", err)
+	}
+	return r, nil
+}
+
+// apply applies one mutation to its file and runs the package's tests against it.
+func apply(ctx context.Context, r *overlay.Runner, name string, m mutation) (overlay.Verdict, error) {
+	src, err := os.ReadFile(filepath.Join(r.Dir, name))
+	if err != nil {
+		return 0, fmt.Errorf("mutationgate: %w", err)
+	}
+	mutant, err := mutate(src, name, m.Line, m.Column, m.Type)
+	if err != nil {
+		return 0, err
+	}
+	v, _, err := r.Test(ctx, name, mutant)
+	return v, err
 }
 
 func read(path string) (report, error) {
@@ -115,7 +197,8 @@ func read(path string) (report, error) {
 		}
 	}
 	if listed == 0 || ran != r.Total {
-		return r, fmt.Errorf("mutationgate: %s: %d mutants listed, %d ran to a verdict, mutants_total %d: an empty or inconsistent report proves nothing", path, listed, ran, r.Total)
+		return r, fmt.Errorf("mutationgate: %s: %d mutants listed, %d ran to a verdict, mutants_total %d: "+
+			"an empty or inconsistent report proves nothing", path, listed, ran, r.Total)
 	}
 	return r, nil
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"go/token"
+	"os"
+	"path"
+	"strings"
+)
+
+// block is one block of a coverage profile.
+type block struct {
+	startLine, startCol, endLine, endCol int
+	hit                                  bool
+}
+
+func (b block) contains(p token.Position) bool {
+	after := p.Line > b.startLine || p.Line == b.startLine && p.Column >= b.startCol
+	before := p.Line < b.endLine || p.Line == b.endLine && p.Column < b.endCol
+	return after && before
+}
+
+// coverage maps a file's base name to its blocks.
+type coverage map[string][]block
+
+// readCoverage reads a profile written by go test -coverprofile.
+func readCoverage(name string) (coverage, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("mutationextended: %w", err)
+	}
+	defer f.Close()
+	cov := coverage{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		line := s.Text()
+		if strings.HasPrefix(line, "mode:") || line == "" {
+			continue
+		}
+		var b block
+		var stmts, count int
+		file, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("mutationextended: %s: bad line %q", name, line)
+		}
+		if _, err := fmt.Sscanf(rest, "%d.%d,%d.%d %d %d", &b.startLine, &b.startCol, &b.endLine, &b.endCol,
+			&stmts, &count); err != nil {
+			return nil, fmt.Errorf("mutationextended: %s: bad line %q: %w", name, line, err)
+		}
+		b.hit = count > 0
+		cov[path.Base(file)] = append(cov[path.Base(file)], b)
+	}
+	return cov, s.Err()
+}
+
+// unrun says whether the tests never ran p: it lies in blocks none of which ran. A position
+// in no block at all (a switch case's condition, a package-level initializer) is not known
+// to be unrun.
+func (c coverage) unrun(file string, p token.Position) bool {
+	in := false
+	for _, b := range c[file] {
+		if b.contains(p) {
+			if b.hit {
+				return false
+			}
+			in = true
+		}
+	}
+	return in
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"go/token"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCoverageUnrun(t *testing.T) {
+	profile := "mode: set\n" +
+		"fixture/tally/tally.go:10.2,12.3 2 1\n" +
+		"fixture/tally/tally.go:14.2,16.3 1 0\n"
+	path := filepath.Join(t.TempDir(), "cover.out")
+	if err := os.WriteFile(path, []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cov, err := readCoverage(path)
+	if err != nil {
+		t.Fatalf("readCoverage() error = %v", err)
+	}
+	cases := []struct {
+		line, column int
+		want         bool
+	}{
+		{11, 1, false}, // in a block that ran
+		{14, 2, true},  // at the start of a block that did not
+		{16, 2, true},  // before its end
+		{16, 3, false}, // at its end: outside
+		{13, 5, false}, // in no block: not known to be unrun
+	}
+	for _, c := range cases {
+		p := token.Position{Line: c.line, Column: c.column}
+		if got := cov.unrun("tally.go", p); got != c.want {
+			t.Errorf("unrun(%d:%d) = %v, want %v", c.line, c.column, got, c.want)
+		}
+	}
+	if cov.unrun("other.go", token.Position{Line: 14, Column: 2}) {
+		t.Error("unrun() of a file the profile does not name = true, want false")
+	}
+}
+
+func TestReadCoverageRejectsABadProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cover.out")
+	if err := os.WriteFile(path, []byte("mode: set\ntally.go:x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readCoverage(path); err == nil {
+		t.Error("readCoverage() of a bad line = nil error, want one")
+	}
+	if _, err := readCoverage(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("readCoverage() of a missing file = nil error, want one")
+	}
+}
