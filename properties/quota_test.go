@@ -29,8 +29,9 @@ func TestQuotaBoundsRetries(t *testing.T) {
 }
 
 // TestQuotaRefusesOnlyWhenItMust is the converse, over the same runs: a refused retry would
-// have broken a clause of the bound, from creation or on a stretch ending with it. So when the retries the calls ask for
-// keep the bound on every stretch, none is refused and every call makes all its retries.
+// have broken a clause of the bound, from creation or on a stretch ending with it. So when the
+// retries the calls ask for keep the bound, none is refused and every call makes all its
+// retries.
 func TestQuotaRefusesOnlyWhenItMust(t *testing.T) {
 	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
 		if err := sc.limits.checkQuotaRefusals(trace); err != nil {
