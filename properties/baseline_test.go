@@ -63,8 +63,22 @@ func baseline() Trace {
 			tr.Wire = append(tr.Wire, answerOf(tr.Calls[i].Trips[j]))
 		}
 	}
+	tr.Calls[callSettled].Tickets = admitted(errDeadline, nil)
+	tr.Calls[callRefused].Tickets = admitted(nil)
+	tr.Calls[callUnknown].Tickets = admitted(err503, errEOF, err503)
+	tr.Calls[callDeadline].Tickets = admitted(err503, err503)
 	slices.SortStableFunc(tr.Wire, func(a, b Exchange) int { return a.Arrived.Compare(b.Arrived) })
 	return tr
+}
+
+// admitted is the tickets of a call whose attempts the breaker all admitted, one round trip
+// each, and which told it counted, in order.
+func admitted(counted ...error) []Ticket {
+	var tickets []Ticket
+	for n, err := range counted {
+		tickets = append(tickets, Ticket{TripsBefore: n, TripsAtDone: n + 1, Dones: 1, Counted: err})
+	}
+	return tickets
 }
 
 // answerOf is what the PSP saw and wrote for t: the answer t read, at the instant it read it;

@@ -130,6 +130,7 @@ func events(tr Trace) map[string]bool {
 			seen["psp: replay"] = true
 		}
 	}
+	maps.Copy(seen, breakerEventsOf(tr))
 	return seen
 }
 

@@ -16,14 +16,15 @@ import (
 // exactly when its last attempt failed, and its error says what that attempt's record says
 // (pix logs the error's text). On the wire side, the error carries what the last round trip
 // got (checkLastAnswer), and a *pix.Error carries the code and detail of the very answer the
-// PSP wrote for that round trip (checkProblem).
+// PSP wrote for that round trip (checkProblem). A call whose retry the breaker refused is
+// invariant 12's.
 func checkFinalError(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
 		a, ok := lastOf(c.Attempts)
 		switch {
-		case !ok:
-			continue
+		case !ok || stoppedByBreaker(c):
+			continue // a call the breaker ended: invariant 12 says what it returns
 		case (c.Err == nil) != (a.Error == ""):
 			v.addf("call %d returned error %v, its last attempt %d error %q", i, c.Err, a.Number, a.Error)
 			continue

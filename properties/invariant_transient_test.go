@@ -10,7 +10,8 @@ import (
 // hint and the deadline allow. A call whose last round trip failed transiently by the wire's
 // account (transientTrip: a lost connection, a timeout, a body cut short, a 5xx but 501 and
 // 505, a 409, a 429), whatever the client logged, made AttemptsMax attempts, or was answered a
-// Retry-After above DelayMax, or met its caller's deadline (stoppedForDeadline).
+// Retry-After above DelayMax, or met its caller's deadline (stoppedForDeadline), or had its
+// retry refused by the breaker (stoppedByBreaker).
 func checkTransientRetried(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -19,7 +20,7 @@ func checkTransientRetried(tr Trace) error {
 			continue // no round trip, or invariant 1 reports it, or a final answer
 		}
 		n, p := len(c.Attempts), tr.Policy
-		if n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c) {
+		if n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c) && !stoppedByBreaker(c) {
 			v.addf("call %d stopped after a transient failure (status %d, error %v) at attempt %d of %d",
 				i, t.Status, t.Err, n, p.AttemptsMax)
 		}

@@ -8,7 +8,8 @@ import (
 
 // checkWaits is invariant 5: each wait lies in [0, min(DelayMax, DelayBase·2^(n−1))], or is at
 // least the Retry-After hint when one was given (and at most the larger of hint and ceiling); a
-// hint above DelayMax ends the call; no wait follows the last attempt; the call lasts at most
+// hint above DelayMax ends the call; no wait follows the last attempt, but the one before a retry
+// the breaker refused (pix asks it after the wait); the call lasts at most
 // the sum of its ceilings (or hints) plus one attempt bound per attempt; and it keeps its
 // caller's deadline (no attempt starts at or after it, the call does not return after it).
 //
@@ -45,6 +46,15 @@ func checkCallTime(v *violations, tr Trace, i int, c Call) {
 		}
 		if want := a.At.Sub(c.Start); a.Elapsed != want {
 			v.addf("call %d: attempt %d logged elapsed %v, it ended %v after the call began", i, a.Number, a.Elapsed, want)
+		}
+		if j == len(c.Attempts)-1 && stoppedByBreaker(c) { // it waited, then the breaker refused the retry
+			checkWait(v, tr.Policy, i, c, j)
+			budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
+			if !c.End.Equal(a.At.Add(a.Wait)) {
+				v.addf("call %d: the breaker refused the retry after attempt %d and its wait %v, the call returned %v after it",
+					i, a.Number, a.Wait, c.End.Sub(a.At))
+			}
+			break
 		}
 		if j == len(c.Attempts)-1 {
 			if a.Wait != 0 || !c.End.Equal(a.At) {
@@ -87,9 +97,13 @@ func checkDeadline(v *violations, i int, c Call) {
 
 // drawsWanted is the number of jitter draws call c should have taken: one per wait chosen, that
 // is one per attempt but the last, and one more when the last failed transiently with budget
-// left and a wait was chosen only to find that the caller's deadline would come first.
+// left and a wait was chosen only to find that the caller's deadline would come first, or that
+// the breaker refused the attempt after it.
 func drawsWanted(p retry.Policy, c Call) int {
 	n := len(c.Attempts)
+	if stoppedByBreaker(c) {
+		return n
+	}
 	a, ok := lastOf(c.Attempts)
 	t, _ := lastOf(c.Trips)
 	if ok && a.Transient && n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !c.Deadline.IsZero() {
@@ -115,6 +129,9 @@ func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
 			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number,
 				ceiling, c.Draws[j], hint, want)
 		}
+	}
+	if j+1 == len(c.Trips) {
+		return // the breaker refused the attempt after the wait
 	}
 	if gap := c.Trips[j+1].Start.Sub(a.At); gap != a.Wait {
 		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number,

@@ -31,6 +31,10 @@ var invariants = []invariant{
 	{"9 money conserved", checkMoney},
 	{"10 local validation agrees with the PSP", checkValidation},
 	{"11 transient failures are retried", checkTransientRetried},
+	{"12 a refused attempt never reaches the wire", checkBreakerRefusals},
+	{"13 an open breaker is honest", checkBreakerHonesty},
+	{"14 business refusals are not failures", checkBreakerBusiness},
+	{"15 the breaker's counts match the wire", checkBreakerCounts},
 }
 
 // checkAll runs every invariant over tr and joins the violations, each under its invariant's

@@ -168,4 +168,5 @@ func withBody(old, new string) []byte { return []byte(strings.Replace(string(bod
 // plantedViolations are the planted violations of every invariant, in the order of invariants.
 var plantedViolations = slices.Concat(budgetPlanted, permanentPlanted, settlementsPlanted, keysPlanted, waitsPlanted,
 	finalErrorPlanted,
-	honestyPlanted, replaysPlanted, moneyPlanted, validationPlanted, transientPlanted)
+	honestyPlanted, replaysPlanted, moneyPlanted, validationPlanted, transientPlanted,
+	breakerRefusalsPlanted, breakerHonestyPlanted, breakerBusinessPlanted, breakerCountsPlanted)

@@ -16,9 +16,10 @@ import (
 )
 
 // TestQuotaBoundsRetries: calls to retry.Do one after the other, sharing a quota, with any
-// ratio, burst, policy and outcomes. In every stretch of the events the quota saw, the retries
-// made are at most burst + ratio × the first attempts; every call makes its first attempt; a
-// refused call ends at once with ErrQuotaExhausted and its last attempt's error.
+// ratio, burst, policy and outcomes. From creation, the retries made are at most burst + ratio
+// × the first attempts, and in every stretch of the events the quota saw, at most capacity +
+// ratio × the first attempts (capacity: burst, but at least one); every call makes its first
+// attempt; a refused call ends at once with ErrQuotaExhausted and its last attempt's error.
 func TestQuotaBoundsRetries(t *testing.T) {
 	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
 		if err := sc.limits.checkQuotaBound(trace); err != nil {
@@ -28,8 +29,9 @@ func TestQuotaBoundsRetries(t *testing.T) {
 }
 
 // TestQuotaRefusesOnlyWhenItMust is the converse, over the same runs: a refused retry would
-// have broken the bound on a stretch ending with it. So when the retries the calls ask for
-// keep the bound on every stretch, none is refused and every call makes all its retries.
+// have broken a clause of the bound, from creation or on a stretch ending with it. So when the
+// retries the calls ask for keep the bound, none is refused and every call makes all its
+// retries.
 func TestQuotaRefusesOnlyWhenItMust(t *testing.T) {
 	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
 		if err := sc.limits.checkQuotaRefusals(trace); err != nil {

@@ -35,6 +35,7 @@ type scenario struct {
 	Gateway []gatewayAnswer
 	Line    []lineStep // what the network does to the payment requests, in arrival order; none: nothing
 	Calls   []callSpec
+	Breaker *breakerSettings // the breaker every call shares; nil: none
 }
 
 // callSpec is one call of a scenario.
@@ -78,6 +79,10 @@ func runScenario(sc scenario) (Trace, error) {
 	}
 	var wg sync.WaitGroup
 	var numbers atomic.Int64 // the round trips of every call, numbered apart
+	var breaker pix.Breaker
+	if sc.Breaker != nil {
+		breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
+	}
 	done := make([]chan struct{}, len(sc.Calls))
 	for i, spec := range sc.Calls {
 		done[i] = make(chan struct{})
@@ -88,7 +93,7 @@ func runScenario(sc scenario) (Trace, error) {
 				prev := tr.Calls[i-1]
 				spec.Payment, spec.Key = prev.Payment, reconcileKey(prev)
 			}
-			tr.Calls[i] = runCall(pipe.URL, transport, network, &numbers, sc, spec)
+			tr.Calls[i] = runCall(pipe.URL, transport, network, &numbers, breaker, sc, spec)
 		})
 	}
 	wg.Wait()
@@ -105,9 +110,9 @@ func runScenario(sc scenario) (Trace, error) {
 
 // runCall makes one call with a client of its own (its own recorders and jitter source) that
 // shares the run's transport and line, and so its connections, and the numbering of its round
-// trips with the other calls.
+// trips with the other calls. A breaker that is not nil is the run's, shared by every call.
 func runCall(baseURL string, transport http.RoundTripper, network *line, numbers *atomic.Int64,
-	sc scenario, spec callSpec) Call {
+	breaker pix.Breaker, sc scenario, spec callSpec) Call {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
@@ -115,9 +120,14 @@ func runCall(baseURL string, transport http.RoundTripper, network *line, numbers
 	trips := &roundtrip.Recorder{Next: wire, Numbers: numbers}
 	logs := newLogStore()
 	draws := &drawSource{cycle: spec.Jitter}
+	counter := &tripCounter{next: trips}
 	client := &pix.Client{
-		BaseURL: baseURL, Token: runToken, HTTPClient: &http.Client{Transport: trips},
+		BaseURL: baseURL, Token: runToken, HTTPClient: &http.Client{Transport: counter},
 		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, Logger: slog.New(logs), Jitter: draws.next,
+	}
+	recorder := &recordingBreaker{next: breaker, trips: counter}
+	if breaker != nil {
+		client.Breaker = recorder
 	}
 	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Start: time.Now()}
 	cancel := context.CancelFunc(func() {})
@@ -133,6 +143,7 @@ func runCall(baseURL string, transport http.RoundTripper, network *line, numbers
 	}
 	c.End = time.Now()
 	c.Trips, c.Lines, c.Draws, c.Records = trips.Take(), wire.events, draws.taken(), logs.recorded()
+	c.Tickets = recorder.taken()
 	return c
 }
 

@@ -46,6 +46,7 @@ type Call struct {
 	Lines    []lineEvent // what the line did to each round trip, in order
 	Draws    []float64   // the jitter draws the call's client consumed, in order
 	Records  []logRecord // every record the call's logger received: Attempts and Summary come from them
+	Tickets  []Ticket    // what the call asked of the run's breaker, in order; none without a breaker
 }
 
 // Key is the Idempotency-Key the call used: the one it was given, else the one its first round

@@ -1,0 +1,33 @@
+package properties
+
+import "net/http"
+
+// checkBreakerBusiness is invariant 14: a business refusal never counts as a failure. An
+// attempt whose answer was a whole 4xx other than 429 (a refusal, a replayed refusal, a 409)
+// tells the breaker a success, so refusals such as insufficient funds never open it.
+func checkBreakerBusiness(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		for k, tk := range c.Tickets {
+			for _, t := range c.admittedTrips(tk) {
+				refusal := t.Err == nil && t.BodyErr == nil && t.Status/100 == 4 && t.Status != http.StatusTooManyRequests
+				if refusal && tk.Counted != nil {
+					v.addf("call %d: attempt %d answered %d, counted by the breaker as the failure %v", i, k+1, t.Status,
+						tk.Counted)
+				}
+			}
+		}
+	}
+	return v.err()
+}
+
+// refusalCounted makes attempt n of call i tell the breaker its refusal as a failure.
+func refusalCounted(tr *Trace, i, n int) {
+	tr.Calls[i].Tickets[n-1].Counted = tr.Calls[i].Err
+}
+
+// breakerBusinessPlanted are violations of this invariant, planted in the baseline trace.
+var breakerBusinessPlanted = []planted{
+	{"insufficient funds counted as a failure", checkBreakerBusiness,
+		"answered 422, counted by the breaker as the failure", func(tr *Trace) { refusalCounted(tr, callRefused, 1) }},
+}
