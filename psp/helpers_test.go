@@ -98,20 +98,6 @@ type violation struct {
 	Reason string `json:"motivo"`
 }
 
-// roundTripper is an http.RoundTripper made of a function.
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// inProcess is a transport that serves every request with h, in process.
-func inProcess(h http.Handler) roundTripper {
-	return func(r *http.Request) (*http.Response, error) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, r)
-		return rec.Result(), nil
-	}
-}
-
 // mustDecode decodes a JSON body strictly into a T.
 func mustDecode[T any](tb testing.TB, body string) T {
 	tb.Helper()

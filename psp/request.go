@@ -23,9 +23,6 @@ const (
 	ReplayedHeader       = "Idempotent-Replayed" // "true" on an answer replayed from the key store
 	MaxBodyBytes         = 65536                 // the largest body, in bytes (64 KiB)
 	MaxInfoPagadorLen    = 140                   // the longest infoPagador, in characters (code points)
-
-	idempotencyKeyHeader = IdempotencyKeyHeader // the names recorder.go uses, until it leaves psp
-	replayedHeader       = ReplayedHeader
 )
 
 // keyPattern is 1 to 255 visible ASCII characters.
