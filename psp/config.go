@@ -67,12 +67,8 @@ func DefaultConfig() Config {
 	}
 }
 
-// withDefaults checks c and fills in its zero values.
+// withDefaults checks c as given, then fills in its zero values.
 func (c Config) withDefaults() (Config, error) {
-	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
-	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
-	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)
-	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	var err error
 	switch {
 	case len(c.Tokens) == 0:
@@ -83,7 +79,7 @@ func (c Config) withDefaults() (Config, error) {
 		err = fmt.Errorf("negative key TTL %v", c.KeyTTL)
 	case c.MaxKeys < 0:
 		err = fmt.Errorf("negative MaxKeys %d", c.MaxKeys)
-	case !ispbPattern.MatchString(c.ISPB):
+	case c.ISPB != "" && !ispbPattern.MatchString(c.ISPB):
 		err = fmt.Errorf("ISPB %q is not 8 digits", c.ISPB)
 	case c.ServiceTime < 0:
 		err = fmt.Errorf("negative service time %v", c.ServiceTime)
@@ -97,5 +93,9 @@ func (c Config) withDefaults() (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("psp: invalid config: %w", err)
 	}
+	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
+	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
+	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
 }

@@ -106,7 +106,7 @@ func check(ctx context.Context, dir, path string, out io.Writer) (int, error) {
 		return 0, err
 	}
 	t := tally{status: map[string]int{}}
-	var prover *overlay.Runner
+	provers := map[string]*overlay.Runner{} // by package directory
 	for _, f := range r.Files {
 		for _, m := range f.Mutations {
 			t.listed++
@@ -114,10 +114,15 @@ func check(ctx context.Context, dir, path string, out io.Writer) (int, error) {
 			switch {
 			case passing[m.Status]:
 			case m.Status == "NOT COVERED":
+				// gremlins names a file of a subpackage by its path from dir: its own
+				// package's tests prove it.
+				pkg := filepath.Join(dir, filepath.Dir(f.Name))
+				prover := provers[pkg]
 				if prover == nil {
-					if prover, err = measure(ctx, dir); err != nil {
+					if prover, err = measure(ctx, pkg); err != nil {
 						return 0, err
 					}
+					provers[pkg] = prover
 				}
 				t.prove(ctx, prover, f.Name, m, out)
 			default:
@@ -164,7 +169,7 @@ func measure(ctx context.Context, dir string) (*overlay.Runner, error) {
 
 // apply applies one mutation to its file and runs the package's tests against it.
 func apply(ctx context.Context, r *overlay.Runner, name string, m mutation) (overlay.Verdict, error) {
-	src, err := os.ReadFile(filepath.Join(r.Dir, name))
+	src, err := os.ReadFile(filepath.Join(r.Dir, filepath.Base(name)))
 	if err != nil {
 		return 0, fmt.Errorf("mutationgate: %w", err)
 	}

@@ -77,3 +77,27 @@ func TestRunFailsWhenTheUnmutatedTestsFail(t *testing.T) {
 		t.Errorf("run() = %v, want an error that the tests cannot run", err)
 	}
 }
+
+// gremlins run on a package mutates its subpackages too, and names their files by their path
+// from the package: each such mutant is proven by its own package's tests.
+func TestRunProvesSubpackageMutantsWithTheirOwnTests(t *testing.T) {
+	data, err := os.ReadFile("testdata/sign.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := strings.ReplaceAll(string(data), `"file_name":"sign.go"`, `"file_name":"sign/sign.go"`)
+	if nested == string(data) {
+		t.Fatal("testdata/sign.json names no file sign.go")
+	}
+	path := filepath.Join(t.TempDir(), "nested.json")
+	if err := os.WriteFile(path, []byte(nested), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"testdata/mod=" + path}, &out); err != nil {
+		t.Fatalf("run() = %v, want nil; output:\n%s", err, out.String())
+	}
+	if got, want := out.String(), "(4 proven killed, 0 proven not viable, 0 unproven)"; !strings.Contains(got, want) {
+		t.Errorf("output = %q, want it to contain %q", got, want)
+	}
+}
