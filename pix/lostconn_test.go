@@ -20,7 +20,9 @@ import (
 var errIdleClosed = errors.New("test: the server closed the idle connection")
 
 // breakingConn fails every write once armed, as a pooled connection does when the server
-// closed it while it sat idle: the request never leaves.
+// closed it while it sat idle: the request never leaves. Reads that fail once armed fail with
+// the same error, as they do on a connection the server closed. net/http reads and writes from
+// two goroutines and returns whichever failure it meets first, so both must carry the cause.
 type breakingConn struct {
 	net.Conn
 	armed *atomic.Bool
@@ -32,6 +34,14 @@ func (c breakingConn) Write(p []byte) (int, error) {
 		return 0, errIdleClosed
 	}
 	return c.Conn.Write(p)
+}
+
+func (c breakingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil && c.armed.Load() {
+		err = errIdleClosed
+	}
+	return n, err
 }
 
 // breakingClient is an HTTP client of srv whose connections break once armed is set: the
