@@ -15,7 +15,8 @@ func modelFaultGen() *rapid.Generator[psp.Fault] {
 	return rapid.OneOf(
 		rapid.Map(rapid.IntRange(400, 599), psp.Status),
 		rapid.Custom(func(t *rapid.T) psp.Fault {
-			return psp.Fault{Kind: psp.FaultStatus, Status: rapid.IntRange(400, 599).Draw(t, "status"), RetryAfter: msRange(1, 5000).Draw(t, "Retry-After")}
+			status := rapid.IntRange(400, 599).Draw(t, "status")
+			return psp.Fault{Kind: psp.FaultStatus, Status: status, RetryAfter: msRange(1, 5000).Draw(t, "Retry-After")}
 		}),
 		rapid.Map(msRange(0, 5000), psp.Slow),
 		rapid.Map(msRange(0, 5000), psp.Late),
