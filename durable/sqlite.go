@@ -28,6 +28,14 @@ func OpenSQLite(path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("durable: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
+	// Switching a new file to WAL needs an exclusive lock, and SQLite may answer SQLITE_BUSY
+	// at once rather than wait for it: processes that open the file at once take turns.
+	lock, err := lockFile(path+".migrate.lock", true)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	defer lock.unlock()
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("durable: open %s: %w", path, err)
