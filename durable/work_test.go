@@ -189,15 +189,15 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
 		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
 	} {
-		if _, err := cfg.withDefaults(); !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("%s: withDefaults() error = %v, want ErrInvalidConfig", name, err)
+		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
 		}
 	}
 }
 
 func TestConfigTakesRescueAfterEqualToJobTimeout(t *testing.T) {
-	if _, err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).withDefaults(); err != nil {
-		t.Errorf("withDefaults() with RescueAfter == JobTimeout: error = %v, want nil", err)
+	if err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).Validate(); err != nil {
+		t.Errorf("Validate() with RescueAfter == JobTimeout: %v, want nil", err)
 	}
 }
 
