@@ -19,7 +19,13 @@ import (
 // refused) and rolls a fourth back, with PSP faults queued that leave outcomes unknown, so that
 // unknown outcomes are resumed across the crash. A rolled-back or never-committed intent must
 // leave no settlement, and no intent may be lost.
+//
+// It takes about 5 s (40 s under -race), so -short skips it: the mutation gate runs durable's
+// tests with -short, where the fast tests of work_test.go must kill every mutant on their own.
 func TestCrashProperty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the crash property runs only in full runs (make test)")
+	}
 	points := []string{"before-commit", "before-attempt", "settled-unread", "answered", "recorded"}
 	l := mustPSP(t)
 	db := filepath.Join(t.TempDir(), "crash.db")

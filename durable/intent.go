@@ -67,7 +67,7 @@ func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.P
 	if id == "" || len(id) > 255 {
 		return Intent{}, fmt.Errorf("%w: %q is empty or over 255 bytes", ErrInvalidID, id)
 	}
-	if err := validate(payment); err != nil {
+	if err := payment.Validate(); err != nil {
 		return Intent{}, err
 	}
 	now := time.UnixMicro(p.now().UnixMicro()) // as stored
@@ -164,15 +164,4 @@ func (p *Payer[TTx]) scan(r row) (Intent, error) {
 		in.Status = StatusOverdue
 	}
 	return in, err
-}
-
-// validate checks payment as pix does, without sending it: a Client with no BaseURL sends
-// nothing, and pix checks the payment first, so an invalid payment is its only way to fail
-// with pix.ErrInvalidPayment.
-func validate(payment pix.Payment) error {
-	_, err := (&pix.Client{}).SendWithKey(context.Background(), "validate", payment)
-	if errors.Is(err, pix.ErrInvalidPayment) {
-		return err
-	}
-	return nil
 }

@@ -48,6 +48,13 @@ type Config struct {
 	Rand func() float64
 }
 
+// Validate reports the error wrapping ErrInvalidConfig that NewSQLite and NewPostgres would
+// return for c, or nil. It opens nothing.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
 // withDefaults checks c and fills in its zero values.
 func (c Config) withDefaults() (Config, error) {
 	if c.Workers < 0 {

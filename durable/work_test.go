@@ -3,11 +3,15 @@ package durable
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
+
+	"pixretry/pix"
+	"pixretry/retry"
 )
 
 // checkLedger holds the intents to the PSP's ledger: each settled intent has exactly one
@@ -189,15 +193,15 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
 		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
 	} {
-		if _, err := cfg.withDefaults(); !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("%s: withDefaults() error = %v, want ErrInvalidConfig", name, err)
+		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
 		}
 	}
 }
 
 func TestConfigTakesRescueAfterEqualToJobTimeout(t *testing.T) {
-	if _, err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).withDefaults(); err != nil {
-		t.Errorf("withDefaults() with RescueAfter == JobTimeout: error = %v, want nil", err)
+	if err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).Validate(); err != nil {
+		t.Errorf("Validate() with RescueAfter == JobTimeout: %v, want nil", err)
 	}
 }
 
@@ -242,5 +246,50 @@ func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
 	var available int
 	if err := db.QueryRow("SELECT count(*) FROM river_job WHERE state = 'available'").Scan(&available); err != nil || available != 2 {
 		t.Errorf("%d jobs available (error %v), want 2", available, err)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	refusal := &pix.Error{Status: 422, Code: "insufficient_funds"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want verdict
+	}{
+		{"no error", nil, settle},
+		{"an unknown outcome", &pix.OutcomeUnknownError{Key: "k", Attempts: 3, Err: errors.New("pix: 503")}, snooze},
+		{"an empty retry quota, wrapped", fmt.Errorf("job: %w",
+			&pix.OutcomeUnknownError{Key: "k", Attempts: 1, Err: retry.ErrQuotaExhausted}), snooze},
+		{"the PSP's refusal", refusal, refuse},
+		{"a key reused", pix.ErrKeyReused, refuse},
+		{"an invalid payment", fmt.Errorf("%w: AmountCents 0", pix.ErrInvalidPayment), refuse},
+	} {
+		if got := judge(tc.err); got != tc.want {
+			t.Errorf("judge(%s) = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStopFreesTheDatabaseForTheNextStart(t *testing.T) {
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	p := mustPayer(t, db, testConfig(l.url))
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop() error = %v", err)
+	}
+	other, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	q := mustPayer(t, other, testConfig(l.url))
+	if err := q.Start(context.Background()); err != nil {
+		t.Errorf("Start() after the first Payer stopped: error = %v, want nil", err)
+	}
+	if err := q.Stop(context.Background()); err != nil {
+		t.Errorf("Stop() error = %v", err)
 	}
 }

@@ -55,15 +55,15 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 func (w *worker[TTx]) outcome(ctx context.Context, job *river.Job[payArgs], in Intent, r pix.Receipt, sent error) error {
 	p := w.payer
 	log := p.cfg.Logger.With(slog.String("id", in.ID), slog.String("key", in.Key), slog.Int("attempts", in.Attempts))
-	switch {
-	case sent == nil:
+	switch judge(sent) {
+	case settle:
 		if err := p.settle(ctx, job, in.ID, r); err != nil {
 			return err
 		}
 		log.LogAttrs(ctx, slog.LevelInfo, "durable: settled", slog.String("endToEndId", r.EndToEndID))
 		crashPoint("recorded")
 		return nil
-	case !errors.Is(sent, pix.ErrOutcomeUnknown):
+	case refuse:
 		if err := p.record(ctx, in.ID, "status = $3, last_error = $4", StatusRefused, sent.Error()); err != nil {
 			return err
 		}

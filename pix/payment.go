@@ -48,8 +48,10 @@ func validPixKey(k string) bool {
 		evpPattern.MatchString(k) || len(k) <= maxEmailKeyLen && emailPattern.MatchString(k)
 }
 
-// validate returns an error wrapping ErrInvalidPayment that names the first broken rule.
-func (p Payment) validate() error {
+// Validate checks p as Send and SendWithKey do before they send anything, and sends nothing. It
+// returns nil for a valid payment, or an error wrapping [ErrInvalidPayment] that names the first
+// broken rule: the same error that Send returns for p.
+func (p Payment) Validate() error {
 	if p.AmountCents < 1 || p.AmountCents > maxAmountCents {
 		return fmt.Errorf("%w: AmountCents %d is not between 1 and %d", ErrInvalidPayment, p.AmountCents, maxAmountCents)
 	}

@@ -39,7 +39,7 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 	s := &sending{client: c, ctx: ctx, log: c.logger(), start: time.Now(), key: key, payment: p}
 	err := validateKey(key)
 	if err == nil {
-		err = p.validate()
+		err = p.Validate()
 	}
 	if err != nil {
 		return Receipt{}, s.failed(err)

@@ -60,6 +60,10 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	case o.cfg.Workers < 1:
 		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: -workers %d: want 1 or more", o.cfg.Workers))
 	}
+	if err := o.cfg.Validate(); err != nil {
+		// Config's fields are the options: RescueAfter is -rescue-after, DelayBase -delay-base.
+		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: an option is out of range: %w", err))
+	}
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if *pspURL != "" {
 		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: 3 * time.Second,

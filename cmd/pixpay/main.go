@@ -25,7 +25,8 @@
 // "error"}. The status is pending, settled, refused, or overdue for a pending intent older
 // than -max-age.
 //
-// A bad command line exits 2. A DSN's password never appears in the output.
+// A bad command line exits 2, an option out of range (a negative duration, -rescue-after below 10s,
+// -delay-max below -delay-base) included. A DSN's password never appears in the output.
 package main
 
 import (

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,10 +130,23 @@ func TestBadCommandLineExits2(t *testing.T) {
 		{"-db", db, "-workers", "0", "list"},
 		{"-db", db, "-bogus", "list"},
 		{"-db", db, "list", "extra"},
+		{"-db", db, "-rescue-after", "9s", "list"},  // below JobTimeout, 10 s
+		{"-db", db, "-rescue-after", "-1s", "list"}, // negative
+		{"-db", db, "-max-age", "-1h", "list"},
+		{"-db", db, "-poll", "-1s", "list"},
+		{"-db", db, "-delay-base", "-1s", "list"},
+		{"-db", db, "-delay-max", "-1s", "list"},
+		{"-db", db, "-delay-base", "1m", "-delay-max", "30s", "list"}, // DelayMax below DelayBase
+		{"-db", db, "-poll", "soon", "list"},                          // not a duration
+		{"-db", db, "-workers", "-3", "list"},
+		{"-db", db, "-workers", "many", "list"},
 	} {
 		if _, stderr, code := pixpay(t, args...); code != 2 || !strings.Contains(stderr, "usage") {
 			t.Errorf("pixpay %v: exit %d, stderr %q; want 2 and the usage", args, code, stderr)
 		}
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused command line left the database behind: %v", err)
 	}
 }
 

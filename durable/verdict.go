@@ -1,0 +1,35 @@
+package durable
+
+import (
+	"errors"
+
+	"pixretry/pix"
+)
+
+// verdict is what a job attempt does with the answer of SendWithKey.
+type verdict int
+
+const (
+	// settle records the receipt and completes the job, in one transaction.
+	settle verdict = iota
+	// refuse records the refusal and cancels the job: the PSP answered for the key without
+	// paying, or could never have accepted the payment.
+	refuse
+	// snooze records the error and waits for the schedule's next wait: the PSP may hold the
+	// payment. An empty retry quota is one of these, since pix reports it as an unknown outcome
+	// once a resumed key may have left.
+	snooze
+)
+
+// judge classifies err, the error of SendWithKey. Nil settles. An error matching
+// pix.ErrOutcomeUnknown snoozes. Every other error is the PSP's definitive answer, or pix's
+// refusal before sending, and refuses.
+func judge(err error) verdict {
+	switch {
+	case err == nil:
+		return settle
+	case errors.Is(err, pix.ErrOutcomeUnknown):
+		return snooze
+	}
+	return refuse
+}
