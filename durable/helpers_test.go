@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"go.uber.org/goleak"
 
 	"pixretry/pix"
@@ -78,19 +79,67 @@ func mustPay[TTx any](tb testing.TB, p *Payer[TTx], id string, payment pix.Payme
 	return in
 }
 
-// awaitDone returns every intent once none is pending. It fails the test after 60 s.
+// stallAfter is how long awaitDone waits for a job to end an attempt before it judges that
+// nothing can progress. Under -short, which the mutation gate uses, no test holds an attempt
+// for longer than a second, so a mutant that stops the work fails fast instead of timing out.
+func stallAfter() time.Duration {
+	if testing.Short() {
+		return 5 * time.Second
+	}
+	return 30 * time.Second
+}
+
+// awaitDone returns every intent once none is pending. It fails the test once no job of p
+// has ended an attempt for stallAfter while an intent is pending, and after 60 s in any case.
 func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	stalled := make(chan bool, 1)
+	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
+		events, unsubscribe := p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
+			river.EventKindJobSnoozed, river.EventKindJobFailed)
+		defer unsubscribe()
+		watching := make(chan struct{})
+		defer func() { <-watching }()
+		defer cancel()
+		go func() {
+			defer close(watching)
+			if watchStall(ctx, events) {
+				stalled <- true // before cancel, so that Wait's error finds it
+				cancel()
+			}
+		}()
+	}
 	if err := p.Wait(ctx); err != nil {
-		tb.Fatalf("Wait() error = %v", err)
+		select {
+		case <-stalled:
+			tb.Fatalf("Wait(): no job ended an attempt in %v with an intent pending (%v)", stallAfter(), err)
+		default:
+			tb.Fatalf("Wait() error = %v", err)
+		}
 	}
 	all, err := p.Intents(context.Background())
 	if err != nil {
 		tb.Fatalf("Intents() error = %v", err)
 	}
 	return all
+}
+
+// watchStall returns true once no event arrives for stallAfter, and false once ctx ends first.
+func watchStall(ctx context.Context, events <-chan *river.Event) bool {
+	timer := time.NewTimer(stallAfter())
+	defer timer.Stop()
+	for {
+		select {
+		case <-events:
+			timer.Reset(stallAfter())
+		case <-timer.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // payment returns a valid payment of cents.
