@@ -79,7 +79,7 @@ func mustPay[TTx any](tb testing.TB, p *Payer[TTx], id string, payment pix.Payme
 	return in
 }
 
-// stallAfter is how long awaitDone waits for a job to end an attempt before it judges that
+// stallAfter is how long awaitDone waits for a job to make progress before it judges that
 // nothing can progress. Under -short, which the mutation gate uses, no test holds an attempt
 // for longer than a second, so a mutant that stops the work fails fast instead of timing out.
 func stallAfter() time.Duration {
@@ -90,15 +90,18 @@ func stallAfter() time.Duration {
 }
 
 // awaitDone returns every intent once none is pending. It fails the test once no job of p
-// has ended an attempt for stallAfter while an intent is pending, and after 60 s in any case.
+// has completed, been cancelled or snoozed for stallAfter while an intent is pending, and
+// after 60 s in any case.
 func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	stalled := make(chan bool, 1)
 	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
+		// A failed job attempt is no progress: a mutant that fails every attempt makes River
+		// retry forever.
 		events, unsubscribe := p.river.Subscribe(river.EventKindJobCompleted, river.EventKindJobCancelled,
-			river.EventKindJobSnoozed, river.EventKindJobFailed)
+			river.EventKindJobSnoozed)
 		defer unsubscribe()
 		watching := make(chan struct{})
 		defer func() { <-watching }()
@@ -114,7 +117,7 @@ func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	if err := p.Wait(ctx); err != nil {
 		select {
 		case <-stalled:
-			tb.Fatalf("Wait(): no job ended an attempt in %v with an intent pending (%v)", stallAfter(), err)
+			tb.Fatalf("Wait(): no job progressed in %v with an intent pending (%v)", stallAfter(), err)
 		default:
 			tb.Fatalf("Wait() error = %v", err)
 		}

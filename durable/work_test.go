@@ -126,7 +126,11 @@ func TestStopCancelsAttemptsInFlightWhenItsContextEnds(t *testing.T) {
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	<-sent
+	select {
+	case <-sent:
+	case <-time.After(stallAfter()):
+		t.Fatalf("no attempt started in %v", stallAfter())
+	}
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := p.Stop(ended); err != nil {
