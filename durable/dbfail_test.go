@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -152,5 +153,32 @@ func TestWorkRetriesWhenItCannotRecordAnUnknownOutcome(t *testing.T) {
 	checkLedger(t, l, all)
 	if a := all[0]; a.Status != StatusSettled || a.Attempts != 2 {
 		t.Errorf("intent = %+v, want settled at its second attempt", a)
+	}
+}
+
+// An unknown outcome snoozes the job for the schedule's wait after every attempt recorded,
+// those of a run that died before its answer included.
+func TestWorkSnoozesForTheWaitOfTheAttemptsRecorded(t *testing.T) {
+	l := mustPSP(t)
+	db, _ := mustSQLite(t)
+	cfg := testConfig(l.url)
+	cfg.DelayBase, cfg.DelayMax, cfg.Rand = time.Hour, 8*time.Hour, func() float64 { return 0.5 }
+	p := mustPayer(t, db, cfg)
+	l.inject(faultDrop, faultDrop) // pix's 2 attempts of the job attempt
+	mustPay(t, p, "a", payment(100))
+	if _, err := db.Exec("UPDATE pix_intent SET attempts = 1"); err != nil { // a dead run's attempt
+		t.Fatal(err)
+	}
+	before := time.Now()
+	ev := firstAttempt(t, p)
+	if ev.Kind != river.EventKindJobSnoozed {
+		t.Fatalf("first job attempt: event %s, want %s", ev.Kind, river.EventKindJobSnoozed)
+	}
+	want := time.Hour // half the ceiling after 2 attempts: 2 h
+	if got := ev.Job.ScheduledAt.Sub(before); got < want || got > want+time.Minute {
+		t.Errorf("snoozed for %v, want %v", got, want)
+	}
+	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.Attempts != 2 || in.Error == "" {
+		t.Errorf("intent = %+v, want pending after 2 attempts, with the error", in)
 	}
 }
