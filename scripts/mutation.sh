@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of the packages that carry the pattern, with a gate that trusts only the report.
 #
-#   bash scripts/mutation.sh            # retry, psp and pix
+#   bash scripts/mutation.sh            # retry, psp, pix and durable
 #   bash scripts/mutation.sh retry      # one package
 #
 # gremlins (pinned in go.mod, run with `go tool`) mutates one package at a time with all eleven
@@ -34,7 +34,7 @@ excluded() {
   if [ "$1" = durable ]; then echo "--exclude-files=postgres\.go$"; fi
 }
 
-if [ "$#" -eq 0 ]; then set -- retry psp pix; fi
+if [ "$#" -eq 0 ]; then set -- retry psp pix durable; fi
 mkdir -p .mutation
 for pkg in "$@"; do
   rm -f ".mutation/$pkg.json"
