@@ -80,11 +80,11 @@ func (s *sending) admit() (func(error), error) {
 }
 
 // release reports the first attempt's permit when retry.Do ended without the attempt, because
-// ctx ended after admitFirst. err is Do's error, which wraps ctx's.
+// ctx ended after admitFirst. err is Do's error, which wraps ctx's. It is the sending's last
+// use of the permit.
 func (s *sending) release(err error) {
 	if s.permit != nil {
 		s.permit(err)
-		s.permit = nil
 	}
 }
 
