@@ -22,6 +22,7 @@ func TestErrorTextsSayWhatHappened(t *testing.T) {
 		{pix.ErrInvalidPayment, "pix: invalid payment"},
 		{pix.ErrContract, "pix: PSP broke the response contract"},
 		{pix.ErrOutcomeUnknown, "pix: outcome unknown"},
+		{pix.ErrCircuitOpen, "pix: the circuit breaker refused the attempt"},
 		{&pix.Error{Status: 503}, "pix: PSP answered 503"},
 		{&pix.Error{Status: 422, Code: "insufficient_funds"}, "pix: PSP answered 422 insufficient_funds"},
 		{&pix.Error{Status: 500, Detail: "disk full"}, "pix: PSP answered 500: disk full"},
