@@ -57,9 +57,7 @@ func Do[T any](ctx context.Context, p Policy, op func(ctx context.Context) (T, e
 		if a.Stop != StopNone {
 			return zero, stopError(ctx, p, a)
 		}
-		if !sleep(ctx, a.Wait) {
-			return zero, contextStop(cause(ctx), n, err)
-		}
+		sleep(ctx, a.Wait) // cut short when ctx ends: the next turn's check then stops the call
 		last = err
 	}
 }
@@ -115,19 +113,17 @@ func retryAfter(err error) time.Duration {
 	return e.RetryAfter()
 }
 
-// sleep waits for d, and reports false if ctx ended first. A wait of zero
-// or less creates no timer.
-func sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits for d, or until ctx ends. A wait of zero or less creates no
+// timer.
+func sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
-		return true
+		return
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
 	case <-ctx.Done():
-		return false
 	}
 }
 
