@@ -36,9 +36,6 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	if err == nil || errors.Is(err, strconv.ErrRange) { // on ErrRange, secs is the largest uint64
 		return time.Duration(min(secs, uint64(math.MaxInt64/time.Second))) * time.Second
 	}
-	date, err := http.ParseTime(v)
-	if err != nil {
-		return 0
-	}
+	date, _ := http.ParseTime(v) // no date gives the zero time, long past: no wait
 	return max(date.Sub(now), 0)
 }
