@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,11 +34,8 @@ func validConfig(c clientConfig) bool {
 	if p.AttemptsMax < 1 || p.DelayBase < 0 || p.DelayMax < p.DelayBase || c.AttemptTimeout < 0 {
 		return false
 	}
-	if c.BaseURL == "" {
-		return true
-	}
 	u, err := url.Parse(c.BaseURL)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return c.BaseURL == "" || err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // brokenBaseURLs are BaseURLs a Client must refuse: relative, without a host, with another
@@ -45,8 +43,8 @@ func validConfig(c clientConfig) bool {
 var brokenBaseURLs = []string{"/v1", "http://", "https://", "ftp://psp.test", "psp.test:80", "http://[::1", ":",
 	"mailto:psp@test"}
 
-// clientConfigGen draws a configuration with at most one field broken: BaseURL (relative, no
-// host, another scheme, not a URL), AttemptTimeout (negative, or 0 at the edge), or Policy.
+// clientConfigGen draws a configuration with at most one field broken: BaseURL, AttemptTimeout
+// (negative, or 0 at the edge) or Policy.
 func clientConfigGen() *rapid.Generator[clientConfig] {
 	return rapid.Custom(func(t *rapid.T) clientConfig {
 		c := clientConfig{Policy: retry.Policy{AttemptsMax: 2}, WithKey: rapid.Bool().Draw(t, "SendWithKey")}
@@ -54,7 +52,8 @@ func clientConfigGen() *rapid.Generator[clientConfig] {
 		case 1:
 			c.BaseURL = rapid.SampledFrom(brokenBaseURLs).Draw(t, "BaseURL")
 		case 2:
-			c.AttemptTimeout = rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(-time.Hour, -1)).Draw(t, "AttemptTimeout")
+			c.AttemptTimeout = rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(-time.Hour, -1)).
+				Draw(t, "AttemptTimeout")
 		case 3:
 			c.Policy = invalidPolicyGen().Draw(t, "Policy")
 		}
@@ -63,8 +62,8 @@ func clientConfigGen() *rapid.Generator[clientConfig] {
 }
 
 // TestClientConfigurationIsChecked: a Client with a broken field sends nothing and fails,
-// honestly: Send's error is not ErrOutcomeUnknown (nothing can have settled), SendWithKey's
-// is (the caller's key may hold a settlement already). A valid one settles the payment.
+// honestly. Send's error is not ErrOutcomeUnknown: nothing can have settled. SendWithKey's is:
+// the caller's key may hold a settlement already. A valid Client settles the payment.
 func TestClientConfigurationIsChecked(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := clientConfigGen().Draw(t, "client")
@@ -76,14 +75,14 @@ func TestClientConfigurationIsChecked(t *testing.T) {
 	})
 }
 
-// TestEveryBrokenBaseURLIsRefused: each broken BaseURL the generator knows, with Send and with
-// SendWithKey, on every run: a random draw reaches a given one only now and then.
+// TestEveryBrokenBaseURLIsRefused: every broken BaseURL, with Send and with SendWithKey, on every
+// run. A random draw reaches a given one only now and then.
 func TestEveryBrokenBaseURLIsRefused(t *testing.T) {
 	for _, u := range brokenBaseURLs {
 		for _, withKey := range []bool{false, true} {
 			synctest.Test(t, func(t *testing.T) {
-				c := clientConfig{Policy: retry.Policy{AttemptsMax: 2}, BaseURL: u, WithKey: withKey}
-				if err := runClientConfig(c); err != nil {
+				if err := runClientConfig(clientConfig{Policy: retry.Policy{AttemptsMax: 2}, BaseURL: u,
+					WithKey: withKey}); err != nil {
 					t.Fatalf("BaseURL %q, SendWithKey %v: %v", u, withKey, err)
 				}
 			})
@@ -101,11 +100,9 @@ func runClientConfig(c clientConfig) error {
 	wire := newWireRecorder(srv)
 	pipe := pipenet.NewServer(wire)
 	defer pipe.Close()
-	client := &pix.Client{BaseURL: pipe.URL, Token: runToken, HTTPClient: &http.Client{Transport: pipe.Transport()},
+	client := &pix.Client{BaseURL: cmp.Or(c.BaseURL, pipe.URL), Token: runToken,
+		HTTPClient:     &http.Client{Transport: pipe.Transport()},
 		AttemptTimeout: c.AttemptTimeout, Policy: c.Policy}
-	if c.BaseURL != "" {
-		client.BaseURL = c.BaseURL
-	}
 	p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
 	var r pix.Receipt
 	if c.WithKey {
@@ -117,16 +114,16 @@ func runClientConfig(c clientConfig) error {
 	return checkConfigOutcome(c, p, r, err, len(wire.exchanges()))
 }
 
-// checkConfigOutcome checks the outcome of a call of payment p by a client configured as c:
-// its receipt r, its error, and the requests the PSP received.
+// checkConfigOutcome checks the outcome of a call of p by a client configured as c: its receipt
+// r, its error, and how many requests the PSP received.
 func checkConfigOutcome(c clientConfig, p pix.Payment, r pix.Receipt, err error, sent int) error {
 	switch {
 	case validConfig(c) && (err != nil || sent != 1 || r.AmountCents != p.AmountCents):
-		return fmt.Errorf("valid client %+v: Send() = %+v, %v after %d requests; want the receipt after 1", c, r, err, sent)
+		return fmt.Errorf("valid client %+v: Send() = %+v, %v after %d requests; want the receipt after 1",
+			c, r, err, sent)
 	case !validConfig(c) && (err == nil || sent != 0 || errors.Is(err, pix.ErrOutcomeUnknown) != c.WithKey):
 		return fmt.Errorf("invalid client %+v: Send() error = %v after %d requests; "+
-			"want an error, none sent, ErrOutcomeUnknown %t",
-			c, err, sent, c.WithKey)
+			"want an error, none sent, ErrOutcomeUnknown %t", c, err, sent, c.WithKey)
 	}
 	return nil
 }
@@ -134,34 +131,31 @@ func checkConfigOutcome(c clientConfig, p pix.Payment, r pix.Receipt, err error,
 // TestNoVacuousConfigCheck: checkConfigOutcome sees each way a call can break the rule.
 func TestNoVacuousConfigCheck(t *testing.T) {
 	p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
+	paid, failed := pix.Receipt{AmountCents: p.AmountCents, PixKey: p.PixKey}, errors.New("x")
 	valid := clientConfig{Policy: retry.Policy{AttemptsMax: 1}}
-	broken := clientConfig{BaseURL: "ftp://psp.test", Policy: retry.Policy{AttemptsMax: 1}}
-	unknown := &pix.OutcomeUnknownError{Key: "k", Err: errors.New("x")}
+	broken := clientConfig{BaseURL: "ftp://psp.test", Policy: valid.Policy}
+	brokenWithKey := clientConfig{BaseURL: "/v1", WithKey: true, Policy: valid.Policy}
 	for name, tc := range map[string]struct {
 		c    clientConfig
 		r    pix.Receipt
 		err  error
 		sent int
 	}{
-		"a valid client that failed":           {valid, pix.Receipt{}, errors.New("x"), 1},
-		"a valid client with another receipt":  {valid, pix.Receipt{AmountCents: 99}, nil, 1},
-		"an invalid client that sent":          {broken, pix.Receipt{}, errors.New("x"), 1},
-		"an invalid client that succeeded":     {broken, p2r(p), nil, 0},
-		"an invalid Send said outcome unknown": {broken, pix.Receipt{}, unknown, 0},
-		"an invalid SendWithKey said it is known": {clientConfig{BaseURL: "/v1", WithKey: true, Policy: valid.Policy},
-			pix.Receipt{}, errors.New("x"), 0},
-		"a negative AttemptTimeout let through": {clientConfig{AttemptTimeout: -1, Policy: valid.Policy}, p2r(p), nil, 1},
+		"a valid client that failed":              {valid, pix.Receipt{}, failed, 1},
+		"a valid client with another receipt":     {valid, pix.Receipt{AmountCents: 99}, nil, 1},
+		"an invalid client that sent":             {broken, pix.Receipt{}, failed, 1},
+		"an invalid client that succeeded":        {broken, paid, nil, 0},
+		"an invalid Send said outcome unknown":    {broken, pix.Receipt{}, &pix.OutcomeUnknownError{Err: failed}, 0},
+		"an invalid SendWithKey said it is known": {brokenWithKey, pix.Receipt{}, failed, 0},
+		"a negative AttemptTimeout let through":   {clientConfig{AttemptTimeout: -1, Policy: valid.Policy}, paid, nil, 1},
 		"an invalid policy let through": {clientConfig{Policy: retry.Policy{AttemptsMax: 1, DelayBase: 2,
-			DelayMax: 1}}, p2r(p), nil, 1},
+			DelayMax: 1}}, paid, nil, 1},
 	} {
 		if checkConfigOutcome(tc.c, p, tc.r, tc.err, tc.sent) == nil {
 			t.Errorf("%s: checkConfigOutcome() = nil, want a violation", name)
 		}
 	}
-	if err := checkConfigOutcome(valid, p, p2r(p), nil, 1); err != nil {
+	if err := checkConfigOutcome(valid, p, paid, nil, 1); err != nil {
 		t.Errorf("checkConfigOutcome(a valid call) = %v, want nil", err)
 	}
 }
-
-// p2r is the receipt of payment p.
-func p2r(p pix.Payment) pix.Receipt { return pix.Receipt{AmountCents: p.AmountCents, PixKey: p.PixKey} }

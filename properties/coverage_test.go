@@ -76,9 +76,19 @@ var paymentEvents = []string{
 
 // events names what happened in tr.
 func events(tr Trace) map[string]bool {
-	seen := breakerEventsOf(tr)
+	seen := map[string]bool{}
 	note := func(event string, happened bool) { seen[event] = seen[event] || happened }
 	for _, c := range tr.Calls {
+		if last, ok := lastOf(c.Tickets); ok && last.Refused != nil {
+			note("breaker: refused a first attempt", len(c.Tickets) == 1)
+			note("breaker: refused a retry", len(c.Tickets) > 1)
+			note("breaker: outcome unknown when refused", errors.Is(c.Err, pix.ErrOutcomeUnknown))
+		}
+		for _, tk := range c.Tickets {
+			for _, t := range c.admittedTrips(tk) {
+				note("breaker: counted a refusal as a success", t.Status/100 == 4 && t.Status != 429 && tk.Counted == nil)
+			}
+		}
 		note("call: "+callOutcome(c), true)
 		note("call: retried", len(c.Attempts) > 1)
 		note("call: budget spent", len(c.Attempts) == tr.Policy.AttemptsMax && c.Err != nil)
@@ -126,3 +136,4 @@ func callOutcome(c Call) string {
 	}
 	return "refused otherwise"
 }
+
