@@ -136,4 +136,3 @@ func callOutcome(c Call) string {
 	}
 	return "refused otherwise"
 }
-

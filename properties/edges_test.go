@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -158,4 +160,83 @@ func TestNoVacuousConfigCheck(t *testing.T) {
 	if err := checkConfigOutcome(valid, p, paid, nil, 1); err != nil {
 		t.Errorf("checkConfigOutcome(a valid call) = %v, want nil", err)
 	}
+}
+
+// edgePayments are payments at both sides of each edge of the contract: the largest amount, an
+// e-mail key of 77 bytes and one of 78, 140 characters of description, and every broken input
+// the generators know.
+func edgePayments() []pix.Payment {
+	const key = "pix@example.com"
+	edges := []pix.Payment{{AmountCents: 1, PixKey: key}, {AmountCents: 999_999_999_999, PixKey: key},
+		{AmountCents: 1, PixKey: strings.Repeat("a", 65) + "@example.com"}, // 77 bytes
+		{AmountCents: 1, PixKey: strings.Repeat("a", 66) + "@example.com"}, // 78 bytes
+		{AmountCents: 1, PixKey: key, Description: strings.Repeat("ç", 140)}}
+	for _, a := range invalidAmounts {
+		edges = append(edges, pix.Payment{AmountCents: a, PixKey: key})
+	}
+	for _, k := range invalidPixKeys {
+		edges = append(edges, pix.Payment{AmountCents: 1, PixKey: k})
+	}
+	for _, d := range invalidDescriptions {
+		edges = append(edges, pix.Payment{AmountCents: 1, PixKey: key, Description: d})
+	}
+	return edges
+}
+
+// TestEdgePaymentsKeepInvariants: each edge payment, sent once to a PSP whose balance covers the
+// largest amount, keeps every invariant: pix's validation and the PSP's agree at every edge, on
+// every run. A random payment reaches a given edge only now and then.
+func TestEdgePaymentsKeepInvariants(t *testing.T) {
+	for _, p := range edgePayments() {
+		synctest.Test(t, func(t *testing.T) {
+			tr, err := runScenario(scenario{Policy: retry.Policy{AttemptsMax: 1}, BalanceCents: 999_999_999_999,
+				Calls: []callSpec{{Payment: p, Jitter: []float64{0}}}})
+			if err == nil {
+				err = checkAll(tr)
+			}
+			if err != nil {
+				t.Fatalf("payment %+v:\n%v\ntrace:\n%s", p, err, tr)
+			}
+		})
+	}
+}
+
+// refusalCodes are the problem codes that name a refusal, each with the sentinel it matches.
+var refusalCodes = map[string]error{
+	codeInsufficientFunds:    pix.ErrInsufficientFunds,
+	codeIdempotencyKeyReused: pix.ErrKeyReused,
+	codeInvalidRequest:       pix.ErrInvalidPayment,
+}
+
+// TestErrorSaysWhatThePSPAnswered: a *pix.Error reads "pix: PSP answered STATUS CODE: DETAIL",
+// without an empty code or detail. It matches a refusal's sentinel exactly when its code names
+// the refusal on a 4xx. It matches ErrContract exactly below 400.
+func TestErrorSaysWhatThePSPAnswered(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		e := &pix.Error{
+			Status: rapid.OneOf(rapid.IntRange(100, 599), rapid.SampledFrom([]int{200, 302, 400, 409, 422, 429, 499,
+				500})).Draw(t, "status"),
+			Code: rapid.OneOf(rapid.Just(""), rapid.SampledFrom([]string{codeInsufficientFunds, codeIdempotencyKeyReused,
+				codeInvalidRequest, codeInjectedFault, codeIdempotencyKeyInUse}), rapid.StringN(1, 12, -1)).Draw(t, "code"),
+			Detail: rapid.OneOf(rapid.Just(""), rapid.String()).Draw(t, "detail"),
+		}
+		want := "pix: PSP answered " + strconv.Itoa(e.Status)
+		if e.Code != "" {
+			want += " " + e.Code
+		}
+		if e.Detail != "" {
+			want += ": " + e.Detail
+		}
+		if got := e.Error(); got != want {
+			t.Fatalf("Error() = %q, want %q", got, want)
+		}
+		if got, want := errors.Is(e, pix.ErrContract), e.Status < 400; got != want {
+			t.Fatalf("errors.Is(%v, ErrContract) = %v, want %v", e, got, want)
+		}
+		for code, sentinel := range refusalCodes {
+			if got, want := errors.Is(e, sentinel), e.Status/100 == 4 && e.Code == code; got != want {
+				t.Fatalf("errors.Is(%v, %v) = %v, want %v", e, sentinel, got, want)
+			}
+		}
+	})
 }
