@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -38,18 +37,14 @@ var (
 	req201      = []byte(`{"valor":"150.00","chave":"pix@example.com"}`)
 	body201     = []byte(`{"endToEndId":"E12345678202601021000abcdefghijk","valor":"150.00",` +
 		`"chave":"pix@example.com","status":"REALIZADO","horario":"2026-01-02T10:00:00Z"}` + "\n")
-	body422     = problem(422, codeInsufficientFunds, "valor 900.00 exceeds the payer's balance")
-	body503     = problem(503, codeInjectedFault, "fault injected")
+	body422 = []byte(`{"type":"urn:pixretry:psp:problem:insufficient_funds","title":"Unprocessable Entity",` +
+		`"status":422,"detail":"valor 900.00 exceeds the payer's balance","code":"insufficient_funds"}` + "\n")
+	body503 = []byte(`{"type":"urn:pixretry:psp:problem:injected_fault","title":"Service Unavailable",` +
+		`"status":503,"detail":"fault injected","code":"injected_fault"}` + "\n")
 	err503      = &pix.Error{Status: 503, Code: codeInjectedFault, Detail: "fault injected"}
 	errDeadline = fmt.Errorf("pix: Post %q: %w", "http://pipe/v1/pix/payments", context.DeadlineExceeded)
 	errEOF      = fmt.Errorf("pix: Post %q: %w", "http://pipe/v1/pix/payments", io.EOF)
 )
-
-// problem is the problem+json body psp writes for status, code and detail.
-func problem(status int, code, detail string) []byte {
-	return fmt.Appendf(nil, `{"type":"urn:pixretry:psp:problem:%s","title":%q,"status":%d,"detail":%q,"code":%q}`+"\n",
-		code, http.StatusText(status), status, detail, code)
-}
 
 // baseline returns a fresh copy of a hand-built trace that keeps every invariant
 // (TestBaselineTraceKeepsEveryInvariant): a planted violation changes one thing in it.
