@@ -15,28 +15,24 @@ import (
 	"pixretry/pix"
 )
 
-// coverage counts, over the checks of a property, the runs in which each event of interest
-// happened, so that the test log shows what the generators actually exercise: a property that
-// passes because its runs never reach a retry proves little. It is safe for concurrent use.
+// coverage counts, over the runs of a property, the runs in which each event happened. The test
+// log then shows what the generators reach: a property whose runs never retry proves little.
+// It is safe for concurrent use.
 type coverage struct {
 	mu     sync.Mutex
 	runs   int
 	events map[string]int
 }
 
-// require fails t if, over at least minRuns runs, one of events never happened. Give it events
-// that happen in a sixth of the runs or more: missing one in a hundred runs then means that the
-// generators no longer reach it (by chance: 0.83^100 ≈ 10⁻⁸). Fewer runs (go test -short)
-// prove nothing either way and are let through.
+// require fails t if, over minRuns runs or more, one of events never happened. Give it events of
+// a sixth of the runs or more: missing one in a hundred runs is then no accident (0.83^100 ≈
+// 10⁻⁸). Fewer runs (go test -short) prove nothing either way and pass.
 func (cov *coverage) require(t *testing.T, minRuns int, events ...string) {
 	t.Helper()
 	cov.mu.Lock()
 	defer cov.mu.Unlock()
-	if cov.runs < minRuns {
-		return
-	}
 	for _, e := range events {
-		if cov.events[e] == 0 {
+		if cov.runs >= minRuns && cov.events[e] == 0 {
 			t.Errorf("in %d runs, no %q: the generators no longer reach it", cov.runs, e)
 		}
 	}
@@ -45,7 +41,7 @@ func (cov *coverage) require(t *testing.T, minRuns int, events ...string) {
 // add counts the events of one trace.
 func (cov *coverage) add(tr Trace) { cov.addSeen(events(tr)) }
 
-// addSeen counts one run in which the events set true in seen happened.
+// addSeen counts one run, in which the events set true in seen happened.
 func (cov *coverage) addSeen(seen map[string]bool) {
 	cov.mu.Lock()
 	defer cov.mu.Unlock()
@@ -72,7 +68,7 @@ func (cov *coverage) String() string {
 	return b.String()
 }
 
-// The events every payment property must reach in a hundred runs.
+// paymentEvents are what every payment property must reach in a hundred runs.
 var paymentEvents = []string{
 	"call: retried", "call: settled", "call: settled on a replay", "call: outcome unknown",
 	"call: budget spent", "answer: transport error", "call: the PSP broke the contract",
@@ -81,56 +77,44 @@ var paymentEvents = []string{
 // events names what happened in tr.
 func events(tr Trace) map[string]bool {
 	seen := map[string]bool{}
+	note := func(event string, happened bool) { seen[event] = seen[event] || happened }
 	for _, c := range tr.Calls {
-		seen["call: "+callOutcome(c)] = true
-		if len(c.Attempts) > 1 {
-			seen["call: retried"] = true
+		if last, ok := lastOf(c.Tickets); ok && last.Refused != nil {
+			note("breaker: refused a first attempt", len(c.Tickets) == 1)
+			note("breaker: refused a retry", len(c.Tickets) > 1)
+			note("breaker: outcome unknown when refused", errors.Is(c.Err, pix.ErrOutcomeUnknown))
 		}
-		if len(c.Attempts) == tr.Policy.AttemptsMax && c.Err != nil {
-			seen["call: budget spent"] = true
-		}
-		if errors.Is(c.Err, pix.ErrContract) {
-			seen["call: the PSP broke the contract"] = true
-		}
-		if c.GivenKey != "" {
-			seen["call: SendWithKey"] = true
-		}
-		if !c.Deadline.IsZero() && errors.Is(c.Err, context.DeadlineExceeded) {
-			seen["call: ended by the caller's deadline"] = true
-		}
-		for _, l := range c.Lines {
-			if l.Fault.failsDial() {
-				seen["line: "+l.Fault.String()] = true
-			} else if l.Fault != lineIntact {
-				seen[fmt.Sprintf("line: %v, %s connection", l.Fault, map[bool]string{false: "fresh",
-					true: "pooled"}[l.Pooled])] = true
+		for _, tk := range c.Tickets {
+			for _, t := range c.admittedTrips(tk) {
+				note("breaker: counted a refusal as a success", t.Status/100 == 4 && t.Status != 429 && tk.Counted == nil)
 			}
+		}
+		note("call: "+callOutcome(c), true)
+		note("call: retried", len(c.Attempts) > 1)
+		note("call: budget spent", len(c.Attempts) == tr.Policy.AttemptsMax && c.Err != nil)
+		note("call: the PSP broke the contract", errors.Is(c.Err, pix.ErrContract))
+		note("call: SendWithKey", c.GivenKey != "")
+		note("call: ended by the caller's deadline", !c.Deadline.IsZero() && errors.Is(c.Err, context.DeadlineExceeded))
+		for _, l := range c.Lines {
+			conn := map[bool]string{false: ", fresh connection", true: ", pooled connection"}[l.Pooled]
+			if l.Fault.failsDial() {
+				conn = ""
+			}
+			note("line: "+l.Fault.String()+conn, l.Fault != lineIntact)
 		}
 		for _, t := range c.Trips {
-			if hintOf(t) > 0 {
-				seen["answer: Retry-After"] = true
-			}
-			if t.Err != nil {
-				seen["answer: transport error"] = true
-			}
-			if t.BodyErr != nil {
-				seen["answer: body cut short"] = true
-			}
-			if _, err := time.Parse(http.TimeFormat, t.RetryAfter); err == nil {
-				seen["answer: Retry-After as an HTTP-date"] = true
-			}
+			_, err := time.Parse(http.TimeFormat, t.RetryAfter)
+			note("answer: Retry-After as an HTTP-date", err == nil)
+			note("answer: Retry-After", hintOf(t) > 0)
+			note("answer: transport error", t.Err != nil)
+			note("answer: body cut short", t.BodyErr != nil)
 		}
 	}
 	for _, ex := range tr.Wire {
-		seen[fmt.Sprintf("psp: %d", ex.Status)] = true
-		if ex.HeaderBytes > headerLimit {
-			seen["answer: header too long"] = true
-		}
-		if ex.Replayed {
-			seen["psp: replay"] = true
-		}
+		note("answer: header too long", ex.HeaderBytes > headerLimit)
+		note("psp: no answer", ex.Status == 0)
+		note("psp: replay", ex.Replayed)
 	}
-	maps.Copy(seen, breakerEventsOf(tr))
 	return seen
 }
 

@@ -2,19 +2,20 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"pixretry/psp"
 )
 
-// GoString prints a scenario the way rapid logs a draw (%#v), one readable line per part, so
-// that a shrunk counterexample reads as a story.
+// GoString prints a scenario as rapid logs a draw (%#v): one line per part, so that a shrunk
+// counterexample reads as a story.
 func (sc scenario) GoString() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "policy AttemptsMax=%d DelayBase=%v DelayMax=%v AttemptTimeout=%v balance=%s\n",
-		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout, formatAmount(sc.BalanceCents))
-	fmt.Fprintf(&b, "  faults %s\n", formatFaults(sc.Faults))
+	fmt.Fprintf(&b, "policy AttemptsMax=%d DelayBase=%v DelayMax=%v AttemptTimeout=%v balance=%s\n  faults %s\n",
+		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout,
+		formatAmount(sc.BalanceCents), formatFaults(sc.Faults))
 	if len(sc.Gateway) > 0 {
 		fmt.Fprintf(&b, "  gateway %+v\n", sc.Gateway)
 	}
@@ -22,42 +23,40 @@ func (sc scenario) GoString() string {
 		fmt.Fprintf(&b, "  line %v\n", sc.Line)
 	}
 	for i, c := range sc.Calls {
-		how := "Send"
-		deadline := "no deadline"
+		how, deadline := fmt.Sprintf("Send %d cents to %q, description %q", c.Payment.AmountCents,
+			c.Payment.PixKey, c.Payment.Description), "no deadline"
+		switch {
+		case c.Reconcile:
+			how = fmt.Sprintf("after call %d returns: SendWithKey(its key, its payment)", i-1)
+		case c.Key != "":
+			how = fmt.Sprintf("SendWithKey(%q)%s", c.Key, strings.TrimPrefix(how, "Send"))
+		}
 		if c.Deadline > 0 {
 			deadline = fmt.Sprintf("deadline +%v", c.Deadline)
 		}
-		switch {
-		case c.Reconcile:
-			fmt.Fprintf(&b, "  call %d at +%v after call %d returns: SendWithKey(its key, its payment), %s, jitter %v\n", i,
-				c.After, i-1, deadline, c.Jitter)
-			continue
-		case c.Key != "":
-			how = fmt.Sprintf("SendWithKey(%q)", c.Key)
-		}
-		fmt.Fprintf(&b, "  call %d at +%v: %s %d cents to %q, description %q, %s, jitter %v\n",
-			i, c.After, how, c.Payment.AmountCents, c.Payment.PixKey, c.Payment.Description, deadline, c.Jitter)
+		fmt.Fprintf(&b, "  call %d at +%v: %s, %s, jitter %v\n", i, c.After, how, deadline, c.Jitter)
 	}
 	return b.String()
 }
 
+// formatFaults prints faults on one line, each with the fields its kind reads.
 func formatFaults(faults []psp.Fault) string {
 	if len(faults) == 0 {
 		return "none"
 	}
-	parts := make([]string, len(faults))
-	for i, f := range faults {
+	var parts []string
+	for _, f := range faults {
+		part := strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))
 		switch f.Kind {
 		case faultStatus, faultCommitStatus, faultRedirect:
-			parts[i] = fmt.Sprintf("%s %d", f.Kind, f.Status)
+			part = fmt.Sprintf("%s %d", f.Kind, f.Status)
 			if f.RetryAfter > 0 {
-				parts[i] += fmt.Sprintf(" retry-after %v", f.RetryAfter)
+				part += fmt.Sprintf(" retry-after %v", f.RetryAfter)
 			}
 		case faultSlow, faultLate, faultDown:
-			parts[i] = fmt.Sprintf("%s %v", f.Kind, f.Duration)
-		default:
-			parts[i] = strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))
+			part = fmt.Sprintf("%s %v", f.Kind, f.Duration)
 		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -66,7 +65,10 @@ func formatFaults(faults []psp.Fault) string {
 // then the PSP's side of the wire and its books. Instants are offsets from the first call.
 func (tr Trace) String() string {
 	var b strings.Builder
-	t0 := tr.origin()
+	var t0 time.Time
+	if len(tr.Calls) > 0 {
+		t0 = slices.MinFunc(tr.Calls, func(a, b Call) int { return a.Start.Compare(b.Start) }).Start
+	}
 	at := func(t time.Time) string {
 		if t.IsZero() {
 			return "never"
@@ -74,35 +76,26 @@ func (tr Trace) String() string {
 		return "+" + t.Sub(t0).String()
 	}
 	for i, c := range tr.Calls {
-		fmt.Fprintf(&b, "call %d key %q %s→%s receipt %+v err %v\n", i, c.Key(), at(c.Start), at(c.End), c.Receipt, c.Err)
+		fmt.Fprintf(&b, "call %d key %q %s→%s receipt %+v err %v\n", i, c.Key(), at(c.Start), at(c.End), c.Receipt,
+			c.Err)
 		for j, a := range c.Attempts {
-			fmt.Fprintf(&b, "  attempt %d at %s outcome %q transient=%v wait=%v error %q\n", a.Number, at(a.At), a.Outcome,
-				a.Transient, a.Wait, a.Error)
+			fmt.Fprintf(&b, "  attempt %d at %s outcome %q transient=%v wait=%v error %q\n", a.Number, at(a.At),
+				a.Outcome, a.Transient, a.Wait, a.Error)
 			if j < len(c.Trips) {
 				t := c.Trips[j]
-				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v body err %v\n", at(t.Start),
-					at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
+				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v body err %v\n",
+					at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
 			}
 		}
 	}
 	for _, ex := range tr.Wire {
-		fmt.Fprintf(&b, "psp %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Key, ex.Status,
-			ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
+		fmt.Fprintf(&b, "psp %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Key,
+			ex.Status, ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
 	}
 	for _, s := range tr.Ledger {
-		fmt.Fprintf(&b, "ledger %s key %q %d cents at %s\n", s.EndToEndID, s.IdempotencyKey, s.AmountCents, at(s.SettledAt))
+		fmt.Fprintf(&b, "ledger %s key %q %d cents at %s\n", s.EndToEndID, s.IdempotencyKey, s.AmountCents,
+			at(s.SettledAt))
 	}
 	fmt.Fprintf(&b, "balance %d → %d cents\n", tr.BalanceStart, tr.BalanceEnd)
 	return b.String()
-}
-
-// origin is the earliest call start, the zero of the instants String prints.
-func (tr Trace) origin() time.Time {
-	var t0 time.Time
-	for _, c := range tr.Calls {
-		if t0.IsZero() || c.Start.Before(t0) {
-			t0 = c.Start
-		}
-	}
-	return t0
 }

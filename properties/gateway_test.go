@@ -13,19 +13,17 @@ import (
 	"pixretry/retry"
 )
 
-// gatewayAnswer is what a gateway in front of the PSP does with one payment request: pass it
-// on (Status 0), or answer Status itself before the PSP sees the request, with a Retry-After
-// in seconds or as an HTTP-date.
+// gatewayAnswer is what a gateway before the PSP does with one payment request. With Status 0 it
+// passes the request on. Otherwise it answers Status before the PSP sees the request.
 type gatewayAnswer struct {
 	Status     int
-	RetryAfter string // "", "seconds" or "date"
-	// After is the hint: whole seconds rounded up, or the date's offset from the answer (negative: past).
-	After      time.Duration
-	HugeHeader bool // the answer's header is longer than a client reads (a misconfigured proxy)
+	RetryAfter string        // "", "seconds" or "date"
+	After      time.Duration // the hint: whole seconds rounded up, or the date's offset (negative: past)
+	HugeHeader bool          // the header is longer than a client reads (a misconfigured proxy)
 }
 
-// gateway is an http.Handler that answers payment requests from its queue, one entry each,
-// and passes on the rest to next. It is safe for concurrent use.
+// gateway is an http.Handler that answers payment requests from its queue, one entry each. It
+// passes the rest on to next. It is safe for concurrent use.
 type gateway struct {
 	next  http.Handler
 	mu    sync.Mutex
@@ -43,28 +41,29 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
+	h := w.Header()
 	switch a.RetryAfter {
 	case "seconds":
-		w.Header().Set("Retry-After", strconv.FormatInt(int64((a.After+time.Second-1)/time.Second), 10))
+		h.Set("Retry-After", strconv.FormatInt(int64((a.After+time.Second-1)/time.Second), 10))
 	case "date":
-		w.Header().Set("Retry-After", time.Now().Add(a.After).UTC().Format(http.TimeFormat))
+		h.Set("Retry-After", time.Now().Add(a.After).UTC().Format(http.TimeFormat))
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
 	if a.HugeHeader {
-		w.Header().Set("X-Trace", strings.Repeat("x", headerLimit+1))
+		h.Set("X-Trace", strings.Repeat("x", headerLimit+1))
 	}
 	w.WriteHeader(a.Status)
 	w.Write([]byte("gateway: " + http.StatusText(a.Status) + "\n"))
 }
 
-// gatewayGen draws a gateway's answer: pass on, or any status from 400 to 599 (409, 429, 501,
-// 503 and 505 often), with no Retry-After, or one in seconds or as an HTTP-date that is past,
-// near, or beyond DelayMax.
+// gatewayGen draws a gateway's answer: pass on, or a status from 400 to 599 (409, 429, 501, 503
+// and 505 often). Its Retry-After is none, or seconds or an HTTP-date: past, near, or beyond
+// DelayMax.
 func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
-	answer := rapid.Custom(func(t *rapid.T) gatewayAnswer {
+	return rapid.OneOf(rapid.Just(gatewayAnswer{}), rapid.Custom(func(t *rapid.T) gatewayAnswer {
 		a := gatewayAnswer{
-			Status: rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 501, 503, 505})).Draw(t,
-				"gateway status"),
+			Status: rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 501, 503, 505})).
+				Draw(t, "gateway status"),
 			RetryAfter: rapid.SampledFrom([]string{"", "seconds", "date", "date"}).Draw(t, "gateway Retry-After"),
 			HugeHeader: rapid.IntRange(0, 5).Draw(t, "gateway header too long") == 0,
 		}
@@ -73,27 +72,19 @@ func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
 				durationGen(p.DelayMax+time.Second, p.DelayMax+time.Hour)).Draw(t, "gateway hint")
 		}
 		return a
-	})
-	return rapid.OneOf(rapid.Just(gatewayAnswer{}), answer)
+	}))
 }
 
-// gatewayScenarios are the runs of TestGatewayAnswersKeepInvariants: one payment and its
-// reconciliations, as in TestOnePaymentKeepsInvariants, behind a gateway that answers some
-// requests itself.
-func gatewayScenarios() *rapid.Generator[scenario] {
-	return rapid.Custom(func(t *rapid.T) scenario {
+// TestGatewayAnswersKeepInvariants: the runs of TestOnePaymentKeepsInvariants behind a gateway
+// that answers some requests itself keep every invariant. The gateway answers any status, with
+// Retry-After in seconds or as an HTTP-date, mixed with every PSP fault.
+func TestGatewayAnswersKeepInvariants(t *testing.T) {
+	var cov coverage
+	rapid.Check(t, checkScenarios(rapid.Custom(func(t *rapid.T) scenario {
 		sc := onePaymentScenarios().Draw(t, "scenario")
 		sc.Gateway = rapid.SliceOfN(gatewayGen(sc.Policy), 1, 6).Draw(t, "gateway")
 		return sc
-	})
-}
-
-// TestGatewayAnswersKeepInvariants: a gateway that answers any status before the PSP sees the
-// request, with Retry-After in seconds or as an HTTP-date (past, near, beyond DelayMax), mixed
-// with every PSP fault, keeps every invariant.
-func TestGatewayAnswersKeepInvariants(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, checkScenarios(gatewayScenarios(), &cov))
+	}), &cov))
 	t.Log(&cov)
 	cov.require(t, 100, "answer: Retry-After as an HTTP-date", "answer: header too long", "call: retried",
 		"call: settled", "call: outcome unknown")

@@ -11,8 +11,8 @@ import (
 	"pixretry/retry"
 )
 
-// invariant is one named check over a Trace. check returns nil when the invariant holds, and
-// otherwise an error naming every violation it found. Each lives in invariant_NAME_test.go.
+// invariant is one named check over a Trace. check returns nil when the invariant holds, else an
+// error naming every violation. Each lives in invariant_NAME_test.go.
 type invariant struct {
 	name  string
 	check func(Trace) error
@@ -37,8 +37,8 @@ var invariants = []invariant{
 	{"15 the breaker's counts match the wire", checkBreakerCounts},
 }
 
-// checkAll runs every invariant over tr and joins the violations, each under its invariant's
-// name; nil when all hold.
+// checkAll joins the violations of every invariant over tr, each under its invariant's name. It
+// is nil when all hold.
 func checkAll(tr Trace) error {
 	var errs []error
 	for _, inv := range invariants {
@@ -63,16 +63,14 @@ func brokenInvariants(tr Trace) []string {
 // violations collects the violations of one invariant.
 type violations []error
 
-func (v *violations) addf(format string, args ...any) {
-	*v = append(*v, fmt.Errorf(format, args...))
-}
+func (v *violations) addf(format string, args ...any) { *v = append(*v, fmt.Errorf(format, args...)) }
 
 func (v violations) err() error { return errors.Join(v...) }
 
-// The oracles below restate retry's and pix's contracts as plain rules, so that the suite does
-// not grade them with their own answers.
+// The oracles below restate retry's and pix's contracts as plain rules: the suite does not grade
+// them with their own answers.
 
-// ceilingOf is the ceiling of the wait after attempt n, min(DelayMax, DelayBase·2^(n−1)). It
+// ceilingOf is the ceiling of the wait after attempt n: min(DelayMax, DelayBase·2^(n−1)). It
 // doubles step by step and stops at DelayMax, so it cannot overflow.
 func ceilingOf(p retry.Policy, n int) time.Duration {
 	c := p.DelayBase
@@ -85,18 +83,17 @@ func ceilingOf(p retry.Policy, n int) time.Duration {
 	return min(c, p.DelayMax)
 }
 
-// transientStatus is the classification of an HTTP answer: 5xx but 501 and 505, 429 and 409
-// are worth another attempt. Every other status is final.
+// transientStatus classifies an HTTP answer. A 5xx but 501 and 505, a 429 and a 409 are worth
+// another attempt; every other status is final.
 func transientStatus(code int) bool {
 	serverError := code >= 500 && code <= 599 && code != http.StatusNotImplemented &&
 		code != http.StatusHTTPVersionNotSupported
 	return serverError || code == http.StatusTooManyRequests || code == http.StatusConflict
 }
 
-// transientTrip is the classification of a round trip: a transport failure (a lost connection,
-// the attempt's deadline) or an answer whose body was cut short is transient, but for a host
-// name that does not resolve and an answer whose header pix cannot read (unreadable). Another
-// answer is classified by its status.
+// transientTrip classifies a round trip. A transport failure (a lost connection, the attempt's
+// deadline) or a body cut short is transient, but for a name that does not resolve and an
+// unreadable header. An answer is classified by its status.
 func transientTrip(t Trip, unreadable bool) bool {
 	if _, ok := errors.AsType[*net.DNSError](t.Err); ok || unreadable {
 		return false
@@ -104,23 +101,22 @@ func transientTrip(t Trip, unreadable bool) bool {
 	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)
 }
 
-// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date taken from the
-// instant the answer arrived; 0 when there is none, or it is in the past.
+// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date from the instant
+// the answer arrived. It is 0 when there is none, or it is past.
 func hintOf(t Trip) time.Duration {
 	if date, err := http.ParseTime(t.RetryAfter); err == nil {
 		return max(date.Sub(t.End), 0)
 	}
-	n, err := strconv.Atoi(t.RetryAfter)
-	if err != nil || n <= 0 {
-		return 0
+	if n, err := strconv.Atoi(t.RetryAfter); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
 	}
-	return time.Duration(n) * time.Second
+	return 0
 }
 
 // lastOf returns the last element of s and true, or the zero value and false if s is empty.
 func lastOf[T any](s []T) (T, bool) {
-	var zero T
 	if len(s) == 0 {
+		var zero T
 		return zero, false
 	}
 	return s[len(s)-1], true

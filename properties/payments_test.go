@@ -7,25 +7,35 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestOnePaymentKeepsInvariants: one Send against any policy and any fault sequence, then up
-// to two reconciliations with SendWithKey under its key, one after the other, keep every
-// invariant. The calls never overlap, so virtual time fixes the order of every event and a
-// failure replays exactly.
-func TestOnePaymentKeepsInvariants(t *testing.T) {
-	checkPayments(t, onePaymentScenarios())
+// TestOnePaymentKeepsInvariants: one Send, under any policy and fault sequence, then up to two
+// reconciliations under its key, one after the other, keep every invariant. The calls never
+// overlap: virtual time fixes the order of every event, and a failure replays exactly.
+func TestOnePaymentKeepsInvariants(t *testing.T) { checkPayments(t, onePaymentScenarios()) }
+
+// TestInterleavedPaymentsKeepInvariants: up to five calls interleaved in virtual time keep every
+// invariant. Some are duplicate senders that share a key, with the same payment or another; some
+// reconcile the call before them. The generated start times fix which call meets which fault
+// (startGen): a failure replays.
+func TestInterleavedPaymentsKeepInvariants(t *testing.T) { checkPayments(t, interleavedScenarios()) }
+
+// TestBreakerKeepsInvariants: interleaved calls that share a real gobreaker two-step breaker,
+// drawn at random, keep every invariant, 12 to 15 on the breaker included. The breaker trips
+// after 1 to 5 consecutive failures, stays open 0 to 5 s and lets 1 to 3 probes through.
+func TestBreakerKeepsInvariants(t *testing.T) {
+	var cov coverage
+	rapid.Check(t, checkScenarios(rapid.Custom(func(t *rapid.T) scenario {
+		sc := interleavedScenarios().Draw(t, "scenario")
+		sc.Breaker = &breakerSettings{Failures: rapid.Uint32Range(1, 5).Draw(t, "breaker failures"),
+			Timeout:     msRange(0, 5000).Draw(t, "breaker timeout"),
+			MaxRequests: rapid.Uint32Range(1, 3).Draw(t, "breaker probes")}
+		return sc
+	}), &cov))
+	t.Log(&cov)
+	cov.require(t, 100, "breaker: refused a first attempt", "breaker: refused a retry",
+		"breaker: outcome unknown when refused", "breaker: counted a refusal as a success", "call: settled")
 }
 
-// TestInterleavedPaymentsKeepInvariants: up to five calls, interleaved in virtual time, some
-// of them duplicate senders sharing a key (with the same payment or another) and some
-// reconciling the call before them, keep every invariant. Which call consumes which fault
-// depends on the order in which requests arrive, which the generated start times fix (see
-// startGen): a failure replays.
-func TestInterleavedPaymentsKeepInvariants(t *testing.T) {
-	checkPayments(t, interleavedScenarios())
-}
-
-// checkPayments checks that every run of scenarios keeps every invariant, and that the runs
-// reached every event of paymentEvents.
+// checkPayments checks every run of scenarios, and that the runs reach every paymentEvents.
 func checkPayments(t *testing.T, scenarios *rapid.Generator[scenario]) {
 	var cov coverage
 	rapid.Check(t, checkScenarios(scenarios, &cov))
@@ -41,12 +51,9 @@ func interleavedScenarios() *rapid.Generator[scenario] {
 	return scenarioGen(func(balance int64) *rapid.Generator[[]callSpec] { return callsGen(balance, 5) })
 }
 
-// checkScenarios is the property: play a drawn scenario in a synctest bubble and check every
-// invariant over its trace.
-//
-// The failure message names only the broken invariants; the details and the trace go to the
-// log. rapid shrinks a counterexample only while the failure message stays the same, and the
-// details hold keys and endToEndIds that are random in every run.
+// checkScenarios is the property: it plays a drawn scenario in a synctest bubble and checks every
+// invariant over its trace. rapid shrinks only while the failure message stays the same. The
+// message names the broken invariants; the details, with their random keys, go to the log.
 func checkScenarios(gen *rapid.Generator[scenario], cov *coverage) func(*rapid.T) {
 	return func(t *rapid.T) {
 		sc := gen.Draw(t, "scenario")

@@ -3,7 +3,6 @@ package properties
 import (
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
@@ -11,7 +10,7 @@ import (
 	"pixretry/pix"
 )
 
-// breakerSettings is a breaker drawn for a run: gobreaker's two-step breaker, which trips after
+// breakerSettings is a breaker drawn for a run: gobreaker's two-step breaker. It trips after
 // Failures consecutive failures, stays open for Timeout, and lets MaxRequests probes through
 // when half-open. It runs on the clock of the run's synctest bubble.
 type breakerSettings struct {
@@ -29,12 +28,11 @@ func (s breakerSettings) newBreaker() *gobreaker.TwoStepCircuitBreaker[struct{}]
 }
 
 // Ticket is one question a call's client put to the breaker, and what came of it. The round
-// trips of the attempt it admitted are the call's Trips[TripsBefore:TripsAtDone]: the round
-// trips the call had begun when Allow was asked, and when done was called.
+// trips of the attempt it admitted are the call's Trips[TripsBefore:TripsAtDone].
 type Ticket struct {
 	Refused     error // Allow's error; nil: the attempt was admitted
-	TripsBefore int
-	TripsAtDone int   // when done was last called
+	TripsBefore int   // the round trips the call had begun when Allow was asked
+	TripsAtDone int   // the round trips the call had begun when done was last called
 	Dones       int   // how many times done was called
 	Counted     error // what done was last given: nil counts a success
 }
@@ -42,9 +40,8 @@ type Ticket struct {
 // recordingBreaker passes one call's questions on to the run's breaker and records each as a
 // Ticket. trips counts the round trips the call has begun.
 type recordingBreaker struct {
-	next  pix.Breaker
-	trips *tripCounter
-
+	next    pix.Breaker
+	trips   *attemptGuard
 	mu      sync.Mutex
 	tickets []Ticket
 }
@@ -67,32 +64,20 @@ func (b *recordingBreaker) Allow() (func(error), error) {
 	}, nil
 }
 
-// taken returns the tickets recorded so far, in order.
+// taken returns the tickets recorded so far.
 func (b *recordingBreaker) taken() []Ticket {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]Ticket(nil), b.tickets...)
 }
 
-// tripCounter counts the round trips a call's HTTP client begins, and passes them on to next.
-type tripCounter struct {
-	next http.RoundTripper
-	n    atomic.Int64
-}
-
-func (c *tripCounter) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return c.next.RoundTrip(req)
-}
-
-func (c *tripCounter) begun() int { return int(c.n.Load()) }
-
 // admittedTrips is the round trips of call c that the admitted ticket tk let through.
 func (c Call) admittedTrips(tk Ticket) []Trip {
-	return c.Trips[min(tk.TripsBefore, len(c.Trips)):min(max(tk.TripsAtDone, tk.TripsBefore), len(c.Trips))]
+	end := min(max(tk.TripsAtDone, tk.TripsBefore), len(c.Trips))
+	return c.Trips[min(tk.TripsBefore, len(c.Trips)):end]
 }
 
-// countsAsSuccess is pix.Breaker's rule over the wire: the PSP answered round trip t whole
+// countsAsSuccess is pix.Breaker's rule over the wire: the PSP answered round trip t whole,
 // with a status below 500 other than 429.
 func countsAsSuccess(t Trip) bool {
 	return t.Err == nil && t.BodyErr == nil && t.Status < 500 && t.Status != http.StatusTooManyRequests

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -17,20 +18,16 @@ type logRecord struct {
 	Attrs   map[string]slog.Value
 }
 
-// logStore is a slog.Handler that keeps every record, at every level. Handlers derived with
-// WithAttrs and WithGroup share the store. It is safe for concurrent use.
+// logStore is a slog.Handler that keeps every record, at every level. The handlers derived with
+// WithAttrs and WithGroup share its records. It is safe for concurrent use.
 type logStore struct {
-	shared *logShared
-	attrs  []slog.Attr
-	group  string // prefix for the names of attributes added from here on
+	mu      *sync.Mutex
+	records *[]logRecord
+	attrs   []slog.Attr // already prefixed
+	group   string      // the prefix of the attributes added from here on
 }
 
-type logShared struct {
-	mu      sync.Mutex
-	records []logRecord
-}
-
-func newLogStore() *logStore { return &logStore{shared: &logShared{}} }
+func newLogStore() *logStore { return &logStore{mu: new(sync.Mutex), records: new([]logRecord)} }
 
 func (h *logStore) Enabled(context.Context, slog.Level) bool { return true }
 
@@ -39,13 +36,12 @@ func (h *logStore) Handle(_ context.Context, r slog.Record) error {
 	for _, a := range h.attrs {
 		flatten(rec.Attrs, "", a)
 	}
-	r.Attrs(func(a slog.Attr) bool {
+	for a := range r.Attrs {
 		flatten(rec.Attrs, h.group, a)
-		return true
-	})
-	h.shared.mu.Lock()
-	h.shared.records = append(h.shared.records, rec)
-	h.shared.mu.Unlock()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	*h.records = append(*h.records, rec)
 	return nil
 }
 
@@ -59,18 +55,17 @@ func (h *logStore) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 func (h *logStore) WithGroup(name string) slog.Handler {
-	if name == "" {
-		return h
-	}
 	out := *h
-	out.group = h.group + name + "."
+	if name != "" {
+		out.group += name + "."
+	}
 	return &out
 }
 
 func (h *logStore) recorded() []logRecord {
-	h.shared.mu.Lock()
-	defer h.shared.mu.Unlock()
-	return slices.Clone(h.shared.records)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(*h.records)
 }
 
 // flatten adds a to attrs under prefix, resolving LogValuers and opening groups.
@@ -80,11 +75,108 @@ func flatten(attrs map[string]slog.Value, prefix string, a slog.Attr) {
 		attrs[prefix+a.Key] = v
 		return
 	}
-	inner := prefix
 	if a.Key != "" {
-		inner += a.Key + "."
+		prefix += a.Key + "."
 	}
 	for _, g := range v.Group() {
-		flatten(attrs, inner, g)
+		flatten(attrs, prefix, g)
 	}
+}
+
+// The messages of pix's log contract.
+const (
+	msgAttempt = "pix attempt"
+	msgSettled = "pix payment settled"
+	msgFailed  = "pix payment failed"
+)
+
+// parseRecords reads a call's records by pix's log contract: one "pix attempt" record per
+// attempt, then one closing record. A record that breaks it is an error: a missing attribute,
+// one of the wrong kind, a failure logged below warning, no closing record, a second one, an
+// attempt after it. Other messages are let through.
+func parseRecords(records []logRecord) (attempts []Attempt, summary *Summary, err error) {
+	for _, r := range records {
+		if summary != nil && (r.Message == msgAttempt || r.Message == msgSettled || r.Message == msgFailed) {
+			return nil, nil, fmt.Errorf("record %q after the closing record %q", r.Message, summary.Message)
+		}
+		p := attrParser{r: r}
+		switch r.Message {
+		case msgAttempt:
+			attempts = append(attempts, p.attempt())
+		case msgSettled, msgFailed:
+			summary = p.summary()
+		}
+		if p.err != nil {
+			return nil, nil, fmt.Errorf("record %q: %w", r.Message, p.err)
+		}
+	}
+	if summary == nil {
+		return nil, nil, fmt.Errorf("no closing record (%q or %q)", msgSettled, msgFailed)
+	}
+	return attempts, summary, nil
+}
+
+// attrParser reads typed attributes from a record. It keeps the first error: a missing
+// attribute or one of another kind.
+type attrParser struct {
+	r   logRecord
+	err error
+}
+
+// attempt reads a "pix attempt" record; "error" is there on failures only.
+func (p *attrParser) attempt() Attempt {
+	a := Attempt{At: p.r.Time, Number: int(p.value("attempt", slog.KindInt64).Int64()),
+		Key: p.value("key", slog.KindString).String(), Outcome: p.value("outcome", slog.KindString).String()}
+	if _, failed := p.r.Attrs["error"]; failed {
+		a.Error = p.errorText("error")
+	}
+	a.Transient = p.value("transient", slog.KindBool).Bool()
+	a.Wait = p.value("wait", slog.KindDuration).Duration()
+	a.Elapsed = p.value("elapsed", slog.KindDuration).Duration()
+	return a
+}
+
+// summary reads a closing record: settled (at any level) or failed (warning or error).
+func (p *attrParser) summary() *Summary {
+	s := &Summary{At: p.r.Time, Message: p.r.Message, Key: p.value("key", slog.KindString).String(),
+		Attempts: int(p.value("attempts", slog.KindInt64).Int64())}
+	if s.Message == msgSettled {
+		s.EndToEndID = p.value("endToEndId", slog.KindString).String()
+		s.Replayed = p.value("replayed", slog.KindBool).Bool()
+		return s
+	}
+	s.OutcomeUnknown = p.value("outcome_unknown", slog.KindBool).Bool()
+	p.errorText("error")
+	if p.err == nil && p.r.Level < slog.LevelWarn {
+		p.err = fmt.Errorf("logged at %v, want warning or error", p.r.Level)
+	}
+	return s
+}
+
+// value returns the attribute name if it is of kind. Otherwise it records the error and
+// returns the zero value of kind.
+func (p *attrParser) value(name string, kind slog.Kind) slog.Value {
+	v, ok := p.r.Attrs[name]
+	if p.err == nil && !ok {
+		p.err = fmt.Errorf("no %q attribute", name)
+	}
+	if p.err == nil && v.Kind() != kind {
+		p.err = fmt.Errorf("attribute %q is a %v, want %v", name, v.Kind(), kind)
+	}
+	if p.err != nil {
+		return zeroOf[kind]
+	}
+	return v
+}
+
+// zeroOf is the zero value of each kind the parser reads.
+var zeroOf = map[slog.Kind]slog.Value{slog.KindString: slog.StringValue(""), slog.KindInt64: slog.Int64Value(0),
+	slog.KindBool: slog.BoolValue(false), slog.KindDuration: slog.DurationValue(0)}
+
+// errorText reads an error attribute, logged as its text or as the error itself.
+func (p *attrParser) errorText(name string) string {
+	if err, ok := p.r.Attrs[name].Any().(error); ok && err != nil {
+		return err.Error()
+	}
+	return p.value(name, slog.KindString).String()
 }

@@ -14,9 +14,9 @@ import (
 	"pixretry/internal/roundtrip"
 )
 
-// wireRecorder is an http.Handler that records every request reaching next, and next's answer,
-// as an Exchange: the round trip's number the request carries in roundtrip.Header pairs it with
-// the Trip that sent it. It is safe for concurrent use. Call exchanges only after wait.
+// wireRecorder is an http.Handler that records each request reaching next, and next's answer, as
+// an Exchange. The number in roundtrip.Header pairs it with the Trip that sent it. It is safe for
+// concurrent use. Call exchanges only after wait.
 type wireRecorder struct {
 	next http.Handler
 	mu   sync.Mutex
@@ -29,9 +29,7 @@ type recorded struct {
 	done chan struct{}
 }
 
-func newWireRecorder(next http.Handler) *wireRecorder {
-	return &wireRecorder{next: next}
-}
+func newWireRecorder(next http.Handler) *wireRecorder { return &wireRecorder{next: next} }
 
 func (rec *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body) // a short read reaches psp as the truncated body it is
@@ -39,23 +37,18 @@ func (rec *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rd := &recorded{done: make(chan struct{})}
 	defer close(rd.done)
 	trip, _ := strconv.ParseInt(r.Header.Get(roundtrip.Header), 10, 64)
-	rd.ex = Exchange{
-		Trip:    trip,
-		Arrived: time.Now(),
-		Token:   strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
-		Key:     r.Header.Get("Idempotency-Key"),
-		Request: body,
-	}
+	rd.ex = Exchange{Trip: trip, Arrived: time.Now(), Key: r.Header.Get("Idempotency-Key"), Request: body,
+		Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
 	rec.mu.Lock()
 	rec.log = append(rec.log, rd)
 	rec.mu.Unlock()
 	rec.next.ServeHTTP(&answerRecorder{ResponseWriter: w, ex: &rd.ex}, r)
 }
 
-// wait returns once every handler call has returned, those that begin meanwhile included:
-// psp's slow and late faults go on after the client gives up, and a slow one commits only at
-// its end. In a synctest bubble the wait lets virtual time run to that end. (A WaitGroup would
-// not do: a handler's Add is not ordered before wait by anything the race detector can see.)
+// wait returns once every handler has returned, those that begin meanwhile included. psp's slow
+// and late faults outlive the client, and a slow one commits only at its end. In a bubble, the
+// wait lets virtual time run to that end. A WaitGroup would not do: the race detector sees
+// nothing that orders a handler's Add before wait.
 func (rec *wireRecorder) wait() {
 	for n := 0; ; {
 		rec.mu.Lock()
@@ -71,8 +64,7 @@ func (rec *wireRecorder) wait() {
 	}
 }
 
-// exchanges returns a copy of the record, in the order the handler was entered. Call it after
-// wait.
+// exchanges returns a copy of the record, in the order the handler was entered.
 func (rec *wireRecorder) exchanges() []Exchange {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -83,8 +75,8 @@ func (rec *wireRecorder) exchanges() []Exchange {
 	return out
 }
 
-// answerRecorder copies into ex what the handler writes. It passes Hijack and Flush through, and
-// Unwrap lets http.NewResponseController reach the connection's own writer.
+// answerRecorder copies into ex what the handler writes. It passes Hijack and Flush through.
+// Unwrap lets http.NewResponseController reach the connection's writer.
 type answerRecorder struct {
 	http.ResponseWriter
 	ex *Exchange

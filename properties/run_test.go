@@ -18,10 +18,10 @@ import (
 	"pixretry/retry"
 )
 
-// The PSP every run talks to.
+// The PSP every run talks to. Its keys outlive any run.
 const (
 	runToken  = "property-token"
-	runKeyTTL = 24 * time.Hour // longer than any run: no key expires mid-run
+	runKeyTTL = 24 * time.Hour
 )
 
 // scenario is one generated run: a policy, a PSP with a balance and a queue of faults, and the
@@ -31,34 +31,30 @@ type scenario struct {
 	AttemptTimeout time.Duration
 	BalanceCents   int64
 	Faults         []psp.Fault
-	// Gateway is what a gateway before the PSP does with each payment request; none: it passes all on.
-	Gateway []gatewayAnswer
-	Line    []lineStep // what the network does to the payment requests, in arrival order; none: nothing
-	Calls   []callSpec
-	Breaker *breakerSettings // the breaker every call shares; nil: none
+	Gateway        []gatewayAnswer  // a gateway's answers to the payment requests; none: it passes all on
+	Line           []lineStep       // what the network does to the payment requests; none: nothing
+	Calls          []callSpec       // in the order they are drawn
+	Breaker        *breakerSettings // the breaker every call shares; nil: none
 }
 
 // callSpec is one call of a scenario.
 type callSpec struct {
 	Payment pix.Payment
 	Key     string // SendWithKey's key; "" to Send
-	// Reconcile makes the call wait for the previous call to return and then send that call's
-	// payment again with SendWithKey under that call's key, the way a caller learns the outcome
-	// of a payment that ended in ErrOutcomeUnknown. Payment and Key are then ignored.
+	// Reconcile waits for the previous call to return and sends its payment again under its key,
+	// the way a caller settles an ErrOutcomeUnknown. Payment and Key are then ignored.
 	Reconcile bool
-	// After is when the call starts: from the start of the run, or from the return of the call it
-	// reconciles.
-	After    time.Duration
-	Deadline time.Duration // the caller's context ends this long after the call starts; 0: never
-	Jitter   []float64     // the client's draws in [0, 1), taken in a cycle
+	After     time.Duration // the start: from the run's, or from the return of the call reconciled
+	Deadline  time.Duration // the caller's context ends this long after the start; 0: never
+	Jitter    []float64     // the client's draws in [0, 1), taken in a cycle
 }
 
-// runScenario plays sc against a fresh PSP served over in-memory pipes and returns its trace,
-// once every call has returned and every PSP handler has finished (slow and late faults run
-// on after a client gives up). Call it inside a synctest bubble: time is virtual. The error
-// reports a PSP that would not start or a call whose log records break pix's log contract.
+// runScenario plays sc against a fresh PSP over in-memory pipes, inside a synctest bubble. It
+// returns once every call and every PSP handler has returned: slow and late faults outlive the
+// client. The error reports a PSP that would not start or a log that breaks pix's contract.
 func runScenario(sc scenario) (Trace, error) {
-	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents, KeyTTL: runKeyTTL})
+	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
+		KeyTTL: runKeyTTL})
 	if err != nil {
 		return Trace{}, err
 	}
@@ -66,23 +62,19 @@ func runScenario(sc scenario) (Trace, error) {
 	pipe := pipenet.NewServer(wire)
 	defer pipe.Close()
 	network := &line{steps: sc.Line}
-	// The header limit is pix's default transport's: pix must report an answer it cannot read.
+	// pix's default transport's header limit: pix must report an answer it cannot read.
 	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext),
 		MaxResponseHeaderBytes: headerLimit}
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
-	tr := Trace{
-		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
-		Distortions: distortions(sc.Faults),
-		KeyTTL:      runKeyTTL, Token: runToken, BalanceStart: srv.BalanceCents(),
-		Calls: make([]Call, len(sc.Calls)),
+	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
+		Distortions: distortions(sc.Faults), KeyTTL: runKeyTTL, Token: runToken,
+		BalanceStart: srv.BalanceCents(), Calls: make([]Call, len(sc.Calls))}
+	run := &runner{url: pipe.URL, transport: transport, line: network, sc: sc}
+	if sc.Breaker != nil {
+		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
 	}
 	var wg sync.WaitGroup
-	var numbers atomic.Int64 // the round trips of every call, numbered apart
-	var breaker pix.Breaker
-	if sc.Breaker != nil {
-		breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
-	}
 	done := make([]chan struct{}, len(sc.Calls))
 	for i, spec := range sc.Calls {
 		done[i] = make(chan struct{})
@@ -90,10 +82,9 @@ func runScenario(sc scenario) (Trace, error) {
 			defer close(done[i])
 			if spec.Reconcile {
 				<-done[i-1]
-				prev := tr.Calls[i-1]
-				spec.Payment, spec.Key = prev.Payment, reconcileKey(prev)
+				spec.Payment, spec.Key = tr.Calls[i-1].Payment, reconcileKey(tr.Calls[i-1])
 			}
-			tr.Calls[i] = runCall(pipe.URL, transport, network, &numbers, breaker, sc, spec)
+			tr.Calls[i] = run.call(spec)
 		})
 	}
 	wg.Wait()
@@ -108,79 +99,79 @@ func runScenario(sc scenario) (Trace, error) {
 	return tr, nil
 }
 
-// runCall makes one call with a client of its own (its own recorders and jitter source) that
-// shares the run's transport and line, and so its connections, and the numbering of its round
-// trips with the other calls. A breaker that is not nil is the run's, shared by every call.
-func runCall(baseURL string, transport http.RoundTripper, network *line, numbers *atomic.Int64,
-	breaker pix.Breaker, sc scenario, spec callSpec) Call {
+// runner is what the calls of a run share: the transport and the line, and so the connections;
+// the numbering of round trips; the breaker, when not nil.
+type runner struct {
+	url       string
+	transport http.RoundTripper
+	line      *line
+	numbers   atomic.Int64
+	breaker   pix.Breaker
+	sc        scenario
+}
+
+// call makes one call with a client of its own: its own recorders and jitter source.
+func (run *runner) call(spec callSpec) Call {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	wire := &lineTripper{next: &attemptGuard{next: transport, budget: sc.Policy.AttemptsMax, stop: stop}, line: network}
-	trips := &roundtrip.Recorder{Next: wire, Numbers: numbers}
-	logs := newLogStore()
-	draws := &drawSource{cycle: spec.Jitter}
-	counter := &tripCounter{next: trips}
-	client := &pix.Client{
-		BaseURL: baseURL, Token: runToken, HTTPClient: &http.Client{Transport: counter},
-		Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, Logger: slog.New(logs), Jitter: draws.next,
-	}
-	recorder := &recordingBreaker{next: breaker, trips: counter}
-	if breaker != nil {
-		client.Breaker = recorder
+	network := &lineTripper{next: run.transport, line: run.line}
+	guard := &attemptGuard{next: network, budget: run.sc.Policy.AttemptsMax, stop: stop}
+	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers}
+	logs, draws := newLogStore(), &drawSource{cycle: spec.Jitter}
+	client := &pix.Client{BaseURL: run.url, Token: runToken, HTTPClient: &http.Client{Transport: trips},
+		Policy: run.sc.Policy, AttemptTimeout: run.sc.AttemptTimeout, Logger: slog.New(logs), Jitter: draws.next}
+	breaker := &recordingBreaker{next: run.breaker, trips: guard}
+	if run.breaker != nil {
+		client.Breaker = breaker
 	}
 	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Start: time.Now()}
-	cancel := context.CancelFunc(func() {})
 	if spec.Deadline > 0 {
 		c.Deadline = c.Start.Add(spec.Deadline)
+		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, c.Deadline)
+		defer cancel()
 	}
-	defer cancel()
 	if spec.Key == "" {
 		c.Receipt, c.Err = client.Send(ctx, spec.Payment)
 	} else {
 		c.Receipt, c.Err = client.SendWithKey(ctx, spec.Key, spec.Payment)
 	}
 	c.End = time.Now()
-	c.Trips, c.Lines, c.Draws, c.Records = trips.Take(), wire.events, draws.taken(), logs.recorded()
-	c.Tickets = recorder.taken()
+	c.Trips, c.Lines, c.Draws, c.Records = trips.Take(), network.events, draws.taken(), logs.recorded()
+	c.Tickets = breaker.taken()
 	return c
 }
 
-// errPastBudget ends the context of a call whose client tried to send more requests than
-// AttemptsMax.
+// errPastBudget ends the context of a call whose client sent more requests than AttemptsMax.
 var errPastBudget = errors.New("the client sent a request past AttemptsMax")
 
-// attemptGuard passes a call's requests on to next until the call has sent budget of them. It
-// refuses the next one and ends the call's context with errPastBudget. The refused request is
-// still recorded, so invariant 1 reports the client. Without the guard, a client that never
-// stops would retry forever at the same virtual instant and hang the suite instead of failing.
+// attemptGuard counts a call's round trips and passes them on until budget have gone. It refuses
+// the next one and ends the call's context with errPastBudget. The refused request is recorded,
+// so invariant 1 reports the client. Without the guard, a client that never stops would hang
+// the suite in one virtual instant.
 type attemptGuard struct {
 	next   http.RoundTripper
 	budget int
 	stop   context.CancelCauseFunc
-
-	mu   sync.Mutex
-	sent int
+	sent   atomic.Int64
 }
 
 func (g *attemptGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	g.mu.Lock()
-	g.sent++
-	past := g.sent > g.budget
-	g.mu.Unlock()
-	if past {
-		g.stop(errPastBudget)
-		if req.Body != nil {
-			req.Body.Close() // a RoundTripper closes the body, even on error
-		}
-		return nil, errPastBudget
+	if g.sent.Add(1) <= int64(g.budget) {
+		return g.next.RoundTrip(req)
 	}
-	return g.next.RoundTrip(req)
+	g.stop(errPastBudget)
+	if req.Body != nil {
+		req.Body.Close() // a RoundTripper closes the body, even on error
+	}
+	return nil, errPastBudget
 }
 
-// reconcileKey is the key a caller would reconcile call c with: the one its
-// *pix.OutcomeUnknownError carries, else the one it used.
+// begun is how many round trips the call has begun.
+func (g *attemptGuard) begun() int { return int(g.sent.Load()) }
+
+// reconcileKey is the key to reconcile call c with: its *pix.OutcomeUnknownError's, else its own.
 func reconcileKey(c Call) string {
 	if e, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err); ok {
 		return e.Key
@@ -200,7 +191,7 @@ func slowest(faults []psp.Fault) time.Duration {
 }
 
 // drawSource hands out the draws of cycle in order, starting again at the end, and remembers
-// the draws taken. It is safe for concurrent use. cycle must not be empty.
+// them. It is safe for concurrent use. cycle must not be empty.
 type drawSource struct {
 	mu    sync.Mutex
 	cycle []float64
@@ -211,12 +202,11 @@ type drawSource struct {
 func (d *drawSource) next() float64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	u := d.cycle[len(d.took)%len(d.cycle)]
-	d.took = append(d.took, u)
-	return u
+	d.took = append(d.took, d.cycle[len(d.took)%len(d.cycle)])
+	return d.took[len(d.took)-1]
 }
 
-// taken returns the draws handed out so far, in order.
+// taken returns the draws handed out so far.
 func (d *drawSource) taken() []float64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
