@@ -1,4 +1,4 @@
-package properties_test
+package properties
 
 import (
 	"fmt"
@@ -15,15 +15,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestPSPIsLinearizable is the linearizability property of the PSP: whatever many clients
-// send at once, under several tokens and keys, with payloads that collide under a key, slow
-// faults that keep a key in flight, drop faults that lose an answer and clients that give up,
-// what each client sees is what some order of the requests, one at a time, would give under
-// keyModel. porcupine decides it. A failure names porcupine's HTML visualization of the
-// history (see failurePath).
-//
-// RAPID_CHECKS sets the number of histories (rapid's default, 100, in make test; 10000 in make
-// properties).
+// TestPSPIsLinearizable is the linearizability property of the PSP. Many clients send at once,
+// under several tokens and keys, with payloads that collide under a key. Slow faults keep a key
+// in flight, drop faults lose an answer, and some clients give up. What each client sees must be
+// what some order of the requests, one at a time, gives under keyModel. porcupine decides it. A
+// failure writes porcupine's HTML visualization of the history to failurePath. RAPID_CHECKS sets
+// the number of histories: rapid's default 100 in make test, 10000 in make properties.
 func TestPSPIsLinearizable(t *testing.T) {
 	var seen answerCounts
 	rapid.Check(t, func(t *rapid.T) {
@@ -47,9 +44,9 @@ func TestPSPIsLinearizable(t *testing.T) {
 	}
 }
 
-// TestPlantedBugsAreNotLinearizable shows that TestPSPIsLinearizable can fail: each planted bug
-// runs through the same plans, recorder and checker, and porcupine must find one of its first
-// plantedPlans histories illegal. Its visualization is written and must not be empty.
+// TestPlantedBugsAreNotLinearizable shows that TestPSPIsLinearizable can fail. Each planted bug
+// runs through the same plans, recorder and checker. porcupine must find one of its first
+// plantedPlans histories illegal, and its visualization must be written.
 func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	bugs := []struct {
 		name string
@@ -74,24 +71,23 @@ func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	}
 }
 
-// TestWrappedPSPStaysLinearizable is the control of TestPlantedBugsAreNotLinearizable: the PSP
-// behind notingStatus gives linearizable histories for the same plans, so that a planted bug
-// is illegal for its bug, not for being a wrapper.
+// TestWrappedPSPStaysLinearizable is the control of the planted bugs. The PSP behind
+// notingStatus stays linearizable on the same plans, so a planted bug is illegal for its bug,
+// not for being a wrapper.
 func TestWrappedPSPStaysLinearizable(t *testing.T) {
 	if info, n, found := firstIllegal(t, notingStatus); found {
 		t.Fatalf("history %d of the PSP behind notingStatus is illegal; see %s", n, visualize(info, failurePath()))
 	}
 }
 
-// plantedPlans is how many plans a planted bug may take to show.
-const plantedPlans = 50
+const (
+	plantedPlans = 50          // how many plans a planted bug may take to show
+	checkTimeout = time.Minute // bounds one porcupine check: Unknown is then a failure, not a hang
+)
 
-// checkTimeout bounds one porcupine check: Unknown is then a failure, not a hang.
-const checkTimeout = time.Minute
-
-// firstIllegal records the plans of TestPSPIsLinearizable, one by one, through wrap until
-// porcupine finds a history illegal. It returns that history's linearization info and how
-// many histories it checked.
+// firstIllegal records the plans of TestPSPIsLinearizable through wrap, one by one, until
+// porcupine finds a history illegal. It returns that history's linearization info and how many
+// histories it checked.
 func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine.LinearizationInfo, int, bool) {
 	plans := rapid.Custom(drawPlan)
 	for i := range plantedPlans {
@@ -110,8 +106,8 @@ func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine
 	return porcupine.LinearizationInfo{}, plantedPlans, false
 }
 
-// visualize writes porcupine's visualization of info to path and returns path, or says why it
-// could not.
+// visualize writes porcupine's visualization of info to path. It returns path, or why it could
+// not.
 func visualize(info porcupine.LinearizationInfo, path string) string {
 	if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
 		return fmt.Sprintf("no visualization: %v", err)
@@ -119,9 +115,9 @@ func visualize(info porcupine.LinearizationInfo, path string) string {
 	return path
 }
 
-// failurePath is where TestPSPIsLinearizable writes the visualization of a history that fails:
-// the file LINEARIZABILITY_HTML names, else one file per test process in the temporary
-// directory. Each failure overwrites it, so that it ends with the history rapid shrank to.
+// failurePath is where TestPSPIsLinearizable writes the visualization of a failing history: the
+// file LINEARIZABILITY_HTML names, else one file per test process in the temporary directory.
+// Each failure overwrites it, so it ends with the history rapid shrank to.
 func failurePath() string {
 	if path := os.Getenv("LINEARIZABILITY_HTML"); path != "" {
 		return path
@@ -129,14 +125,12 @@ func failurePath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("psp-linearizability-%d.html", os.Getpid()))
 }
 
-// answerCounts counts the histories, their operations and the answers of their requests, so
-// that a run shows it met every rule of keyModel.
+// answerCounts counts the histories, their operations and their requests' answers by kind.
 type answerCounts struct {
-	mu         sync.Mutex
-	histories  int
-	operations int
-	most       int
-	requests   [answerOther + 1]int
+	mu                    sync.Mutex
+	histories, operations int
+	most                  int
+	requests              [answerOther + 1]int
 }
 
 func (c *answerCounts) add(history []porcupine.Operation) {
@@ -152,31 +146,24 @@ func (c *answerCounts) add(history []porcupine.Operation) {
 	}
 }
 
-// coveredAfter is how many histories a run takes to meet every kind of answer.
-const coveredAfter = 100
+// answerNames are the answers that a run of 100 histories or more must meet: otherwise the rule
+// of keyModel that classes it went unchecked.
+var answerNames = map[answerKind]string{
+	answerFresh: "fresh answer", answerReplay: "replay", answerInUse: "409 in use",
+	answerReused: "422 reused", answerLost: "lost answer", answerNone: "client that gave up",
+}
 
-// covers fails a run of coveredAfter histories or more that never met some kind of answer: the
-// rule that classes it would then have gone unchecked.
 func (c *answerCounts) covers() error {
-	if c.histories < coveredAfter {
-		return nil
-	}
 	var missing []string
 	for kind, name := range answerNames {
 		if c.requests[kind] == 0 {
 			missing = append(missing, name)
 		}
 	}
-	if len(missing) > 0 {
+	if c.histories >= 100 && len(missing) > 0 {
 		return fmt.Errorf("%d histories met no %s", c.histories, strings.Join(missing, ", no "))
 	}
 	return nil
-}
-
-// answerNames are the answers a run must meet.
-var answerNames = map[answerKind]string{
-	answerFresh: "fresh answer", answerReplay: "replay", answerInUse: "409 in use",
-	answerReused: "422 reused", answerLost: "lost answer", answerNone: "client that gave up",
 }
 
 func (c *answerCounts) String() string {
