@@ -11,10 +11,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestSameKeyBurstSettlesOnce is the concurrency property. From 2 to 16 goroutines send a payment
-// under one key at the same virtual instant, some with another payload, maybe behind a slow fault
-// that keeps the first request in flight. judgeBurst checks every answer. Exactly one settlement
-// follows, and the PSP matches pspModel. Run under -race, it is also the PSP's data-race test.
+// TestSameKeyBurstSettlesOnce: 2 to 16 goroutines send under one key at the same virtual instant,
+// some with another payload, maybe behind a slow fault. judgeBurst checks every answer. Exactly one
+// settlement follows, and the PSP matches pspModel. Under -race it is the PSP's data-race test.
 func TestSameKeyBurstSettlesOnce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		const balance = 100_000
@@ -33,10 +32,9 @@ func TestSameKeyBurstSettlesOnce(t *testing.T) {
 	})
 }
 
-// TestSameKeySendersKeepInvariants: 2 to 5 pix clients call SendWithKey with one key at the same
-// virtual instant, under any policy and faults, some with another payment. Every invariant holds.
-// The scheduler orders the requests here (that is the point), so rapid may call a failure flaky
-// when it cannot replay it. The trace in the log is then the evidence.
+// TestSameKeySendersKeepInvariants: 2 to 5 pix clients call SendWithKey with one key at once, some
+// with another payment. Every invariant holds. The scheduler orders the requests, so rapid may call
+// a failure flaky: the trace in the log is then the evidence.
 func TestSameKeySendersKeepInvariants(t *testing.T) {
 	checkPayments(t, scenarioGen(func(balance int64) *rapid.Generator[[]callSpec] {
 		return rapid.Custom(func(t *rapid.T) []callSpec {
@@ -73,8 +71,7 @@ type timedReply struct {
 	At time.Time
 }
 
-// burst sends payloads[i] from goroutine i, all under token and key, at the same virtual instant.
-// It returns the replies in the order of payloads. Call it inside a synctest bubble.
+// burst sends payloads[i] from goroutine i under token and key, all at the same virtual instant.
 func burst(client *http.Client, baseURL, token, key string, payloads []payload) []timedReply {
 	replies := make([]timedReply, len(payloads))
 	var ready, done sync.WaitGroup
@@ -94,11 +91,9 @@ func burst(client *http.Client, baseURL, token, key string, payloads []payload) 
 	return replies
 }
 
-// judgeBurst checks the replies to a same-key burst under keyModel, from known, the key's state
-// before the burst. It returns the index of the one request processed afresh, or -1 if the key
-// was complete. All requests start at once, so the replies are legal if and only if this order
-// is: the fresh request's reserve, every 409, its commit, then the others. A transport error is
-// illegal: no fault here closes a connection.
+// judgeBurst checks a burst's replies under keyModel from known, and returns the index of the
+// request processed afresh (-1 for none). All start at once, so the replies are legal if and only
+// if this order is: the fresh reserve, every 409, its commit, the rest. No fault here drops.
 func judgeBurst(replies []timedReply, payloads []payload, known keyState) (int, error) {
 	outs, winner := make([]keyOutput, len(replies)), -1
 	for i, r := range replies {

@@ -9,13 +9,9 @@ import (
 	"sync"
 )
 
-// The planted bugs of the linearizability check. Each wraps the real PSP and breaks one rule of
-// keyModel, as a PSP could. TestPlantedBugsAreNotLinearizable requires each to come out illegal.
-
-// nonAtomicReserve is a PSP whose check that a key is new and reservation of the key are two
-// steps. It remembers a key only once an answer under it is out. It sends a key it does not
-// remember to the PSP under a key of its own. So requests that arrive while the first is in
-// flight pass the check too, and each of them settles.
+// nonAtomicReserve is a planted bug: checking that a key is new and reserving it are two steps.
+// A key is remembered once an answer under it is out, so each request that arrives while the first
+// is in flight is sent under a new inner key, and settles.
 func nonAtomicReserve(next http.Handler) http.Handler {
 	var (
 		mu       sync.Mutex
@@ -44,9 +40,8 @@ func nonAtomicReserve(next http.Handler) http.Handler {
 	})
 }
 
-// replayAcrossPayloads is a PSP that stores answers by key alone. It sends every request under a
-// key with the body of the first request under that key. So another payload gets the first
-// payload's answer (or its 409) instead of 422 idempotency_key_reused.
+// replayAcrossPayloads is a planted bug: answers stored by key alone. Every request goes out with
+// the first body seen under its key, so another payload gets the first one's answer, not 422.
 func replayAcrossPayloads(next http.Handler) http.Handler {
 	var (
 		mu    sync.Mutex
@@ -72,16 +67,14 @@ func replayAcrossPayloads(next http.Handler) http.Handler {
 	})
 }
 
-// conflictAfterCompletion is a PSP that still takes a completed key for one in flight: every
-// replay goes out as 409 idempotency_key_in_use.
+// conflictAfterCompletion is a planted bug: every replay goes out as 409 idempotency_key_in_use.
 func conflictAfterCompletion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(&replayAsInUse{ResponseWriter: w}, r)
 	})
 }
 
-// notingStatus is the control of the planted bugs: the PSP behind nonAtomicReserve's
-// statusWriter, otherwise untouched.
+// notingStatus is the planted bugs' control: the PSP behind nonAtomicReserve's statusWriter.
 func notingStatus(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(&statusWriter{ResponseWriter: w}, r)
@@ -102,8 +95,7 @@ func (w *statusWriter) WriteHeader(status int) {
 // Unwrap lets a drop fault take the connection (http.ResponseController).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// replayAsInUse answers 409 idempotency_key_in_use instead of a replay, and passes any other
-// answer on.
+// replayAsInUse answers 409 idempotency_key_in_use instead of a replay.
 type replayAsInUse struct {
 	http.ResponseWriter
 	hidden bool

@@ -11,14 +11,6 @@ import (
 // spans [call, ret]. A client that gave up has no ret.
 func TestKeyModelDecidesSmallHistories(t *testing.T) {
 	const paid, other, legal, illegal = "100.00", "250.00", porcupine.Ok, porcupine.Illegal
-	type request = []porcupine.Operation
-	// answered is request req of valor on token-a and key k, as the recorder writes it down.
-	answered := func(kind answerKind) func(req int, valor string, call, ret int64, answer string) request {
-		return func(req int, valor string, call, ret int64, answer string) request {
-			in := keyInput{ID: scope{"token-a", "k"}, Request: req, Payload: payload{Valor: valor}}
-			return operations(req, in, keyOutput{Kind: kind, Answer: answer}, call, ret)
-		}
-	}
 	fresh, replayed, inUse, reused := answered(answerFresh), answered(answerReplay), answered(answerInUse),
 		answered(answerReused)
 	lost, gaveUp, outside := answered(answerLost), answered(answerNone), answered(answerOther)
@@ -73,5 +65,16 @@ func TestKeyModelDecidesSmallHistories(t *testing.T) {
 				t.Errorf("CheckOperations() = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// request is a request of a hand-built history: its operations as the recorder writes them.
+type request = []porcupine.Operation
+
+// answered builds request req of valor on token-a and key k, answered with kind.
+func answered(kind answerKind) func(req int, valor string, call, ret int64, answer string) request {
+	return func(req int, valor string, call, ret int64, answer string) request {
+		in := keyInput{ID: scope{"token-a", "k"}, Request: req, Payload: payload{Valor: valor}}
+		return operations(req, in, keyOutput{Kind: kind, Answer: answer}, call, ret)
 	}
 }

@@ -2,39 +2,28 @@ package properties
 
 import (
 	"fmt"
-	"hash/fnv"
-	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
 
-// keyModel is the sequential contract of one token and key. porcupine checks the PSP's
-// histories against it, and judgeBurst checks a burst's replies. A key starts free. The first
-// request that takes it reserves it (in flight). That request then completes the key with its
-// answer, a settlement (201) or a refusal (422 insufficient_funds). The same payload then gets
-// that answer again, byte for byte, marked as a replay. The same payload gets 409 only while
-// the key is in flight. Another payload gets 422 idempotency_key_reused once the key is taken.
-// No other answer to a payment request is allowed.
+// keyModel is the sequential contract of one token and key, for porcupine and judgeBurst. A key
+// starts free. The first request reserves it (in flight), then completes it with its answer: 201,
+// or 422 insufficient_funds. The same payload then gets that answer, byte for byte, as a replay.
+// The same payload gets 409 only while the key is in flight. Another payload gets 422
+// idempotency_key_reused once the key is taken. No other answer is allowed.
 //
-// A fresh answer is two operations over the same interval, its reserve and its commit, so that
-// a 409 can fall between them. A request without an answer may or may not have taken effect.
-// It takes the key if it finds the key free, and changes nothing if it finds the key taken. An
-// answer lost in transit (a drop fault) was lost after processing, so its steps lie within the
-// request. A client that gave up has no return time: porcupine may place its steps after
-// everything else.
-//
-// Keys are independent, so the model is partitioned by token and key. The balance is shared by
-// all keys and stays outside: any first request may settle or be refused.
+// A fresh answer is two operations over its interval, a reserve and a commit, so that a 409 can
+// fall between them. A request without an answer takes the key if it finds it free, and changes
+// nothing otherwise. A drop loses the answer after processing, so its steps lie within the
+// request. A client that gave up has no return time: its steps may come after everything else.
+// Keys are independent, so the model is partitioned by token and key. The shared balance stays
+// outside: any first request may settle or be refused.
 var keyModel = porcupine.Model{
 	Partition: partitionByKey,
 	Init:      func() any { return keyState{} },
 	Step: func(state, input, output any) (bool, any) {
 		return stepKey(state.(keyState), input.(keyInput), output.(keyOutput))
 	},
-	DescribeOperation: func(input, output any) string {
-		return describeKeyOp(input.(keyInput), output.(keyOutput))
-	},
-	DescribeState: func(state any) string { return state.(keyState).String() },
 }
 
 // keyStep is the part of a request that an operation stands for.
@@ -161,37 +150,4 @@ func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
 		parts[i] = append(parts[i], op)
 	}
 	return parts
-}
-
-func (s keyState) String() string {
-	switch s.Phase {
-	case keyInFlight:
-		return fmt.Sprintf("in flight: request %d, %v", s.Owner, s.Payload)
-	case keyComplete:
-		return fmt.Sprintf("complete: %v -> %s", s.Payload, tagAnswer(s.Answer))
-	}
-	return "free"
-}
-
-// describeKeyOp is an operation in porcupine's visualization.
-func describeKeyOp(in keyInput, out keyOutput) string {
-	step := [...]string{stepReserve: "reserve", stepCommit: "commit", stepObserve: "send"}[in.Step]
-	got := [...]string{
-		answerFresh: tagAnswer(out.Answer), answerReplay: "replay " + tagAnswer(out.Answer),
-		answerInUse: "409 in use", answerReused: "422 reused", answerLost: "lost", answerNone: "gave up",
-		answerOther: "other: " + out.Answer,
-	}[out.Kind]
-	return fmt.Sprintf("%s/%s #%d %s %v -> %s", in.ID.token, in.ID.key, in.Request, step, in.Payload, got)
-}
-
-// tagAnswer is a stored answer in a visualization: its status and a hash of the whole, so that
-// a reader sees whether a replay is the answer stored.
-func tagAnswer(a string) string {
-	if a == "" {
-		return "unknown"
-	}
-	h := fnv.New32a()
-	h.Write([]byte(a))
-	status, _, _ := strings.Cut(a, " ")
-	return fmt.Sprintf("%s [%08x]", status, h.Sum32())
 }

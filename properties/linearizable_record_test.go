@@ -17,10 +17,6 @@ import (
 	"pixretry/psp"
 )
 
-// A history is recorded from clients that send payments at once, each in its own goroutine,
-// through the real psp handler over in-memory pipes, in a synctest bubble. Pauses, slow faults
-// and client timeouts run in virtual time.
-
 // linPlan is a history to record: what each client sends, in order.
 type linPlan struct {
 	BalanceCents int64
@@ -37,9 +33,7 @@ type linSend struct {
 	Timeout time.Duration // how long the client waits for the answer; 0 means as long as it takes
 }
 
-// The world of a history. Few keys and amounts make requests collide under a key, with the same
-// payload and with another. The balance refuses some payments. Payloads under a key differ by
-// valor.
+// Few keys and amounts make requests collide under a key, with the same payload and another.
 var (
 	linTokens  = []string{"token-a", "token-b"}
 	linKeys    = []string{"k1", "k2", "k3"}
@@ -77,8 +71,8 @@ func drawSend(t *rapid.T) linSend {
 	return s
 }
 
-// recordHistory sends plan to wrap(PSP), or to the PSP itself if wrap is nil, and returns the
-// history that porcupine checks. Call it inside a synctest bubble.
+// recordHistory sends plan from one goroutine per client to wrap(PSP), or to the PSP if wrap is
+// nil, over in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are virtual.
 func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
 	srv, err := psp.NewServer(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents})
 	if err != nil {
@@ -119,8 +113,7 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 	return rec.history, nil
 }
 
-// recorder sends requests and records each: when it was sent and when its answer came back, on a
-// logical clock that every client shares, and what came back.
+// recorder records each request's call and return on a logical clock shared by all clients.
 type recorder struct {
 	client   *http.Client
 	base     string
@@ -130,12 +123,8 @@ type recorder struct {
 	history  []porcupine.Operation
 }
 
-// never is the return time of a request without an answer: it may take effect at any time.
-const never = math.MaxInt64
-
-// send sends s for client and records it. A request whose client's patience ran out is one the
-// client gave up, whatever the error says. Any other request without an answer lost it after
-// processing: no other fault here closes a connection.
+// send sends s for client and records it. A request without an answer was given up if its timeout
+// ran out, else lost after processing: no other fault here closes a connection.
 func (r *recorder) send(client int, s linSend) {
 	ctx, cancel := context.WithCancel(context.Background())
 	if s.Timeout > 0 {
@@ -155,11 +144,11 @@ func (r *recorder) send(client int, s linSend) {
 	r.history = append(r.history, operations(client, in, out, call, ret)...)
 }
 
-// operations are the porcupine operations of one request: a reserve and a commit for a fresh
-// answer or none, one observation for any other, and no return time when the client gave up.
+// operations are a request's operations: a reserve and a commit for a fresh answer or none, else
+// an observation. A request given up never returns, so it may take effect at any time.
 func operations(client int, in keyInput, out keyOutput, call, ret int64) []porcupine.Operation {
 	if out.Kind == answerNone {
-		ret = never
+		ret = math.MaxInt64
 	}
 	op := func(step keyStep) porcupine.Operation {
 		in.Step = step

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -15,12 +14,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestPSPIsLinearizable is the linearizability property of the PSP. Many clients send at once,
-// under several tokens and keys, with payloads that collide under a key. Slow faults keep a key
-// in flight, drop faults lose an answer, and some clients give up. What each client sees must be
-// what some order of the requests, one at a time, gives under keyModel. porcupine decides it. A
-// failure writes porcupine's HTML visualization of the history to failurePath. RAPID_CHECKS sets
-// the number of histories: rapid's default 100 in make test, 10000 in make properties.
+// TestPSPIsLinearizable: many clients send at once under several tokens and keys, with payloads
+// that collide under a key. Slow faults keep a key in flight, drops lose answers, some clients
+// give up. What the clients see must be what some order of the requests gives under keyModel. A
+// failure writes porcupine's visualization to failurePath. RAPID_CHECKS sets the number of
+// histories: 100 in make test, 10000 in make properties.
 func TestPSPIsLinearizable(t *testing.T) {
 	var seen answerCounts
 	rapid.Check(t, func(t *rapid.T) {
@@ -44,9 +42,8 @@ func TestPSPIsLinearizable(t *testing.T) {
 	}
 }
 
-// TestPlantedBugsAreNotLinearizable shows that TestPSPIsLinearizable can fail. Each planted bug
-// runs through the same plans, recorder and checker. porcupine must find one of its first
-// plantedPlans histories illegal, and its visualization must be written.
+// TestPlantedBugsAreNotLinearizable: each planted bug, through the same plans, recorder and
+// checker, gives an illegal history among the first plantedPlans, with a visualization.
 func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	bugs := []struct {
 		name string
@@ -71,9 +68,8 @@ func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	}
 }
 
-// TestWrappedPSPStaysLinearizable is the control of the planted bugs. The PSP behind
-// notingStatus stays linearizable on the same plans, so a planted bug is illegal for its bug,
-// not for being a wrapper.
+// TestWrappedPSPStaysLinearizable: behind notingStatus the PSP stays linearizable on the same
+// plans, so a planted bug is illegal for its bug, not for being a wrapper.
 func TestWrappedPSPStaysLinearizable(t *testing.T) {
 	if info, n, found := firstIllegal(t, notingStatus); found {
 		t.Fatalf("history %d of the PSP behind notingStatus is illegal; see %s", n, visualize(info, failurePath()))
@@ -85,9 +81,8 @@ const (
 	checkTimeout = time.Minute // bounds one porcupine check: Unknown is then a failure, not a hang
 )
 
-// firstIllegal records the plans of TestPSPIsLinearizable through wrap, one by one, until
-// porcupine finds a history illegal. It returns that history's linearization info and how many
-// histories it checked.
+// firstIllegal records plans through wrap until porcupine finds one illegal. It returns its
+// linearization info and how many histories it checked.
 func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine.LinearizationInfo, int, bool) {
 	plans := rapid.Custom(drawPlan)
 	for i := range plantedPlans {
@@ -106,8 +101,7 @@ func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine
 	return porcupine.LinearizationInfo{}, plantedPlans, false
 }
 
-// visualize writes porcupine's visualization of info to path. It returns path, or why it could
-// not.
+// visualize writes porcupine's visualization of info to path, and returns path or an error.
 func visualize(info porcupine.LinearizationInfo, path string) string {
 	if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
 		return fmt.Sprintf("no visualization: %v", err)
@@ -115,9 +109,8 @@ func visualize(info porcupine.LinearizationInfo, path string) string {
 	return path
 }
 
-// failurePath is where TestPSPIsLinearizable writes the visualization of a failing history: the
-// file LINEARIZABILITY_HTML names, else one file per test process in the temporary directory.
-// Each failure overwrites it, so it ends with the history rapid shrank to.
+// failurePath is the file LINEARIZABILITY_HTML names, else one per test process in the temporary
+// directory. Each failure overwrites it, so it ends with the history rapid shrank to.
 func failurePath() string {
 	if path := os.Getenv("LINEARIZABILITY_HTML"); path != "" {
 		return path
@@ -125,51 +118,42 @@ func failurePath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("psp-linearizability-%d.html", os.Getpid()))
 }
 
-// answerCounts counts the histories, their operations and their requests' answers by kind.
+// answerCounts counts the histories, their operations, and their requests' answers by kind.
 type answerCounts struct {
-	mu                    sync.Mutex
-	histories, operations int
-	most                  int
-	requests              [answerOther + 1]int
+	mu                          sync.Mutex
+	histories, operations, most int
+	requests                    [answerOther]int
 }
+
+// answerNames are the answers that a run of 100 histories or more must meet, lest the rule of
+// keyModel that classes one go unchecked.
+var answerNames = [answerOther]string{"fresh", "replayed", "409 in use", "422 reused", "lost", "given up"}
 
 func (c *answerCounts) add(history []porcupine.Operation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.histories++
-	c.operations += len(history)
-	c.most = max(c.most, len(history))
+	c.histories, c.operations, c.most = c.histories+1, c.operations+len(history), max(c.most, len(history))
 	for _, op := range history {
-		if op.Input.(keyInput).Step != stepCommit {
-			c.requests[op.Output.(keyOutput).Kind]++
+		if kind := op.Output.(keyOutput).Kind; op.Input.(keyInput).Step != stepCommit && kind < answerOther {
+			c.requests[kind]++
 		}
 	}
-}
-
-// answerNames are the answers that a run of 100 histories or more must meet: otherwise the rule
-// of keyModel that classes it went unchecked.
-var answerNames = map[answerKind]string{
-	answerFresh: "fresh answer", answerReplay: "replay", answerInUse: "409 in use",
-	answerReused: "422 reused", answerLost: "lost answer", answerNone: "client that gave up",
 }
 
 func (c *answerCounts) covers() error {
-	var missing []string
-	for kind, name := range answerNames {
-		if c.requests[kind] == 0 {
-			missing = append(missing, name)
+	for kind, n := range c.requests {
+		if n == 0 && c.histories >= 100 {
+			return fmt.Errorf("%d histories met no %s request", c.histories, answerNames[kind])
 		}
-	}
-	if c.histories >= 100 && len(missing) > 0 {
-		return fmt.Errorf("%d histories met no %s", c.histories, strings.Join(missing, ", no "))
 	}
 	return nil
 }
 
 func (c *answerCounts) String() string {
-	r := c.requests
-	return fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests: %d fresh, "+
-		"%d replayed, %d 409 in use, %d 422 reused, %d answers lost, %d given up", c.histories,
-		c.operations/max(c.histories, 1), c.most, r[answerFresh], r[answerReplay], r[answerInUse], r[answerReused],
-		r[answerLost], r[answerNone])
+	s := fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests:", c.histories,
+		c.operations/max(c.histories, 1), c.most)
+	for kind, n := range c.requests {
+		s += fmt.Sprintf(" %d %s", n, answerNames[kind])
+	}
+	return s
 }

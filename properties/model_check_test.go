@@ -13,8 +13,7 @@ import (
 // The checks of TestPSPMatchesModel. A t.Fatalf message holds no endToEndId: rapid shrinks only
 // while the failure message stays the same.
 
-// fresh sends p under sc, a key with no live answer, with fault f queued for it (the zero Fault
-// for none). It checks the reply and commits it to the model.
+// fresh sends p under sc, a key with no live answer, with fault f queued (the zero Fault for none).
 func (mc *pspMachine) fresh(t *rapid.T, sc scope, p payload, f psp.Fault) {
 	start := time.Now()
 	r := mc.post(sc, p)
@@ -37,8 +36,7 @@ func (mc *pspMachine) fresh(t *rapid.T, sc scope, p payload, f psp.Fault) {
 	mc.learn(t, sc, r.Body)
 }
 
-// replay sends the payload stored under sc, a live key, again with fault f queued for it. The
-// stored answer must come back byte for byte.
+// replay sends sc's stored payload again, with fault f queued: the stored answer, byte for byte.
 func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 	k := mc.m.keys[sc]
 	start := time.Now()
@@ -64,9 +62,8 @@ func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
 	}
 }
 
-// struckFirst reports whether the request sent at start met a fault that strikes before any
-// processing: an open down window, reset, down or status. It checks the reply, and records a
-// new down window in the model.
+// struckFirst checks a request sent at start that met a fault striking before any processing (an
+// open down window, reset, down, status), and reports whether it did.
 func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fault) bool {
 	switch {
 	case mc.m.down(start) || f.Kind == faultReset || f.Kind == faultDown:
@@ -90,9 +87,8 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 	return false
 }
 
-// learn checks body, the first answer seen for sc, and records it in the model. A 201 must be the
-// receipt of the payment at its commit instant, with an endToEndId never answered before. A 422
-// must be insufficient_funds.
+// learn checks body, the first answer seen for sc, and records it. A 201 is the receipt of the
+// commit, with a new endToEndId. A 422 is insufficient_funds.
 func (mc *pspMachine) learn(t *rapid.T, sc scope, body []byte) {
 	k := mc.m.keys[sc]
 	if k.status == 422 {
@@ -121,8 +117,8 @@ func wantClosed(t *rapid.T, r reply) {
 	}
 }
 
-// wantElapsed checks that the answer took exactly as long as fault f holds it. A late fault holds
-// every answer. A slow fault holds only a fresh payment: a replay is answered before it waits.
+// wantElapsed checks the answer took exactly as long as f holds it: a late fault any answer, a
+// slow one only a fresh payment.
 func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, replay bool) {
 	var want time.Duration
 	if f.Kind == faultLate || f.Kind == faultSlow && !replay {
@@ -133,10 +129,8 @@ func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, replay bool) {
 	}
 }
 
-// burst sends base from 2 to n goroutines under sc at the same instant, some with another
-// payload, maybe behind a slow fault that keeps the first request in flight. A live key's
-// payload replaces base. judgeBurst checks the replies, and the model commits the request
-// processed afresh.
+// burst sends base (a live key's payload instead) from 2 to n goroutines under sc at once, some
+// with another payload, maybe behind a slow fault. The request processed afresh is committed.
 func (mc *pspMachine) burst(t *rapid.T, sc scope, base payload, n int) {
 	if mc.m.down(time.Now()) {
 		t.Skip("the PSP is down")
@@ -163,8 +157,7 @@ func (mc *pspMachine) burst(t *rapid.T, sc scope, base payload, n int) {
 	}
 }
 
-// check compares the PSP with the model: the balance, the ledger (with the endToEndIds that
-// answers have shown) and, unless the PSP is down, every live key's stored answer, replayed.
+// check compares the balance, the ledger and, unless the PSP is down, each live key's replay.
 func (mc *pspMachine) check(t *rapid.T) {
 	if got, want := mc.srv.BalanceCents(), mc.m.balance; got != want {
 		t.Fatalf("BalanceCents() = %d, model %d", got, want)

@@ -9,8 +9,7 @@ import (
 	"time"
 )
 
-// pspModel is the PSP's state as the contract says it should be: the balance, the ledger, and per
-// token and key the payment and its stored answer.
+// pspModel is the PSP's state as the contract says: balance, ledger, and answers per key.
 type pspModel struct {
 	start     int64 // the starting balance, in cents
 	balance   int64
@@ -64,8 +63,8 @@ func (m *pspModel) liveScopes(now time.Time) []scope {
 // down reports whether a down window is open at now.
 func (m *pspModel) down(now time.Time) bool { return now.Before(m.downUntil) }
 
-// commit is the PSP's commit of p under sc at now: a settlement if the balance allows it, else a
-// stored refusal. It returns the status to expect.
+// commit settles p under sc at now if the balance allows it, else stores a refusal. It returns
+// the status to expect.
 func (m *pspModel) commit(sc scope, p payload, now time.Time) int {
 	status := 422
 	if p.cents() <= m.balance {
@@ -97,8 +96,7 @@ func (k *modelKey) state() keyState {
 	return s
 }
 
-// otherPayload differs from p in its description alone: the smallest change a client reusing a
-// key can make.
+// otherPayload differs from p in its description alone.
 func otherPayload(p payload) payload {
 	if p.InfoPagador == "" {
 		p.InfoPagador = "outro"

@@ -12,17 +12,15 @@ import (
 	"pixretry/psp"
 )
 
-// The model test's world: two tokens (keys are scoped per token) share a few keys, so keys
-// collide across tokens, expire, and get reused.
+// Two tokens share a few keys, so keys collide across tokens, expire, and get reused.
 var (
 	modelTokens  = []string{"token-a", "token-b"}
 	modelKeys    = []string{"k1", "k2", "k3", "k4"}
 	modelPixKeys = []string{"12345678901", "pix@example.com", "+5511987654321"}
 )
 
-// TestPSPMatchesModel drives the PSP with random actions and compares it after each with
-// pspModel, a model written from the contract: the ledger, the balance, and every stored answer,
-// which a replay must return byte for byte.
+// TestPSPMatchesModel drives the PSP with random actions, and after each compares its ledger,
+// balance and stored answers (replayed byte for byte) with pspModel, written from the contract.
 func TestPSPMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
@@ -43,7 +41,6 @@ func TestPSPMatchesModel(t *testing.T) {
 	})
 }
 
-// pspMachine is the state of one model-based run.
 type pspMachine struct {
 	srv    *psp.Server
 	client *http.Client
@@ -64,8 +61,7 @@ func newPSPMachine(t *rapid.T, balance int64, ttl time.Duration) *pspMachine {
 		seen: map[string]bool{}}
 }
 
-// payloadGen draws a valid payment for a payer that started with balance: affordable, at the
-// edge, or beyond it.
+// payloadGen draws a valid payment: affordable from balance, at the edge, or beyond it.
 func payloadGen(balance int64) *rapid.Generator[payload] {
 	return rapid.Custom(func(t *rapid.T) payload {
 		return payload{
@@ -76,7 +72,6 @@ func payloadGen(balance int64) *rapid.Generator[payload] {
 	})
 }
 
-// burstAny is a burst of up to 8 requests under any token and key, free or live.
 func (mc *pspMachine) burstAny(t *rapid.T) {
 	sc := scope{rapid.SampledFrom(modelTokens).Draw(t, "token"), rapid.SampledFrom(modelKeys).Draw(t, "key")}
 	mc.burst(t, sc, payloadGen(mc.m.start).Draw(t, "payload"), 8)
@@ -111,15 +106,13 @@ func (mc *pspMachine) post(sc scope, p payload) reply {
 	return post(context.Background(), mc.client, mc.url, sc.token, sc.key, p)
 }
 
-// send pays a drawn payload under a key with no live answer: processed afresh.
 func (mc *pspMachine) send(t *rapid.T) {
 	mc.fresh(t, mc.freeScope(t), payloadGen(mc.m.start).Draw(t, "payload"), psp.Fault{})
 }
 
-// duplicate sends a live key's payload again: its stored answer, replayed.
 func (mc *pspMachine) duplicate(t *rapid.T) { mc.replay(t, mc.liveScope(t), psp.Fault{}) }
 
-// reuse sends another payload under a live key: 422 idempotency_key_reused, and nothing changes.
+// reuse sends another payload under a live key: 422 idempotency_key_reused.
 func (mc *pspMachine) reuse(t *rapid.T) {
 	sc := mc.liveScope(t)
 	r := mc.post(sc, otherPayload(mc.m.keys[sc].payload))
@@ -140,15 +133,13 @@ func (mc *pspMachine) advance(t *rapid.T) {
 		"advance by"))
 }
 
-// reset resets the PSP, and the model with it.
 func (mc *pspMachine) reset(*rapid.T) {
 	mc.srv.Reset()
 	mc.m = newPSPModel(mc.m.start, mc.m.ttl)
 }
 
-// fault queues a drawn fault and sends the request that takes it: a fresh payment, or a replay
-// of a live key (late and drop act on replays too). A request consumes no fault while the PSP is
-// down, so the action waits for the window to close.
+// fault queues a fault, then sends a fresh payment or a replay to take it. A request takes no fault
+// while the PSP is down, so the action waits for the window to close.
 func (mc *pspMachine) fault(t *rapid.T) {
 	if mc.m.down(time.Now()) {
 		t.Skip("the PSP is down: the fault would stay queued")

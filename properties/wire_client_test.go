@@ -36,8 +36,7 @@ type reply struct {
 	Err        error
 }
 
-// post sends p under token and key to the PSP behind client and reads the whole answer. It is
-// a plain HTTP client: no retry, no pix, and no silent resend by net/http.
+// post sends p under token and key and reads the whole answer: no retry, no silent resend.
 func post(ctx context.Context, client *http.Client, baseURL, token, key string, p payload) reply {
 	body, err := json.Marshal(p)
 	if err != nil {
@@ -87,8 +86,7 @@ type receiptBody struct {
 // alphanumerics.
 var endToEndPattern = regexp.MustCompile(`^E[0-9]{8}[0-9]{12}[0-9A-Za-z]{11}$`)
 
-// wantReceipt decodes body and reports whether it is the receipt of p settled at settledAt. The
-// endToEndId must have the contract's shape and hold settledAt's minute.
+// wantReceipt reports whether body is the receipt of p settled at settledAt.
 func wantReceipt(body []byte, p payload, settledAt time.Time) (receiptBody, bool) {
 	var got receiptBody
 	if err := json.Unmarshal(body, &got); err != nil {
