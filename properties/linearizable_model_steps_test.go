@@ -14,6 +14,7 @@ func TestKeyModelDecidesSmallHistories(t *testing.T) {
 	fresh, replayed, inUse, reused := answered(answerFresh), answered(answerReplay), answered(answerInUse),
 		answered(answerReused)
 	lost, gaveUp, outside := answered(answerLost), answered(answerNone), answered(answerOther)
+	h := func(requests ...request) []request { return requests }
 	onTokenB := func(ops request) request {
 		for i := range ops {
 			in := ops[i].Input.(keyInput)
@@ -27,33 +28,25 @@ func TestKeyModelDecidesSmallHistories(t *testing.T) {
 		requests []request
 		want     porcupine.CheckResult
 	}{
-		{"a fresh answer, then its replay", []request{fresh(1, paid, 1, 2, "201 a"), replayed(2, paid, 3, 4, "201 a")},
-			legal},
-		{"a replay of another answer", []request{fresh(1, paid, 1, 2, "201 a"), replayed(2, paid, 3, 4, "201 b")}, illegal},
-		{"a replay to another payload", []request{fresh(1, paid, 1, 2, "201 a"), replayed(2, other, 3, 4, "201 a")},
-			illegal},
-		{"a replay that nobody stored", []request{replayed(1, paid, 1, 2, "201 a")}, illegal},
-		{"two fresh answers at once", []request{fresh(1, paid, 1, 4, "201 a"), fresh(2, paid, 2, 3, "201 b")}, illegal},
-		{"409 while the first request is in flight", []request{fresh(1, paid, 1, 4, "201 a"), inUse(2, paid, 2, 3, "")},
-			legal},
-		{"409 after the first request completed", []request{fresh(1, paid, 1, 2, "201 a"), inUse(2, paid, 3, 4, "")},
-			illegal},
-		{"409 to another payload", []request{fresh(1, paid, 1, 4, "201 a"), inUse(2, other, 2, 3, "")}, illegal},
-		{"409 with no request in flight", []request{inUse(1, paid, 1, 2, "")}, illegal},
-		{"409 beside a client that gave up", []request{gaveUp(1, paid, 1, 2, ""), inUse(2, paid, 2, 3, "")}, legal},
-		{"409 after a lost answer", []request{lost(1, paid, 1, 2, ""), inUse(2, paid, 3, 4, "")}, illegal},
-		{"a replay of what a lost answer stored", []request{lost(1, paid, 1, 2, ""), replayed(2, paid, 3, 4, "422 x")},
-			legal},
-		{"a replay of what a client that gave up stored",
-			[]request{gaveUp(1, paid, 1, 2, ""), replayed(2, paid, 2, 3, "201 a")}, legal},
-		{"a fresh answer after a client that gave up",
-			[]request{gaveUp(1, other, 1, 2, ""), fresh(2, paid, 2, 3, "201 a")}, legal},
-		{"422 reused to another payload", []request{fresh(1, paid, 1, 2, "201 a"), reused(2, other, 3, 4, "")}, legal},
-		{"422 reused to the same payload", []request{fresh(1, paid, 1, 2, "201 a"), reused(2, paid, 3, 4, "")}, illegal},
-		{"422 reused on a free key", []request{reused(1, other, 1, 2, "")}, illegal},
-		{"an answer outside the contract", []request{outside(1, paid, 1, 2, "503 x")}, illegal},
-		{"the same key under two tokens",
-			[]request{fresh(1, paid, 1, 4, "201 a"), onTokenB(fresh(2, paid, 2, 3, "201 b"))}, legal},
+		{"a fresh answer, then its replay", h(fresh(1, paid, 1, 2, "201 a"), replayed(2, paid, 3, 4, "201 a")), legal},
+		{"a replay of another answer", h(fresh(1, paid, 1, 2, "201 a"), replayed(2, paid, 3, 4, "201 b")), illegal},
+		{"a replay to another payload", h(fresh(1, paid, 1, 2, "201 a"), replayed(2, other, 3, 4, "201 a")), illegal},
+		{"a replay that nobody stored", h(replayed(1, paid, 1, 2, "201 a")), illegal},
+		{"two fresh answers at once", h(fresh(1, paid, 1, 4, "201 a"), fresh(2, paid, 2, 3, "201 b")), illegal},
+		{"409 while the first request is in flight", h(fresh(1, paid, 1, 4, "201 a"), inUse(2, paid, 2, 3, "")), legal},
+		{"409 after the first request completed", h(fresh(1, paid, 1, 2, "201 a"), inUse(2, paid, 3, 4, "")), illegal},
+		{"409 to another payload", h(fresh(1, paid, 1, 4, "201 a"), inUse(2, other, 2, 3, "")), illegal},
+		{"409 with no request in flight", h(inUse(1, paid, 1, 2, "")), illegal},
+		{"409 beside a client that gave up", h(gaveUp(1, paid, 1, 2, ""), inUse(2, paid, 2, 3, "")), legal},
+		{"409 after a lost answer", h(lost(1, paid, 1, 2, ""), inUse(2, paid, 3, 4, "")), illegal},
+		{"a replay of what a lost answer stored", h(lost(1, paid, 1, 2, ""), replayed(2, paid, 3, 4, "422 x")), legal},
+		{"a replay of what a gave-up client stored", h(gaveUp(1, paid, 1, 2, ""), replayed(2, paid, 2, 3, "201 a")), legal},
+		{"a fresh answer after a client that gave up", h(gaveUp(1, other, 1, 2, ""), fresh(2, paid, 2, 3, "201 a")), legal},
+		{"422 reused to another payload", h(fresh(1, paid, 1, 2, "201 a"), reused(2, other, 3, 4, "")), legal},
+		{"422 reused to the same payload", h(fresh(1, paid, 1, 2, "201 a"), reused(2, paid, 3, 4, "")), illegal},
+		{"422 reused on a free key", h(reused(1, other, 1, 2, "")), illegal},
+		{"an answer outside the contract", h(outside(1, paid, 1, 2, "503 x")), illegal},
+		{"the same key under two tokens", h(fresh(1, paid, 1, 4, "201 a"), onTokenB(fresh(2, paid, 2, 3, "201 b"))), legal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
