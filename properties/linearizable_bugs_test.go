@@ -1,56 +1,51 @@
-package properties_test
+package properties
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 )
 
-// The planted bugs of the linearizability check: each wraps the real PSP and breaks one rule of
-// keyModel, as a PSP could. TestPlantedBugsAreNotLinearizable records them as it records the
-// PSP and requires porcupine to find each history illegal.
-
-// nonAtomicReserve is a PSP whose check that a key is new and its reservation of the key are
-// not one step. It remembers a key only once an answer under it is out, and sends a key it does
-// not remember to the PSP as a key of its own. Requests that arrive while the first one is in
-// flight pass the check too, and each of them settles.
+// nonAtomicReserve is a planted bug: checking that a key is new and reserving it are two steps.
+// A key is remembered once an answer under it is out, so each request that arrives while the first
+// is in flight is sent under a new inner key, and settles.
 func nonAtomicReserve(next http.Handler) http.Handler {
 	var (
 		mu       sync.Mutex
-		reserved = map[keyID]string{}
+		reserved = map[scope]string{}
 		fresh    int
 	)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := keyOf(r)
+		sc := scope{strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), r.Header.Get("Idempotency-Key")}
 		mu.Lock()
-		inner, known := reserved[id]
+		inner, known := reserved[sc]
 		if !known {
 			fresh++
-			inner = fmt.Sprintf("%s.%d", id.Key, fresh)
+			inner = fmt.Sprintf("%s.%d", sc.key, fresh)
 		}
 		mu.Unlock()
-		sendUnder(r, inner)
+		r.Header.Set("Idempotency-Key", inner)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if !known && sw.status != 0 {
 			mu.Lock()
-			if _, ok := reserved[id]; !ok {
-				reserved[id] = inner
+			if _, ok := reserved[sc]; !ok {
+				reserved[sc] = inner
 			}
 			mu.Unlock()
 		}
 	})
 }
 
-// replayAcrossPayloads is a PSP that stores answers by key alone. It sends every request under
-// a key with the body of the first request it saw under that key. Another payload so gets the
-// first payload's answer (or its 409) instead of 422 idempotency_key_reused.
+// replayAcrossPayloads is a planted bug: answers stored by key alone. Every request goes out with
+// the first body seen under its key, so another payload gets the first one's answer, not 422.
 func replayAcrossPayloads(next http.Handler) http.Handler {
 	var (
 		mu    sync.Mutex
-		first = map[keyID][]byte{}
+		first = map[scope][]byte{}
 	)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
@@ -58,12 +53,12 @@ func replayAcrossPayloads(next http.Handler) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		id := keyOf(r)
+		sc := scope{r.Header.Get("Authorization"), r.Header.Get("Idempotency-Key")}
 		mu.Lock()
-		if seen, ok := first[id]; ok {
+		if seen, ok := first[sc]; ok {
 			body = seen
 		} else {
-			first[id] = body
+			first[sc] = body
 		}
 		mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -72,16 +67,21 @@ func replayAcrossPayloads(next http.Handler) http.Handler {
 	})
 }
 
-// conflictAfterCompletion is a PSP that still takes a completed key for one in flight: every
-// replay goes out as 409 idempotency_key_in_use.
+// conflictAfterCompletion is a planted bug: every replay goes out as 409 idempotency_key_in_use.
 func conflictAfterCompletion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(&replayAsInUse{ResponseWriter: w}, r)
 	})
 }
 
-// statusWriter notes the status of the answer it passes on. It is 0 if none went out, as when
-// a drop fault closed the connection.
+// notingStatus is the planted bugs' control: the PSP behind nonAtomicReserve's statusWriter.
+func notingStatus(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&statusWriter{ResponseWriter: w}, r)
+	})
+}
+
+// statusWriter notes the status of the answer it passes on: 0 if none went out, as after a drop.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -95,8 +95,7 @@ func (w *statusWriter) WriteHeader(status int) {
 // Unwrap lets a drop fault take the connection (http.ResponseController).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// replayAsInUse answers 409 idempotency_key_in_use instead of a replay, and passes any other
-// answer on.
+// replayAsInUse answers 409 idempotency_key_in_use instead of a replay.
 type replayAsInUse struct {
 	http.ResponseWriter
 	hidden bool
@@ -104,14 +103,16 @@ type replayAsInUse struct {
 
 func (w *replayAsInUse) WriteHeader(status int) {
 	h := w.Header()
-	if h.Get(replayedHeader) != "true" {
+	if h.Get("Idempotent-Replayed") != "true" {
 		w.ResponseWriter.WriteHeader(status)
 		return
 	}
 	w.hidden = true
-	h.Del(replayedHeader)
+	h.Del("Idempotent-Replayed")
+	h.Set("Content-Type", "application/problem+json")
 	h.Del("Content-Length")
-	writeInUse(w.ResponseWriter)
+	w.ResponseWriter.WriteHeader(http.StatusConflict)
+	fmt.Fprintf(w.ResponseWriter, `{"status":409,"code":%q}`, codeIdempotencyKeyInUse)
 }
 
 func (w *replayAsInUse) Write(b []byte) (int, error) {
@@ -123,11 +124,3 @@ func (w *replayAsInUse) Write(b []byte) (int, error) {
 
 // Unwrap lets a drop fault take the connection (http.ResponseController).
 func (w *replayAsInUse) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// notingStatus is the control of the planted bugs: the PSP behind the status-noting writer
-// that nonAtomicReserve uses, and otherwise untouched.
-func notingStatus(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&statusWriter{ResponseWriter: w}, r)
-	})
-}

@@ -1,9 +1,8 @@
-package properties_test
+package properties
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"sync"
@@ -15,11 +14,8 @@ import (
 	"pgregory.net/rapid"
 
 	"pixretry/internal/pipenet"
+	"pixretry/psp"
 )
-
-// A history is recorded from clients that send payments at once, each in its own goroutine,
-// through the real psp handler served over in-memory pipes, in a synctest bubble: pauses,
-// slow faults and client timeouts run in virtual time.
 
 // linPlan is a history to record: what each client sends, in order.
 type linPlan struct {
@@ -30,21 +26,22 @@ type linPlan struct {
 // linSend is one request of a client.
 type linSend struct {
 	Pause   time.Duration // how long the client waits before it
-	Token   int           // an index into linTokens
+	Token   string
 	Key     string
 	Cents   int64
-	Fault   faultKind     // queued just before the request; the next payment request takes it
-	Delay   time.Duration // how long a slow fault keeps the key in flight
+	Fault   psp.Fault     // queued just before the request, the zero Fault for none; the next request takes it
 	Timeout time.Duration // how long the client waits for the answer; 0 means as long as it takes
 }
 
-// The world of a history: few keys and amounts, so that requests collide under a key, with the
-// same payload and with another; a balance that refuses some payments.
+// Few keys and amounts make requests collide under a key, with the same payload and another.
 var (
+	linTokens  = []string{"token-a", "token-b"}
 	linKeys    = []string{"k1", "k2", "k3"}
 	linAmounts = []int64{10_000, 25_000}
-	linFaults  = []faultKind{faultNone, faultNone, faultSlow, faultSlow, faultDrop}
+	linFaults  = []psp.FaultKind{"", "", faultSlow, faultSlow, faultDrop}
 )
+
+const linPixKey = "pix@example.com"
 
 // drawPlan draws 2 to 16 clients of 1 to 10 requests each.
 func drawPlan(t *rapid.T) linPlan {
@@ -58,29 +55,26 @@ func drawPlan(t *rapid.T) linPlan {
 
 // drawSend draws a request. Shrinking brings pauses to 0 (all at once) and drops faults.
 func drawSend(t *rapid.T) linSend {
-	ms := func(lo, hi int, label string) time.Duration {
-		return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
-	}
 	s := linSend{
-		Pause: ms(0, 20, "pause"),
-		Token: rapid.IntRange(0, len(linTokens)-1).Draw(t, "token"),
+		Pause: msRange(0, 20).Draw(t, "pause"),
+		Token: rapid.SampledFrom(linTokens).Draw(t, "token"),
 		Key:   rapid.SampledFrom(linKeys).Draw(t, "key"),
 		Cents: rapid.SampledFrom(linAmounts).Draw(t, "cents"),
-		Fault: rapid.SampledFrom(linFaults).Draw(t, "fault"),
+		Fault: psp.Fault{Kind: rapid.SampledFrom(linFaults).Draw(t, "fault")},
 	}
-	if s.Fault == faultSlow {
-		s.Delay = ms(1, 30, "delay")
+	if s.Fault.Kind == faultSlow {
+		s.Fault.Duration = msRange(1, 30).Draw(t, "delay") // the key stays in flight: the same payload meets 409
 	}
 	if rapid.IntRange(0, 3).Draw(t, "client gives up") == 3 {
-		s.Timeout = ms(1, 40, "timeout")
+		s.Timeout = msRange(1, 40).Draw(t, "timeout")
 	}
 	return s
 }
 
-// recordHistory sends plan to wrap(PSP) and returns the history: the operations porcupine
-// checks. wrap nil means the PSP itself. Call it inside a synctest bubble.
+// recordHistory sends plan from one goroutine per client to wrap(PSP), or to the PSP if wrap is
+// nil, over in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are virtual.
 func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
-	srv, err := newLinearizablePSP(plan.BalanceCents)
+	srv, err := psp.NewServer(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents})
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +89,8 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 		h.ServeHTTP(w, r)
 	}))
 	defer pipe.Close()
-	// One connection per request: net/http resends a request that carries an Idempotency-Key
-	// when a reused connection breaks, and a client must see the drop that broke it.
+	// One connection per request: a request sent on a pooled connection that broke would be lost
+	// before the PSP saw it, which a lost answer must not be.
 	transport := pipe.Transport().Clone()
 	transport.DisableKeepAlives = true
 	rec := &recorder{client: &http.Client{Transport: transport}, base: pipe.URL}
@@ -105,7 +99,9 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 		wg.Go(func() {
 			for _, s := range sends {
 				time.Sleep(s.Pause)
-				inject(srv, s.Fault, s.Delay)
+				if s.Fault.Kind != "" {
+					srv.Inject(s.Fault)
+				}
 				rec.send(c, s)
 			}
 		})
@@ -117,8 +113,7 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 	return rec.history, nil
 }
 
-// recorder sends requests and records each as it went: when it was sent, when its answer came
-// back, on a logical clock that every client shares, and what came back.
+// recorder records each request's call and return on a logical clock shared by all clients.
 type recorder struct {
 	client   *http.Client
 	base     string
@@ -128,59 +123,32 @@ type recorder struct {
 	history  []porcupine.Operation
 }
 
-// never is the return time of a request without an answer: it may take effect at any time.
-const never = math.MaxInt64
-
-// send sends s for client and records it.
+// send sends s for client and records it. A request without an answer was given up if its timeout
+// ran out, else lost after processing: no other fault here closes a connection.
 func (r *recorder) send(client int, s linSend) {
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	ctx, cancel := context.WithCancel(context.Background())
 	if s.Timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
 	}
 	defer cancel()
-	in := keyInput{ID: keyID{Token: linTokens[s.Token], Key: s.Key}, Payload: payloadOf(s.Cents)}
-	in.Request = int(r.requests.Add(1))
-	req, err := paymentRequest(ctx, r.base, in.ID.Token, in.ID.Key, s.Cents)
-	if err != nil {
-		panic(err) // the plan's keys, tokens and amounts are valid
-	}
+	p := payload{Valor: formatAmount(s.Cents), Chave: linPixKey}
+	in := keyInput{ID: scope{s.Token, s.Key}, Request: int(r.requests.Add(1)), Payload: p}
 	call := r.clock.Add(1)
-	out := r.roundTrip(req)
+	out := classify(post(ctx, r.client, r.base, s.Token, s.Key, p))
 	ret := r.clock.Add(1)
+	if out.Kind == answerLost && ctx.Err() != nil {
+		out.Kind = answerNone
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.history = append(r.history, operations(client, in, out, call, ret)...)
 }
 
-// roundTrip sends req and classes what comes back.
-func (r *recorder) roundTrip(req *http.Request) keyOutput {
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return noAnswer(req)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return noAnswer(req)
-	}
-	return classify(resp, body)
-}
-
-// noAnswer classes a request that got no answer. If its client's patience ran out, the client
-// gave up, whatever the error says. Otherwise the answer was lost after processing: no other
-// fault here closes a connection.
-func noAnswer(req *http.Request) keyOutput {
-	if req.Context().Err() != nil {
-		return keyOutput{Kind: answerNone}
-	}
-	return keyOutput{Kind: answerLost}
-}
-
-// operations are the porcupine operations of one request: a reserve and a commit for a fresh
-// answer or none, one observation for any other, and no return time when the client gave up.
+// operations are a request's operations: a reserve and a commit for a fresh answer or none, else
+// an observation. A request given up never returns, so it may take effect at any time.
 func operations(client int, in keyInput, out keyOutput, call, ret int64) []porcupine.Operation {
 	if out.Kind == answerNone {
-		ret = never
+		ret = math.MaxInt64
 	}
 	op := func(step keyStep) porcupine.Operation {
 		in.Step = step

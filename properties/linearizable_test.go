@@ -1,11 +1,10 @@
-package properties_test
+package properties
 
 import (
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -15,15 +14,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestPSPIsLinearizable is the linearizability property of the PSP: whatever many clients
-// send at once, under several tokens and keys, with payloads that collide under a key, slow
-// faults that keep a key in flight, drop faults that lose an answer and clients that give up,
-// what each client sees is what some order of the requests, one at a time, would give under
-// keyModel. porcupine decides it. A failure names porcupine's HTML visualization of the
-// history (see failurePath).
-//
-// RAPID_CHECKS sets the number of histories (rapid's default, 100, in make test; 10000 in make
-// properties).
+// TestPSPIsLinearizable: many clients send at once under several tokens and keys, with payloads
+// that collide under a key. Slow faults keep a key in flight, drops lose answers, some clients
+// give up. What the clients see must be what some order of the requests gives under keyModel. A
+// failure writes porcupine's visualization to failurePath. RAPID_CHECKS sets the number of
+// histories: 100 in make test, 10000 in make properties.
 func TestPSPIsLinearizable(t *testing.T) {
 	var seen answerCounts
 	rapid.Check(t, func(t *rapid.T) {
@@ -47,9 +42,8 @@ func TestPSPIsLinearizable(t *testing.T) {
 	}
 }
 
-// TestPlantedBugsAreNotLinearizable shows that TestPSPIsLinearizable can fail: each planted bug
-// runs through the same plans, recorder and checker, and porcupine must find one of its first
-// plantedPlans histories illegal. Its visualization is written and must not be empty.
+// TestPlantedBugsAreNotLinearizable: each planted bug, through the same plans, recorder and
+// checker, gives an illegal history among the first plantedPlans, with a visualization.
 func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	bugs := []struct {
 		name string
@@ -74,24 +68,21 @@ func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	}
 }
 
-// TestWrappedPSPStaysLinearizable is the control of TestPlantedBugsAreNotLinearizable: the PSP
-// behind notingStatus gives linearizable histories for the same plans, so that a planted bug
-// is illegal for its bug, not for being a wrapper.
+// TestWrappedPSPStaysLinearizable: behind notingStatus the PSP stays linearizable on the same
+// plans, so a planted bug is illegal for its bug, not for being a wrapper.
 func TestWrappedPSPStaysLinearizable(t *testing.T) {
 	if info, n, found := firstIllegal(t, notingStatus); found {
 		t.Fatalf("history %d of the PSP behind notingStatus is illegal; see %s", n, visualize(info, failurePath()))
 	}
 }
 
-// plantedPlans is how many plans a planted bug may take to show.
-const plantedPlans = 50
+const (
+	plantedPlans = 50          // how many plans a planted bug may take to show
+	checkTimeout = time.Minute // bounds one porcupine check: Unknown is then a failure, not a hang
+)
 
-// checkTimeout bounds one porcupine check: Unknown is then a failure, not a hang.
-const checkTimeout = time.Minute
-
-// firstIllegal records the plans of TestPSPIsLinearizable, one by one, through wrap until
-// porcupine finds a history illegal. It returns that history's linearization info and how
-// many histories it checked.
+// firstIllegal records plans through wrap until porcupine finds one illegal. It returns its
+// linearization info and how many histories it checked.
 func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine.LinearizationInfo, int, bool) {
 	plans := rapid.Custom(drawPlan)
 	for i := range plantedPlans {
@@ -110,8 +101,7 @@ func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine
 	return porcupine.LinearizationInfo{}, plantedPlans, false
 }
 
-// visualize writes porcupine's visualization of info to path and returns path, or says why it
-// could not.
+// visualize writes porcupine's visualization of info to path, and returns path or an error.
 func visualize(info porcupine.LinearizationInfo, path string) string {
 	if err := porcupine.VisualizePath(keyModel, info, path); err != nil {
 		return fmt.Sprintf("no visualization: %v", err)
@@ -119,9 +109,8 @@ func visualize(info porcupine.LinearizationInfo, path string) string {
 	return path
 }
 
-// failurePath is where TestPSPIsLinearizable writes the visualization of a history that fails:
-// the file LINEARIZABILITY_HTML names, else one file per test process in the temporary
-// directory. Each failure overwrites it, so that it ends with the history rapid shrank to.
+// failurePath is the file LINEARIZABILITY_HTML names, else one per test process in the temporary
+// directory. Each failure overwrites it, so it ends with the history rapid shrank to.
 func failurePath() string {
 	if path := os.Getenv("LINEARIZABILITY_HTML"); path != "" {
 		return path
@@ -129,60 +118,42 @@ func failurePath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("psp-linearizability-%d.html", os.Getpid()))
 }
 
-// answerCounts counts the histories, their operations and the answers of their requests, so
-// that a run shows it met every rule of keyModel.
+// answerCounts counts the histories, their operations, and their requests' answers by kind.
 type answerCounts struct {
-	mu         sync.Mutex
-	histories  int
-	operations int
-	most       int
-	requests   [answerOther + 1]int
+	mu                          sync.Mutex
+	histories, operations, most int
+	requests                    [answerOther]int
 }
+
+// answerNames are the answers that a run of 100 histories or more must meet, lest the rule of
+// keyModel that classes one go unchecked.
+var answerNames = [answerOther]string{"fresh", "replayed", "409 in use", "422 reused", "lost", "given up"}
 
 func (c *answerCounts) add(history []porcupine.Operation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.histories++
-	c.operations += len(history)
-	c.most = max(c.most, len(history))
+	c.histories, c.operations, c.most = c.histories+1, c.operations+len(history), max(c.most, len(history))
 	for _, op := range history {
-		if op.Input.(keyInput).Step != stepCommit {
-			c.requests[op.Output.(keyOutput).Kind]++
+		if kind := op.Output.(keyOutput).Kind; op.Input.(keyInput).Step != stepCommit && kind < answerOther {
+			c.requests[kind]++
 		}
 	}
 }
 
-// coveredAfter is how many histories a run takes to meet every kind of answer.
-const coveredAfter = 100
-
-// covers fails a run of coveredAfter histories or more that never met some kind of answer: the
-// rule that classes it would then have gone unchecked.
 func (c *answerCounts) covers() error {
-	if c.histories < coveredAfter {
-		return nil
-	}
-	var missing []string
-	for kind, name := range answerNames {
-		if c.requests[kind] == 0 {
-			missing = append(missing, name)
+	for kind, n := range c.requests {
+		if n == 0 && c.histories >= 100 {
+			return fmt.Errorf("%d histories met no %s request", c.histories, answerNames[kind])
 		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%d histories met no %s", c.histories, strings.Join(missing, ", no "))
 	}
 	return nil
 }
 
-// answerNames are the answers a run must meet.
-var answerNames = map[answerKind]string{
-	answerFresh: "fresh answer", answerReplay: "replay", answerInUse: "409 in use",
-	answerReused: "422 reused", answerLost: "lost answer", answerNone: "client that gave up",
-}
-
 func (c *answerCounts) String() string {
-	r := c.requests
-	return fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests: %d fresh, "+
-		"%d replayed, %d 409 in use, %d 422 reused, %d answers lost, %d given up", c.histories,
-		c.operations/max(c.histories, 1), c.most, r[answerFresh], r[answerReplay], r[answerInUse], r[answerReused],
-		r[answerLost], r[answerNone])
+	s := fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests:", c.histories,
+		c.operations/max(c.histories, 1), c.most)
+	for kind, n := range c.requests {
+		s += fmt.Sprintf(" %d %s", n, answerNames[kind])
+	}
+	return s
 }

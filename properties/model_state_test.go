@@ -2,14 +2,14 @@ package properties
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 )
 
-// pspModel is what the PSP's state should be, kept by the model-based test from the contract
-// alone: the balance, the ledger, and per token and key the payment and stored answer.
+// pspModel is the PSP's state as the contract says: balance, ledger, and answers per key.
 type pspModel struct {
 	start     int64 // the starting balance, in cents
 	balance   int64
@@ -22,13 +22,13 @@ type pspModel struct {
 // modelKey is a completed key.
 type modelKey struct {
 	payload payload
-	status  int       // 201 or 422 (insufficient_funds)
-	body    []byte    // the stored answer's body; nil until an answer has been seen (drop)
+	status  int       // 201, or 422 insufficient_funds
+	body    []byte    // the stored answer's body, nil while only a dropped answer held it
 	settled time.Time // the commit instant
 	expires time.Time // settled + KeyTTL: from then on the key is new again
 }
 
-// modelSettlement is one ledger entry; endToEndID is "" until an answer has shown it.
+// modelSettlement is one ledger entry. Its endToEndID is "" until an answer has shown it.
 type modelSettlement struct {
 	scope      scope
 	payload    payload
@@ -49,7 +49,7 @@ func (m *pspModel) live(sc scope, now time.Time) (*modelKey, bool) {
 	return k, true
 }
 
-// liveScopes returns the keys alive at now, in a fixed order (so that draws replay).
+// liveScopes returns the keys alive at now, sorted so that draws over them replay.
 func (m *pspModel) liveScopes(now time.Time) []scope {
 	var out []scope
 	for _, sc := range slices.SortedFunc(maps.Keys(m.keys), compareScopes) {
@@ -63,8 +63,8 @@ func (m *pspModel) liveScopes(now time.Time) []scope {
 // down reports whether a down window is open at now.
 func (m *pspModel) down(now time.Time) bool { return now.Before(m.downUntil) }
 
-// commit is the PSP's commit of p under sc at now: a settlement if the balance allows it, else
-// a stored refusal. It returns the status to expect.
+// commit settles p under sc at now if the balance allows it, else stores a refusal. It returns
+// the status to expect.
 func (m *pspModel) commit(sc scope, p payload, now time.Time) int {
 	status := 422
 	if p.cents() <= m.balance {
@@ -76,8 +76,7 @@ func (m *pspModel) commit(sc scope, p payload, now time.Time) int {
 	return status
 }
 
-// learn records body as the answer stored under sc, once one has been seen, and the
-// endToEndId it shows in the ledger entry it belongs to.
+// learn records body as the answer stored under sc, and endToEndID in its ledger entry.
 func (m *pspModel) learn(sc scope, body []byte, endToEndID string) {
 	k := m.keys[sc]
 	k.body = body
@@ -88,13 +87,16 @@ func (m *pspModel) learn(sc scope, body []byte, endToEndID string) {
 	}
 }
 
-// reset is the PSP's Reset: keys, ledger, balance and down window back to the start.
-func (m *pspModel) reset() {
-	*m = *newPSPModel(m.start, m.ttl)
+// state is k in keyModel's terms.
+func (k *modelKey) state() keyState {
+	s := keyState{Phase: keyComplete, Payload: k.payload}
+	if k.body != nil {
+		s.Answer = fmt.Sprintf("%d %s", k.status, k.body)
+	}
+	return s
 }
 
-// otherPayload returns a payload that differs from p in its description alone: the smallest
-// change a client reusing a key can make.
+// otherPayload differs from p in its description alone.
 func otherPayload(p payload) payload {
 	if p.InfoPagador == "" {
 		p.InfoPagador = "outro"
@@ -104,7 +106,6 @@ func otherPayload(p payload) payload {
 	return p
 }
 
-// compareScopes orders scopes by token, then key, so that draws over them replay.
 func compareScopes(a, b scope) int {
 	return cmp.Or(strings.Compare(a.token, b.token), strings.Compare(a.key, b.key))
 }

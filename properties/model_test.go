@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -11,50 +12,35 @@ import (
 	"pixretry/psp"
 )
 
-// The model test's world: two tokens (keys are scoped per token) sharing a small pool of keys,
-// so that keys collide across tokens, come back after they expire, and get reused.
+// Two tokens share a few keys, so keys collide across tokens, expire, and get reused.
 var (
 	modelTokens  = []string{"token-a", "token-b"}
 	modelKeys    = []string{"k1", "k2", "k3", "k4"}
 	modelPixKeys = []string{"12345678901", "pix@example.com", "+5511987654321"}
 )
 
-// TestPSPMatchesModel drives the psp with a random sequence of actions — send, duplicate
-// send, reuse a key with another payload, a burst of concurrent same-key sends, inject a fault
-// (then send), advance virtual time (past the key lifetime too), reset — and after every step
-// compares the PSP with a model written from the contract: the ledger, the balance, and every
-// stored answer, which a replay must return byte for byte.
+// TestPSPMatchesModel drives the PSP with random actions, and after each compares its ledger,
+// balance and stored answers (replayed byte for byte) with pspModel, written from the contract.
 func TestPSPMatchesModel(t *testing.T) {
-	rapid.Check(t, pspMatchesModel)
-}
-
-// pspMatchesModel is the property of TestPSPMatchesModel.
-func pspMatchesModel(t *rapid.T) {
-	balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
-	ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(defaultKeyTTL)).Draw(t, "KeyTTL")
-	rapid.SyncTest(t, func(t *rapid.T) {
-		srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
-		if err != nil {
-			t.Fatalf("psp.NewServer() error = %v", err)
-		}
-		pipe := pipenet.NewServer(srv)
-		defer pipe.Close()
-		mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
-			seen: map[string]bool{}}
-		t.Repeat(map[string]func(*rapid.T){
-			"send":                             mc.send,
-			"duplicate send":                   mc.duplicate,
-			"reuse a key with another payload": mc.reuse,
-			"burst of same-key sends":          mc.burst,
-			"inject a fault, then send":        mc.fault,
-			"advance time":                     mc.advance,
-			"reset":                            mc.reset,
-			"":                                 mc.check,
+	rapid.Check(t, func(t *rapid.T) {
+		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
+		ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(defaultKeyTTL)).Draw(t, "KeyTTL")
+		rapid.SyncTest(t, func(t *rapid.T) {
+			mc := newPSPMachine(t, balance, ttl)
+			t.Repeat(map[string]func(*rapid.T){
+				"send":                             mc.send,
+				"duplicate send":                   mc.duplicate,
+				"reuse a key with another payload": mc.reuse,
+				"burst of same-key sends":          mc.burstAny,
+				"inject a fault, then send":        mc.fault,
+				"advance time":                     mc.advance,
+				"reset":                            mc.reset,
+				"":                                 mc.check,
+			})
 		})
 	})
 }
 
-// pspMachine is the state of one model-based run.
 type pspMachine struct {
 	srv    *psp.Server
 	client *http.Client
@@ -63,8 +49,19 @@ type pspMachine struct {
 	seen   map[string]bool // every endToEndId answered so far: they must be unique
 }
 
-// payloadGen draws a valid payment for a payer that started with balance: affordable, at the
-// edge, or beyond it.
+// newPSPMachine starts a PSP and its model. Call it inside a synctest bubble.
+func newPSPMachine(t *rapid.T, balance int64, ttl time.Duration) *pspMachine {
+	srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
+	if err != nil {
+		t.Fatalf("psp.NewServer() error = %v", err)
+	}
+	pipe := pipenet.NewServer(srv)
+	t.Cleanup(pipe.Close)
+	return &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
+		seen: map[string]bool{}}
+}
+
+// payloadGen draws a valid payment: affordable from balance, at the edge, or beyond it.
 func payloadGen(balance int64) *rapid.Generator[payload] {
 	return rapid.Custom(func(t *rapid.T) payload {
 		return payload{
@@ -75,7 +72,12 @@ func payloadGen(balance int64) *rapid.Generator[payload] {
 	})
 }
 
-// freeScope draws a token and a key that holds no live answer under it, or skips the action.
+func (mc *pspMachine) burstAny(t *rapid.T) {
+	sc := scope{rapid.SampledFrom(modelTokens).Draw(t, "token"), rapid.SampledFrom(modelKeys).Draw(t, "key")}
+	mc.burst(t, sc, payloadGen(mc.m.start).Draw(t, "payload"), 8)
+}
+
+// freeScope draws a token and a key with no live answer, or skips the action.
 func (mc *pspMachine) freeScope(t *rapid.T) scope {
 	var free []scope
 	for _, token := range modelTokens {
@@ -91,7 +93,7 @@ func (mc *pspMachine) freeScope(t *rapid.T) scope {
 	return rapid.SampledFrom(free).Draw(t, "free key")
 }
 
-// liveScope draws a token and key with a live answer, or skips the action.
+// liveScope draws a token and a key with a live answer, or skips the action.
 func (mc *pspMachine) liveScope(t *rapid.T) scope {
 	live := mc.m.liveScopes(time.Now())
 	if len(live) == 0 {
@@ -100,22 +102,17 @@ func (mc *pspMachine) liveScope(t *rapid.T) scope {
 	return rapid.SampledFrom(live).Draw(t, "live key")
 }
 
-// post sends p under sc to the machine's PSP.
 func (mc *pspMachine) post(sc scope, p payload) reply {
-	return post(mc.client, mc.url, sc.token, sc.key, p)
+	return post(context.Background(), mc.client, mc.url, sc.token, sc.key, p)
 }
 
-// send pays a drawn payload under a key with no live answer: processed afresh.
 func (mc *pspMachine) send(t *rapid.T) {
 	mc.fresh(t, mc.freeScope(t), payloadGen(mc.m.start).Draw(t, "payload"), psp.Fault{})
 }
 
-// duplicate sends a live key's payload again: its stored answer, replayed.
-func (mc *pspMachine) duplicate(t *rapid.T) {
-	mc.replay(t, mc.liveScope(t), psp.Fault{})
-}
+func (mc *pspMachine) duplicate(t *rapid.T) { mc.replay(t, mc.liveScope(t), psp.Fault{}) }
 
-// reuse sends another payload under a live key: 422 idempotency_key_reused, nothing changes.
+// reuse sends another payload under a live key: 422 idempotency_key_reused.
 func (mc *pspMachine) reuse(t *rapid.T) {
 	sc := mc.liveScope(t)
 	r := mc.post(sc, otherPayload(mc.m.keys[sc].payload))
@@ -129,15 +126,45 @@ func (mc *pspMachine) reuse(t *rapid.T) {
 	}
 }
 
-// advance lets virtual time pass: up to 10 s, or exactly the key lifetime, or just past it.
+// advance lets virtual time pass: up to 10 s, exactly the key lifetime, or just past it.
 func (mc *pspMachine) advance(t *rapid.T) {
 	ttl := mc.m.ttl
 	time.Sleep(rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond})).Draw(t,
 		"advance by"))
 }
 
-// reset resets the PSP, and the model with it.
 func (mc *pspMachine) reset(*rapid.T) {
 	mc.srv.Reset()
-	mc.m.reset()
+	mc.m = newPSPModel(mc.m.start, mc.m.ttl)
+}
+
+// fault queues a fault, then sends a fresh payment or a replay to take it. A request takes no fault
+// while the PSP is down, so the action waits for the window to close.
+func (mc *pspMachine) fault(t *rapid.T) {
+	if mc.m.down(time.Now()) {
+		t.Skip("the PSP is down: the fault would stay queued")
+	}
+	f := rapid.OneOf(
+		rapid.Map(rapid.IntRange(400, 599), psp.Status),
+		rapid.Custom(func(t *rapid.T) psp.Fault {
+			f := psp.Status(rapid.IntRange(400, 599).Draw(t, "status"))
+			f.RetryAfter = msRange(1, 5000).Draw(t, "Retry-After")
+			return f
+		}),
+		rapid.Map(msRange(0, 5000), psp.Slow),
+		rapid.Map(msRange(0, 5000), psp.Late),
+		rapid.Just(psp.Drop()),
+		rapid.Just(psp.ResetConn()),
+		rapid.Map(msRange(0, 10_000), psp.Down),
+	).Draw(t, "fault")
+	live := mc.m.liveScopes(time.Now())
+	if len(live) > 0 && rapid.Bool().Draw(t, "on a replay") {
+		sc := rapid.SampledFrom(live).Draw(t, "live key")
+		mc.srv.Inject(f)
+		mc.replay(t, sc, f)
+		return
+	}
+	sc, p := mc.freeScope(t), payloadGen(mc.m.start).Draw(t, "payload")
+	mc.srv.Inject(f)
+	mc.fresh(t, sc, p, f)
 }

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ type payload struct {
 	InfoPagador string `json:"infoPagador,omitempty"`
 }
 
-// cents is the payload's valor in cents; the suite only builds valid ones.
+// cents is the payload's valor in cents. The suite builds valid ones only.
 func (p payload) cents() int64 {
 	c, err := parseAmount(p.Valor)
 	if err != nil || c == 0 {
@@ -35,18 +36,17 @@ type reply struct {
 	Err        error
 }
 
-// post sends p under token and key to the PSP behind client, as a plain HTTP client would
-// (no retry, no pix), and reads the whole answer.
-func post(client *http.Client, baseURL, token, key string, p payload) reply {
+// post sends p under token and key and reads the whole answer: no retry, no silent resend.
+func post(ctx context.Context, client *http.Client, baseURL, token, key string, p payload) reply {
 	body, err := json.Marshal(p)
 	if err != nil {
 		panic("properties: encoding a payload: " + err.Error())
 	}
-	req, err := http.NewRequest(http.MethodPost, baseURL+paymentsPath, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL+paymentsPath, bytes.NewReader(body))
 	if err != nil {
 		panic("properties: building a request: " + err.Error())
 	}
-	req.GetBody = nil // no silent resend by net/http: one call, one request
+	req.GetBody = nil
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Idempotency-Key", key)
 	req.Header.Set("Content-Type", "application/json")
@@ -63,7 +63,7 @@ func post(client *http.Client, baseURL, token, key string, p payload) reply {
 	}
 }
 
-// problemCode is the code of a problem+json body; "" if the body is not one.
+// problemCode is the code of a problem+json body, or "" if the body is not one.
 func problemCode(body []byte) string {
 	var p struct{ Code string }
 	if json.Unmarshal(body, &p) != nil {
@@ -86,8 +86,7 @@ type receiptBody struct {
 // alphanumerics.
 var endToEndPattern = regexp.MustCompile(`^E[0-9]{8}[0-9]{12}[0-9A-Za-z]{11}$`)
 
-// wantReceipt returns the receipt the contract promises for p settled at settledAt, with the
-// endToEndId found in body (checked for its shape and its time), or what differs.
+// wantReceipt reports whether body is the receipt of p settled at settledAt.
 func wantReceipt(body []byte, p payload, settledAt time.Time) (receiptBody, bool) {
 	var got receiptBody
 	if err := json.Unmarshal(body, &got); err != nil {
