@@ -53,7 +53,7 @@ func formatFaults(faults []psp.Fault) string {
 			if f.RetryAfter > 0 {
 				parts[i] += fmt.Sprintf(" retry-after %v", f.RetryAfter)
 			}
-		case faultSlow, faultLate, faultDown:
+		case faultSlow, faultLate, faultDown, psp.FaultDuplicate:
 			parts[i] = fmt.Sprintf("%s %v", f.Kind, f.Duration)
 		default:
 			parts[i] = strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))

@@ -55,7 +55,7 @@ type callSpec struct {
 
 // runScenario plays sc against a fresh PSP served over in-memory pipes and returns its trace,
 // once every call has returned and every PSP handler has finished (slow and late faults run
-// on after a client gives up). Call it inside a synctest bubble: time is virtual. The error
+// on after a client gives up), duplicated copies included. Call it inside a synctest bubble: time is virtual. The error
 // reports a PSP that would not start or a call whose log records break pix's log contract.
 func runScenario(sc scenario) (Trace, error) {
 	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents, KeyTTL: runKeyTTL})
@@ -98,6 +98,7 @@ func runScenario(sc scenario) (Trace, error) {
 	}
 	wg.Wait()
 	wire.wait()
+	srv.Wait() // the first copies of duplicated requests commit with no handler
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.BalanceCents()
 	for i := range tr.Calls {
 		c := &tr.Calls[i]

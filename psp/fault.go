@@ -26,6 +26,12 @@ const (
 	FaultReset    FaultKind = "reset"    // closes the connection (RST over TCP) before any processing
 	FaultDown     FaultKind = "down"     // closes every payment's connection for Duration, consuming none
 	FaultRedirect FaultKind = "redirect" // answers Status (3xx) with a Location and no body
+	// FaultDuplicate delivers the request twice, as a gateway that repeats it would. The first
+	// copy is processed as under a FaultSlow of Duration, and its answer goes nowhere. The second
+	// copy is processed at once, and the client gets its answer: 409 for a new key, since the
+	// first copy holds it in flight. The first copy takes no processing slot (Config.Capacity),
+	// and Server.Wait waits for it.
+	FaultDuplicate FaultKind = "duplicate"
 	// FaultCommitStatus commits as usual, then answers Status instead of the stored answer: a
 	// 5xx is a problem+json (injected_fault), a 2xx keeps the stored body. The next request
 	// with the key gets the stored answer. No 4xx: a 4xx is a refusal made before the commit.
@@ -49,7 +55,7 @@ const (
 )
 
 // Fault is one misbehaviour, consumed by one payment request. Make one with a constructor
-// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody) and set
+// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody, Duplicate) and set
 // RetryAfter or Member where the kind takes them. The zero value is no fault and may not be
 // injected.
 type Fault struct {
@@ -59,8 +65,8 @@ type Fault struct {
 	// RetryAfter, if positive, is sent with a FaultStatus or FaultCommitStatus as Retry-After
 	// in whole seconds, rounded up. It is at most MaxFaultDuration.
 	RetryAfter time.Duration
-	// Duration is how long a FaultSlow or FaultLate waits, or how long a FaultDown lasts. It is
-	// at most MaxFaultDuration.
+	// Duration is how long a FaultSlow, FaultLate or the first copy of a FaultDuplicate waits,
+	// or how long a FaultDown lasts. It is at most MaxFaultDuration.
 	Duration time.Duration
 	// Breach is how a FaultBadBody breaks the body; Member is the member a BreachMissing
 	// leaves out.
@@ -71,15 +77,16 @@ type Fault struct {
 // The constructors of the faults of each kind. Status answers 400 to 599, Redirect 300 to 399,
 // and CommitStatus 200 to 299 but 201, 204 and 205, or 500 to 599. A BreachMissing also needs
 // the Member to leave out.
-func Status(code int) Fault       { return Fault{Kind: FaultStatus, Status: code} }
-func Slow(d time.Duration) Fault  { return Fault{Kind: FaultSlow, Duration: d} }
-func Late(d time.Duration) Fault  { return Fault{Kind: FaultLate, Duration: d} }
-func Drop() Fault                 { return Fault{Kind: FaultDrop} }
-func ResetConn() Fault            { return Fault{Kind: FaultReset} }
-func Down(d time.Duration) Fault  { return Fault{Kind: FaultDown, Duration: d} }
-func Redirect(code int) Fault     { return Fault{Kind: FaultRedirect, Status: code} }
-func CommitStatus(code int) Fault { return Fault{Kind: FaultCommitStatus, Status: code} }
-func BadBody(b Breach) Fault      { return Fault{Kind: FaultBadBody, Breach: b} }
+func Status(code int) Fault           { return Fault{Kind: FaultStatus, Status: code} }
+func Slow(d time.Duration) Fault      { return Fault{Kind: FaultSlow, Duration: d} }
+func Late(d time.Duration) Fault      { return Fault{Kind: FaultLate, Duration: d} }
+func Drop() Fault                     { return Fault{Kind: FaultDrop} }
+func ResetConn() Fault                { return Fault{Kind: FaultReset} }
+func Down(d time.Duration) Fault      { return Fault{Kind: FaultDown, Duration: d} }
+func Redirect(code int) Fault         { return Fault{Kind: FaultRedirect, Status: code} }
+func CommitStatus(code int) Fault     { return Fault{Kind: FaultCommitStatus, Status: code} }
+func BadBody(b Breach) Fault          { return Fault{Kind: FaultBadBody, Breach: b} }
+func Duplicate(d time.Duration) Fault { return Fault{Kind: FaultDuplicate, Duration: d} }
 
 // receiptMembers are the members of a 201's body that the contract requires: the members a
 // BreachMissing may leave out.
@@ -112,7 +119,7 @@ func (f Fault) Validate() error {
 		if b == BreachMissing {
 			used.Member = f.Member
 		}
-	case FaultSlow, FaultLate, FaultDown:
+	case FaultSlow, FaultLate, FaultDown, FaultDuplicate:
 		fits, takes = true, "a Duration"
 		used.Duration = f.Duration
 	case FaultDrop, FaultReset:

@@ -35,6 +35,8 @@ type Server struct {
 	faults    []Fault
 	downUntil time.Time
 	inFlight  int // payment requests in processing (see admit)
+
+	copies sync.WaitGroup // the first copies of duplicated requests, until they commit
 }
 
 // NewServer returns a Server configured by cfg, or an error if cfg is invalid.
@@ -105,6 +107,11 @@ func (s *Server) BalanceCents() int64 {
 	defer s.mu.Unlock()
 	return s.book.balance
 }
+
+// Wait returns once the first copy of every duplicated request (FaultDuplicate) has committed.
+// Those copies run in the background, with no handler to wait for. Call Wait after the last
+// request's handler has returned.
+func (s *Server) Wait() { s.copies.Wait() }
 
 // Reset forgets every key, empties the ledger and the fault queue, closes any down window,
 // restores the starting balance and starts Stats afresh. It does not wait for requests in
