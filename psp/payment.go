@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -32,7 +31,7 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) nextFault() Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.book.requests++
+	s.book.stats.Requests++
 	now := time.Now()
 	if now.Before(s.downUntil) {
 		return Down(s.downUntil.Sub(now))
@@ -54,11 +53,11 @@ func (s *Server) admit() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cfg.Capacity > 0 && s.inFlight >= s.cfg.Capacity {
-		s.book.shed++
+		s.book.stats.Shed++
 		return false
 	}
 	s.inFlight++
-	s.book.maxInFlight = max(s.book.maxInFlight, s.inFlight)
+	s.book.stats.MaxInFlight = max(s.book.stats.MaxInFlight, s.inFlight)
 	return true
 }
 
@@ -74,7 +73,7 @@ func (s *Server) release() {
 func (s *Server) shedAnswer() answer {
 	f := fail(CodeOverloaded, "the PSP is processing %d payments, its capacity; retry later", s.cfg.Capacity)
 	if s.cfg.ShedRetryAfter > 0 {
-		f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(s.cfg.ShedRetryAfter), 10)}}
+		f.header = retryAfter(s.cfg.ShedRetryAfter)
 	}
 	return f.answer()
 }
