@@ -53,7 +53,7 @@ func formatFaults(faults []psp.Fault) string {
 			if f.RetryAfter > 0 {
 				part += fmt.Sprintf(" retry-after %v", f.RetryAfter)
 			}
-		case faultSlow, faultLate, faultDown:
+		case faultSlow, faultLate, faultDown, faultDuplicate:
 			part = fmt.Sprintf("%s %v", f.Kind, f.Duration)
 		}
 		parts = append(parts, part)

@@ -38,9 +38,10 @@ func attemptTimeoutGen() *rapid.Generator[time.Duration] {
 }
 
 // faultGen draws any fault: a status from 400 to 599 (the transient ones often) with or
-// without Retry-After (1–8 s, so above DelayMax as well as below), slow and late holds shorter
-// and longer than the attempt timeout, drop, reset, down windows from 0 to 10 minutes
-// (longer than any retry budget), and the faults that break the contract (contractFaultGen).
+// without Retry-After (1–8 s, so above DelayMax as well as below), slow and late holds and
+// duplicates (whose other copy holds the key) shorter and longer than the attempt timeout, drop,
+// reset, down windows from 0 to 10 minutes (longer than any retry budget), and the faults that
+// break the contract (contractFaultGen).
 func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
 	status := rapid.Custom(func(t *rapid.T) psp.Fault {
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})).Draw(t,
@@ -54,6 +55,7 @@ func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
 		status,
 		rapid.Map(holdGen(timeout), psp.Slow),
 		rapid.Map(holdGen(timeout), psp.Late),
+		rapid.Map(holdGen(timeout), psp.Duplicate),
 		rapid.Just(psp.Drop()),
 		rapid.Just(psp.ResetConn()),
 		rapid.Map(rapid.OneOf(msRange(0, 2000), msRange(2000, 600_000)), psp.Down),

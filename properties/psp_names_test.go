@@ -21,6 +21,7 @@ const (
 	faultDrop         = psp.FaultDrop
 	faultReset        = psp.FaultReset
 	faultDown         = psp.FaultDown
+	faultDuplicate    = psp.FaultDuplicate
 	faultCommitStatus = psp.FaultCommitStatus
 	faultBadBody      = psp.FaultBadBody
 	faultRedirect     = psp.FaultRedirect

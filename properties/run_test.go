@@ -50,8 +50,9 @@ type callSpec struct {
 }
 
 // runScenario plays sc against a fresh PSP over in-memory pipes, inside a synctest bubble. It
-// returns once every call and every PSP handler has returned: slow and late faults outlive the
-// client. The error reports a PSP that would not start or a log that breaks pix's contract.
+// returns once every call and every PSP handler has returned, a duplicate fault's first copy
+// included: slow and late faults outlive the client. The error reports a PSP that would not
+// start or a log that breaks pix's contract.
 func runScenario(sc scenario) (Trace, error) {
 	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
 		KeyTTL: runKeyTTL})
@@ -89,6 +90,7 @@ func runScenario(sc scenario) (Trace, error) {
 	}
 	wg.Wait()
 	wire.wait()
+	srv.Wait() // the first copies of duplicated requests commit with no handler
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.BalanceCents()
 	for i := range tr.Calls {
 		c := &tr.Calls[i]

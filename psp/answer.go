@@ -2,6 +2,7 @@ package psp
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 
@@ -125,9 +126,7 @@ func (a answer) write(w http.ResponseWriter, key string) {
 // the body is chunked).
 func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 	h := w.Header()
-	for name, values := range a.header {
-		h[name] = values
-	}
+	maps.Copy(h, a.header)
 	h.Set("Content-Type", a.contentType)
 	if length != "" {
 		h.Set("Content-Length", length)

@@ -31,14 +31,11 @@ const maxEvictions = 8
 type book struct {
 	balance int64
 	ledger  []*Settlement // the latest maxKeys settlements, in settlement order
-	dropped int64         // settlements dropped from the front of the ledger
 	keys    map[scope]*entry
 	maxKeys int
 	keyTTL  time.Duration
 	expiry  *list.List // of the committed *entry, in commit and so in expiry order
-
-	requests, shed int64 // counters of Stats
-	maxInFlight    int
+	stats   Stats      // its counters: Requests, Shed, Dropped and MaxInFlight
 }
 
 // scope is where a key lives: keys are per token.
@@ -107,7 +104,7 @@ func (b *book) record(s *Settlement) {
 	if len(b.ledger) == b.maxKeys {
 		b.ledger[0] = nil
 		b.ledger = b.ledger[1:]
-		b.dropped++
+		b.stats.Dropped++
 	}
 	b.ledger = append(b.ledger, s)
 }
@@ -141,7 +138,7 @@ func (b *book) fullAnswer(now time.Time) answer {
 	}
 	f := fail(CodeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later",
 		b.maxKeys)
-	f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(wait), 10)}}
+	f.header = retryAfter(wait)
 	return f.answer()
 }
 

@@ -93,6 +93,7 @@ func (c Config) withDefaults() (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("psp: invalid config: %w", err)
 	}
+	c.Tokens = slices.Clone(c.Tokens) // the caller's slice may change
 	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
 	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
 	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)

@@ -91,3 +91,12 @@ func TestDefaultConfig(t *testing.T) {
 		t.Errorf("DefaultConfig() = %+v", cfg)
 	}
 }
+
+// TestNewServerKeepsItsTokens: a caller that changes its Tokens slice after NewServer changes
+// nothing the Server accepts.
+func TestNewServerKeepsItsTokens(t *testing.T) {
+	cfg := psp.DefaultConfig()
+	s := mustServer(t, func(c *psp.Config) { *c = cfg })
+	cfg.Tokens[0] = "another-token"
+	wantSettled(t, pay(s, "k1", validBody))
+}

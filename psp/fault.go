@@ -3,7 +3,13 @@ package psp
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
+	"strconv"
 	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // ErrInvalidFault is wrapped by the errors of Fault.Validate and by the panic of Server.Inject.
@@ -26,6 +32,12 @@ const (
 	FaultReset    FaultKind = "reset"    // closes the connection (RST over TCP) before any processing
 	FaultDown     FaultKind = "down"     // closes every payment's connection for Duration, consuming none
 	FaultRedirect FaultKind = "redirect" // answers Status (3xx) with a Location and no body
+	// FaultDuplicate delivers the request twice, as a gateway that repeats it would. The first
+	// copy is processed as under a FaultSlow of Duration, and its answer goes nowhere. The second
+	// copy is processed at once, and the client gets its answer: 409 for a new key, since the
+	// first copy holds it in flight. The first copy takes no processing slot (Config.Capacity),
+	// and Server.Wait waits for it.
+	FaultDuplicate FaultKind = "duplicate"
 	// FaultCommitStatus commits as usual, then answers Status instead of the stored answer: a
 	// 5xx is a problem+json (injected_fault), a 2xx keeps the stored body. The next request
 	// with the key gets the stored answer. No 4xx: a 4xx is a refusal made before the commit.
@@ -49,7 +61,7 @@ const (
 )
 
 // Fault is one misbehaviour, consumed by one payment request. Make one with a constructor
-// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody) and set
+// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody, Duplicate) and set
 // RetryAfter or Member where the kind takes them. The zero value is no fault and may not be
 // injected.
 type Fault struct {
@@ -59,8 +71,8 @@ type Fault struct {
 	// RetryAfter, if positive, is sent with a FaultStatus or FaultCommitStatus as Retry-After
 	// in whole seconds, rounded up. It is at most MaxFaultDuration.
 	RetryAfter time.Duration
-	// Duration is how long a FaultSlow or FaultLate waits, or how long a FaultDown lasts. It is
-	// at most MaxFaultDuration.
+	// Duration is how long a FaultSlow, FaultLate or the first copy of a FaultDuplicate waits,
+	// or how long a FaultDown lasts. It is at most MaxFaultDuration.
 	Duration time.Duration
 	// Breach is how a FaultBadBody breaks the body; Member is the member a BreachMissing
 	// leaves out.
@@ -71,15 +83,16 @@ type Fault struct {
 // The constructors of the faults of each kind. Status answers 400 to 599, Redirect 300 to 399,
 // and CommitStatus 200 to 299 but 201, 204 and 205, or 500 to 599. A BreachMissing also needs
 // the Member to leave out.
-func Status(code int) Fault       { return Fault{Kind: FaultStatus, Status: code} }
-func Slow(d time.Duration) Fault  { return Fault{Kind: FaultSlow, Duration: d} }
-func Late(d time.Duration) Fault  { return Fault{Kind: FaultLate, Duration: d} }
-func Drop() Fault                 { return Fault{Kind: FaultDrop} }
-func ResetConn() Fault            { return Fault{Kind: FaultReset} }
-func Down(d time.Duration) Fault  { return Fault{Kind: FaultDown, Duration: d} }
-func Redirect(code int) Fault     { return Fault{Kind: FaultRedirect, Status: code} }
-func CommitStatus(code int) Fault { return Fault{Kind: FaultCommitStatus, Status: code} }
-func BadBody(b Breach) Fault      { return Fault{Kind: FaultBadBody, Breach: b} }
+func Status(code int) Fault           { return Fault{Kind: FaultStatus, Status: code} }
+func Slow(d time.Duration) Fault      { return Fault{Kind: FaultSlow, Duration: d} }
+func Late(d time.Duration) Fault      { return Fault{Kind: FaultLate, Duration: d} }
+func Drop() Fault                     { return Fault{Kind: FaultDrop} }
+func ResetConn() Fault                { return Fault{Kind: FaultReset} }
+func Down(d time.Duration) Fault      { return Fault{Kind: FaultDown, Duration: d} }
+func Redirect(code int) Fault         { return Fault{Kind: FaultRedirect, Status: code} }
+func CommitStatus(code int) Fault     { return Fault{Kind: FaultCommitStatus, Status: code} }
+func BadBody(b Breach) Fault          { return Fault{Kind: FaultBadBody, Breach: b} }
+func Duplicate(d time.Duration) Fault { return Fault{Kind: FaultDuplicate, Duration: d} }
 
 // receiptMembers are the members of a 201's body that the contract requires: the members a
 // BreachMissing may leave out.
@@ -112,7 +125,7 @@ func (f Fault) Validate() error {
 		if b == BreachMissing {
 			used.Member = f.Member
 		}
-	case FaultSlow, FaultLate, FaultDown:
+	case FaultSlow, FaultLate, FaultDown, FaultDuplicate:
 		fits, takes = true, "a Duration"
 		used.Duration = f.Duration
 	case FaultDrop, FaultReset:
@@ -130,11 +143,80 @@ func (f Fault) Validate() error {
 	return nil
 }
 
-// wholeSeconds is d in seconds, rounded up.
-func wholeSeconds(d time.Duration) int64 {
+// retryAfter is a Retry-After header field of d in whole seconds, rounded up.
+func retryAfter(d time.Duration) http.Header {
 	s := int64(d / time.Second)
 	if d%time.Second != 0 {
 		s++
 	}
-	return s
+	return http.Header{"Retry-After": {strconv.FormatInt(s, 10)}}
+}
+
+// faultAnswer is the answer of a status or redirect fault, or the answer a commit_status fault
+// gives instead of stored, the processed request's answer.
+func faultAnswer(f Fault, stored answer) answer {
+	a := stored
+	switch {
+	case f.Kind == FaultRedirect:
+		return answer{status: f.Status, contentType: "text/plain; charset=utf-8",
+			header: http.Header{"Location": {PaymentsPath}}}
+	case f.Status/100 == 2:
+		a.status = f.Status
+	case f.Kind == FaultCommitStatus:
+		a = problemAnswer(f.Status, CodeInjectedFault,
+			"fault injected: the PSP processed the request, then answered "+strconv.Itoa(f.Status), nil)
+	default:
+		a = problemAnswer(f.Status, CodeInjectedFault,
+			"fault injected: the PSP answers "+strconv.Itoa(f.Status)+" before any processing", nil)
+	}
+	if f.RetryAfter > 0 {
+		h := retryAfter(f.RetryAfter)
+		maps.Copy(h, a.header)
+		a.header = h
+	}
+	return a
+}
+
+// misdeliver writes a with its body broken as breach says, if a is a 201; else as it is.
+func misdeliver(w http.ResponseWriter, a answer, rawKey string, breach Breach, member string) {
+	half := a.body[:len(a.body)/2]
+	switch {
+	case a.status != http.StatusCreated:
+		a.write(w, rawKey)
+	case breach == BreachShort: // net/http closes the connection after the short body
+		a.writeHeader(w, rawKey, strconv.Itoa(len(a.body)))
+		w.Write(half)
+	case breach == BreachCut:
+		a.writeHeader(w, rawKey, "")
+		w.Write(half)
+		http.NewResponseController(w).Flush()
+		hangUp(w, false)
+	case breach == BreachNotJSON:
+		a.body = []byte("<html><body><h1>201 Created</h1></body></html>\n")
+		a.write(w, rawKey)
+	default:
+		a.body = brokenReceipt(a.body, breach, member)
+		a.write(w, rawKey)
+	}
+}
+
+// brokenReceipt is body, a receipt this package encoded, with a member broken or left out.
+func brokenReceipt(body []byte, breach Breach, member string) []byte {
+	var r receipt
+	json.Unmarshal(body, &r) // body is one of this package's receipts
+	switch breach {
+	case BreachAmount:
+		cents, _ := ParseBalance(r.Valor)
+		r.Valor = FormatAmount(cents + 1)
+	case BreachPixKey:
+		r.Chave = "0" + r.Chave
+	case BreachEndToEndID:
+		r.EndToEndID = r.EndToEndID[:len(r.EndToEndID)-1]
+	case BreachMissing:
+		var members map[string]jsontext.Value
+		json.Unmarshal(body, &members)
+		delete(members, member)
+		return marshal(members)
+	}
+	return marshal(r)
 }

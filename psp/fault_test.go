@@ -20,6 +20,10 @@ var invalidFaults = map[string]psp.Fault{
 	"negative retry after":           psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: -time.Second},
 	"negative delay":                 psp.Slow(-time.Nanosecond),
 	"negative down":                  psp.Down(-time.Second),
+	"negative duplicate":             psp.Duplicate(-time.Nanosecond),
+	"duplicate with a status":        {Kind: psp.FaultDuplicate, Status: 409},
+	"duplicate with retry after":     {Kind: psp.FaultDuplicate, RetryAfter: time.Second},
+	"duplicate with a breach":        {Kind: psp.FaultDuplicate, Breach: psp.BreachCut},
 	"status with a duration":         {Kind: psp.FaultStatus, Status: 503, Duration: time.Second},
 	"slow with a status":             {Kind: psp.FaultSlow, Status: 503},
 	"late with retry after":          {Kind: psp.FaultLate, RetryAfter: time.Second},
@@ -51,6 +55,7 @@ var invalidFaults = map[string]psp.Fault{
 	"slow beyond the maximum":        psp.Slow(psp.MaxFaultDuration + time.Nanosecond),
 	"late beyond the maximum":        psp.Late(psp.MaxFaultDuration + time.Nanosecond),
 	"down beyond the maximum":        psp.Down(psp.MaxFaultDuration + time.Nanosecond),
+	"duplicate beyond the maximum":   psp.Duplicate(psp.MaxFaultDuration + time.Nanosecond),
 	"retry after beyond the maximum": psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: psp.MaxFaultDuration + time.Nanosecond},
 	"commit_status retry too long":   psp.Fault{Kind: psp.FaultCommitStatus, Status: 503, RetryAfter: psp.MaxFaultDuration + time.Second},
 }
@@ -90,7 +95,7 @@ func TestValidFaults(t *testing.T) {
 		{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "chave"},
 		{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "status"},
 		{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario"},
-		psp.Redirect(300), psp.Redirect(399),
+		psp.Redirect(300), psp.Redirect(399), psp.Duplicate(0), psp.Duplicate(psp.MaxFaultDuration),
 	} {
 		if err := f.Validate(); err != nil {
 			t.Errorf("Validate(%+v) = %v, want nil", f, err)
@@ -102,6 +107,7 @@ func TestFaultConstructors(t *testing.T) {
 	got := []psp.Fault{
 		psp.Status(503), psp.Slow(time.Second), psp.Late(2 * time.Second), psp.Drop(), psp.ResetConn(),
 		psp.Down(3 * time.Second), psp.CommitStatus(503), psp.BadBody(psp.BreachAmount), psp.Redirect(302),
+		psp.Duplicate(4 * time.Second),
 	}
 	want := []psp.Fault{
 		{Kind: psp.FaultStatus, Status: 503},
@@ -113,6 +119,7 @@ func TestFaultConstructors(t *testing.T) {
 		{Kind: psp.FaultCommitStatus, Status: 503},
 		{Kind: psp.FaultBadBody, Breach: psp.BreachAmount},
 		{Kind: psp.FaultRedirect, Status: 302},
+		{Kind: psp.FaultDuplicate, Duration: 4 * time.Second},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("constructors mismatch (-want +got):\n%s", diff)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -32,7 +31,7 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) nextFault() Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.book.requests++
+	s.book.stats.Requests++
 	now := time.Now()
 	if now.Before(s.downUntil) {
 		return Down(s.downUntil.Sub(now))
@@ -54,11 +53,11 @@ func (s *Server) admit() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cfg.Capacity > 0 && s.inFlight >= s.cfg.Capacity {
-		s.book.shed++
+		s.book.stats.Shed++
 		return false
 	}
 	s.inFlight++
-	s.book.maxInFlight = max(s.book.maxInFlight, s.inFlight)
+	s.book.stats.MaxInFlight = max(s.book.stats.MaxInFlight, s.inFlight)
 	return true
 }
 
@@ -74,7 +73,7 @@ func (s *Server) release() {
 func (s *Server) shedAnswer() answer {
 	f := fail(CodeOverloaded, "the PSP is processing %d payments, its capacity; retry later", s.cfg.Capacity)
 	if s.cfg.ShedRetryAfter > 0 {
-		f.header = http.Header{"Retry-After": {strconv.FormatInt(wholeSeconds(s.cfg.ShedRetryAfter), 10)}}
+		f.header = retryAfter(s.cfg.ShedRetryAfter)
 	}
 	return f.answer()
 }
@@ -99,23 +98,41 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, fault Fault) (a
 
 // settle reserves the key, waits out the service time and a slow fault, and commits. A key
 // already known answers without committing: 422 for a different payment, 409 while in flight,
-// else the replay. A new key when the store is full answers 503 key_store_full.
+// else the replay. A new key when the store is full answers 503 key_store_full. A duplicate
+// fault first reserves the key for a copy of the request, which commits in the background.
 func (s *Server) settle(sc scope, p payment, f Fault) answer {
-	s.mu.Lock()
-	b := s.book // the book to commit to, even if a Reset replaces it meanwhile
-	e, a := b.reserve(sc, p, time.Now())
-	s.mu.Unlock()
-	if e == nil {
+	if f.Kind == FaultDuplicate {
+		if first, _ := s.reserve(sc, p); first != nil {
+			s.copies.Go(func() { first(f.Duration) }) // its answer goes nowhere
+		}
+	}
+	commit, a := s.reserve(sc, p)
+	if commit == nil {
 		return a
 	}
-	wait := s.cfg.ServiceTime
 	if f.Kind == FaultSlow {
-		wait += f.Duration
+		return commit(f.Duration)
 	}
-	time.Sleep(wait) // not cut short by the client leaving: a real PSP would not know
+	return commit(0)
+}
+
+// reserve takes sc's key for p and returns the commit that ends its processing, or nil and
+// the answer if the key is known or the store is full. The commit waits out the service time
+// and extra, then settles the payment or refuses it.
+func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration) answer, a answer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return b.commit(e, time.Now().UTC(), s.cfg.ISPB)
+	b := s.book // the book to commit to, even if a Reset replaces it meanwhile
+	e, a := b.reserve(sc, p, time.Now())
+	if e == nil {
+		return nil, a
+	}
+	return func(extra time.Duration) answer {
+		time.Sleep(s.cfg.ServiceTime + extra) // not cut short by the client leaving: a real PSP would not know
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return b.commit(e, time.Now().UTC(), s.cfg.ISPB)
+	}, answer{}
 }
 
 // deliver writes a, or distorts it for a fault that acts after processing, or holds it for a

@@ -3,12 +3,14 @@ package psp
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"mime"
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,13 +44,13 @@ type payment struct {
 // (so stored keys do not keep the header alive).
 func (s *Server) bearerToken(h http.Header) (string, *failure) {
 	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
-	known, ok := s.tokens[strings.TrimLeft(token, " ")]
-	if !strings.EqualFold(scheme, "Bearer") || !ok { // the scheme is case-insensitive (RFC 9110)
+	i := slices.Index(s.cfg.Tokens, strings.TrimLeft(token, " "))
+	if !strings.EqualFold(scheme, "Bearer") || i < 0 { // the scheme is case-insensitive (RFC 9110)
 		f := fail(CodeUnauthorized, "a known bearer token is required in Authorization")
 		f.header = http.Header{"Www-Authenticate": {`Bearer realm="psp"`}}
 		return "", f
 	}
-	return known, nil
+	return s.cfg.Tokens[i], nil
 }
 
 // idempotencyKey reads the Idempotency-Key of h: the value as sent (to echo it) and the key it
@@ -59,32 +61,23 @@ func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 	if len(values) == 0 {
 		return "", "", invalid(CodeIdempotencyKeyMissing, violation{IdempotencyKeyHeader, "required"})
 	}
-	raw = values[0]
-	key, ok := unquote(raw)
-	if len(values) > 1 || !ok || !keyPattern.MatchString(key) {
+	raw, key = values[0], values[0]
+	if m := sfString.FindStringSubmatch(raw); m != nil {
+		key = sfUnescape.Replace(m[1])
+	} else if strings.HasPrefix(raw, `"`) {
+		key = "" // a broken structured-field string: a bad escape, no closing quote or more after it
+	}
+	if len(values) > 1 || !keyPattern.MatchString(key) {
 		return "", "", invalid(CodeIdempotencyKeyInvalid, violation{IdempotencyKeyHeader,
 			"must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"})
 	}
 	return raw, key, nil
 }
 
-// unquote decodes a structured-field string if s starts with a double quote; any other s is
-// returned as is. ok is false for a broken quoted string: a bad escape, a missing closing quote
-// or characters after it.
-func unquote(s string) (unquoted string, ok bool) {
-	if !strings.HasPrefix(s, `"`) {
-		return s, true
-	}
-	if !sfString.MatchString(s) {
-		return "", false
-	}
-	return sfUnescape.Replace(s[1 : len(s)-1]), true
-}
-
 // sfString is a structured-field string (RFC 8941): in double quotes, with \" and \\ the only
-// escapes. sfUnescape reads its escapes.
+// escapes. Its submatch is the content, whose escapes sfUnescape reads.
 var (
-	sfString   = regexp.MustCompile(`^"(?:[^"\\]|\\["\\])*"$`)
+	sfString   = regexp.MustCompile(`^"((?:[^"\\]|\\["\\])*)"$`)
 	sfUnescape = strings.NewReplacer(`\"`, `"`, `\\`, `\`)
 )
 
@@ -181,4 +174,48 @@ func textViolation(name, s string) string {
 		return "must be at most 140 characters"
 	}
 	return ""
+}
+
+// ParseBalance converts an amount in the valor format of the HTTP contract to cents. The format
+// is 1 to 10 ASCII digits, a dot and exactly 2 digits (`^\d{1,10}\.\d{2}$`), so "150.00" is
+// 15000. Leading zeros are allowed, and "0.00" is 0. Any other string is an error.
+func ParseBalance(s string) (cents int64, err error) {
+	reais, centavos, _ := strings.Cut(s, ".")
+	if len(reais) < 1 || len(reais) > 10 || len(centavos) != 2 || strings.Trim(reais+centavos, "0123456789") != "" {
+		return 0, fmt.Errorf("psp: amount %q is not 1 to 10 digits, a dot and 2 digits", s)
+	}
+	return strconv.ParseInt(reais+centavos, 10, 64) // at most 12 digits: no overflow
+}
+
+// FormatAmount writes cents in the valor format, so 15000 is "150.00" and 5 is "0.05". A
+// negative amount gets a leading minus sign, which ParseBalance does not accept.
+func FormatAmount(cents int64) string {
+	sign, abs := "", uint64(cents)
+	if cents < 0 {
+		sign, abs = "-", -abs // unsigned negation is exact even for math.MinInt64
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, abs/100, abs%100)
+}
+
+// MaxEmailKeyLen is the longest e-mail Pix key, in bytes.
+const MaxEmailKeyLen = 77
+
+// The Pix key formats of the Central Bank's DICT. Check digits of CPF and CNPJ are not
+// verified: the simulator checks the shape a client must send, not the registry.
+var (
+	cpfPattern   = regexp.MustCompile(`^\d{11}$`)
+	cnpjPattern  = regexp.MustCompile(`^\d{14}$`)
+	phonePattern = regexp.MustCompile(`^\+[1-9]\d{1,14}$`)
+	emailPattern = regexp.MustCompile("^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?" +
+		`(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$`)
+	evpPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+// ValidPixKey reports whether k is a Pix key in one of the five formats. They are CPF (11
+// digits), CNPJ (14 digits), phone in E.164 ("+5511987654321"), e-mail (lower case, at most 77
+// characters) and EVP (a random key, a lower-case UUID). Digits are ASCII digits.
+func ValidPixKey(k string) bool {
+	return cpfPattern.MatchString(k) || cnpjPattern.MatchString(k) ||
+		phonePattern.MatchString(k) || evpPattern.MatchString(k) ||
+		len(k) <= MaxEmailKeyLen && emailPattern.MatchString(k)
 }

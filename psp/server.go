@@ -27,14 +27,15 @@ const PaymentsPath = "/v1/pix/payments"
 // (httptest, a recorder, an in-memory pipe) or on a real listener with http.Server. Make one
 // with NewServer. It is safe for concurrent use.
 type Server struct {
-	cfg    Config
-	tokens map[string]string // each accepted token to itself, the one copy that stored keys hold
+	cfg Config
 
 	mu        sync.Mutex
 	book      *book
 	faults    []Fault
 	downUntil time.Time
 	inFlight  int // payment requests in processing (see admit)
+
+	copies sync.WaitGroup // the first copies of duplicated requests, until they commit
 }
 
 // NewServer returns a Server configured by cfg, or an error if cfg is invalid.
@@ -43,11 +44,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, tokens: map[string]string{}, book: newBook(cfg)}
-	for _, t := range cfg.Tokens {
-		s.tokens[t] = t
-	}
-	return s, nil
+	return &Server{cfg: cfg, book: newBook(cfg)}, nil
 }
 
 // ServeHTTP serves a payment request. Another path gets 404, and another method 405 with Allow.
@@ -106,15 +103,20 @@ func (s *Server) BalanceCents() int64 {
 	return s.book.balance
 }
 
+// Wait returns once the first copy of every duplicated request (FaultDuplicate) has committed.
+// Those copies run in the background, with no handler to wait for. Call Wait after the last
+// request's handler has returned.
+func (s *Server) Wait() { s.copies.Wait() }
+
 // Reset forgets every key, empties the ledger and the fault queue, closes any down window,
 // restores the starting balance and starts Stats afresh. It does not wait for requests in
-// flight. They finish against the state Reset discarded, so their settlements never appear in
-// the new ledger. endToEndIds stay unique across Resets.
+// flight or duplicated copies. They finish against the state Reset discarded, so their
+// settlements never appear in the new ledger. endToEndIds stay unique across Resets.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.book = newBook(s.cfg)
-	s.book.maxInFlight = s.inFlight
+	s.book.stats.MaxInFlight = s.inFlight
 	s.faults = nil
 	s.downUntil = time.Time{}
 }
@@ -135,14 +137,7 @@ type Stats struct {
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Stats{
-		Requests:    s.book.requests,
-		Shed:        s.book.shed,
-		Settled:     len(s.book.ledger),
-		Dropped:     s.book.dropped,
-		Keys:        len(s.book.keys),
-		InFlight:    s.inFlight,
-		MaxInFlight: s.book.maxInFlight,
-		Faults:      len(s.faults),
-	}
+	st := s.book.stats
+	st.Settled, st.Keys, st.InFlight, st.Faults = len(s.book.ledger), len(s.book.keys), s.inFlight, len(s.faults)
+	return st
 }

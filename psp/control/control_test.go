@@ -54,6 +54,21 @@ func TestControlInjectsFaults(t *testing.T) {
 	})
 }
 
+// TestControlInjectsADuplicate: a duplicate fault queued over the control API answers the
+// client 409 while its other copy settles the payment.
+func TestControlInjectsADuplicate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mustBank(t)
+		wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"duplicate","duration_ms":2000}]}`))
+		start := time.Now()
+		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
+		s.Wait()
+		if got, n := time.Since(start), len(s.Settlements()); got != 2*time.Second || n != 1 {
+			t.Errorf("the copy committed after %v with %d settlements, want 2s and 1", got, n)
+		}
+	})
+}
+
 func TestControlEmptyFaultListQueuesNothing(t *testing.T) {
 	s := mustBank(t)
 	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[]}`))

@@ -12,7 +12,7 @@ import (
 )
 
 // faultJSON is the JSON form of a psp.Fault, such as {"kind":"status","status":503,
-// "retry_after_s":2}, {"kind":"late","delay_ms":1500} or
+// "retry_after_s":2}, {"kind":"late","delay_ms":1500}, {"kind":"duplicate","duration_ms":2000} or
 // {"kind":"bad_body","breach":"missing","member":"horario"}. A nil pointer is an absent member.
 type faultJSON struct {
 	Kind        psp.FaultKind `json:"kind"`
@@ -26,12 +26,13 @@ type faultJSON struct {
 
 // faultUsage says what each kind takes, in the JSON form.
 var faultUsage = map[psp.FaultKind]string{
-	psp.FaultStatus: `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
-	psp.FaultSlow:   `"delay_ms" (milliseconds, 0 to 3600000)`,
-	psp.FaultLate:   `"delay_ms" (milliseconds, 0 to 3600000)`,
-	psp.FaultDrop:   "no parameters",
-	psp.FaultReset:  "no parameters",
-	psp.FaultDown:   `"duration_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultStatus:    `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
+	psp.FaultSlow:      `"delay_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultLate:      `"delay_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultDrop:      "no parameters",
+	psp.FaultReset:     "no parameters",
+	psp.FaultDown:      `"duration_ms" (milliseconds, 0 to 3600000)`,
+	psp.FaultDuplicate: `"duration_ms" (milliseconds, 0 to 3600000)`,
 	psp.FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally ` +
 		`"retry_after_s" (whole seconds, 1 to 3600)`,
 	psp.FaultBadBody: `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
@@ -104,7 +105,7 @@ func wire(f psp.Fault) faultJSON {
 		}
 	case psp.FaultSlow, psp.FaultLate:
 		w.DelayMS = &ms
-	case psp.FaultDown:
+	case psp.FaultDown, psp.FaultDuplicate:
 		w.DurationMS = &ms
 	case psp.FaultRedirect:
 		w.Status = &f.Status

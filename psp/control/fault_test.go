@@ -25,6 +25,9 @@ func TestFaultJSON(t *testing.T) {
 		{psp.ResetConn(), `{"kind":"reset"}`},
 		{psp.Down(time.Minute), `{"kind":"down","duration_ms":60000}`},
 		{psp.Down(psp.MaxFaultDuration), `{"kind":"down","duration_ms":3600000}`},
+		{psp.Duplicate(2 * time.Second), `{"kind":"duplicate","duration_ms":2000}`},
+		{psp.Duplicate(0), `{"kind":"duplicate","duration_ms":0}`},
+		{psp.Duplicate(psp.MaxFaultDuration), `{"kind":"duplicate","duration_ms":3600000}`},
 		{psp.Slow(psp.MaxFaultDuration), `{"kind":"slow","delay_ms":3600000}`},
 		{psp.Late(psp.MaxFaultDuration), `{"kind":"late","delay_ms":3600000}`},
 		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: psp.MaxFaultDuration}, `{"kind":"status","status":503,"retry_after_s":3600}`},
@@ -100,6 +103,11 @@ func TestFaultUnmarshalRejects(t *testing.T) {
 		"reset with status":               `{"kind":"reset","status":503}`,
 		"down with delay_ms":              `{"kind":"down","delay_ms":1000}`,
 		"down without duration":           `{"kind":"down"}`,
+		"duplicate without duration":      `{"kind":"duplicate"}`,
+		"duplicate with delay_ms":         `{"kind":"duplicate","delay_ms":1000}`,
+		"duplicate with both":             `{"kind":"duplicate","delay_ms":1,"duration_ms":1}`,
+		"duplicate with status":           `{"kind":"duplicate","duration_ms":1,"status":409}`,
+		"duplicate with a fraction":       `{"kind":"duplicate","duration_ms":1.5}`,
 		"unknown member":                  `{"kind":"drop","why":"x"}`,
 		"repeated member":                 `{"kind":"drop","kind":"drop"}`,
 		"null":                            `null`,
@@ -131,6 +139,8 @@ func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
 		`{"kind":"slow","delay_ms":-1}`:                       "delay_ms -1 is negative",
 		`{"kind":"late","delay_ms":-18446744073709}`:          "delay_ms -18446744073709 is negative", // times 1e6 wraps to +0.55 ms
 		`{"kind":"down","duration_ms":-1}`:                    "duration_ms -1 is negative",
+		`{"kind":"duplicate","duration_ms":3600001}`:          "duration_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"duplicate","duration_ms":-1}`:               "duration_ms -1 is negative",
 		`{"kind":"status","status":503,"retry_after_s":-1}`:   "retry_after_s -1 is negative",
 	}
 	for in, want := range tests {
@@ -142,7 +152,8 @@ func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
 }
 
 func TestEncodeFaultRefusesAnInvalidFault(t *testing.T) {
-	for _, f := range []psp.Fault{{}, psp.Status(200), psp.Slow(-time.Second), {Kind: psp.FaultDrop, Status: 503}} {
+	for _, f := range []psp.Fault{{}, psp.Status(200), psp.Slow(-time.Second), psp.Duplicate(-time.Second),
+		{Kind: psp.FaultDrop, Status: 503}} {
 		if got, err := encodeFault(f); !errors.Is(err, psp.ErrInvalidFault) || got != nil {
 			t.Errorf("encodeFault(%+v) = %s, %v; want nothing, %v", f, got, err, psp.ErrInvalidFault)
 		}
