@@ -5,8 +5,7 @@ import (
 	"math/big"
 )
 
-// quotaEvent is one event a retry.Quota sees, in the order it sees them: a first attempt, a
-// retry it granted, or a retry it refused.
+// quotaEvent is one event a retry.Quota sees: a first attempt, a retry granted or one refused.
 type quotaEvent int
 
 const (
@@ -17,76 +16,34 @@ const (
 
 func (e quotaEvent) String() string { return [...]string{"first", "retry", "refused"}[e] }
 
-// quotaLimits is the ratio and the burst of a quota, and the checks of its properties.
+// quotaLimits is a quota's ratio and burst.
 type quotaLimits struct {
 	ratio float64
 	burst int
 }
 
-// capacity is the most tokens the quota holds: burst, but at least one, so that a ratio earns
-// retries whatever the burst.
+// capacity is the most tokens the quota holds: burst, but at least one.
 func (q quotaLimits) capacity() int { return max(q.burst, 1) }
 
-// checkQuotaBound is the quota's guarantee, in two clauses. From creation, the retries granted
-// are at most burst + ratio × the first attempts. In every stretch of consecutive events, they
-// are at most capacity + ratio × the first attempts. Refusals count for nothing.
-//
-// With V(k) = retries − ratio × firsts over the first k events, the first clause breaks when
-// V(j) > burst, and a stretch (i, j] breaks the second exactly when V(j) − V(i) > capacity, so
-// the check keeps the least V seen so far. The arithmetic is exact: big.Rat holds the float64
-// ratio without rounding.
-func (q quotaLimits) checkQuotaBound(trace []quotaEvent) error {
-	s := q.newStretches()
-	for j, e := range trace {
-		if e == quotaRefused {
-			continue
-		}
-		s.add(e, j)
-		if s.overBurst(0) {
-			return fmt.Errorf("the %d events up to %d (a %v) hold %s retries beyond ratio × first attempts, "+
-				"more than burst %d", j+1, j, e, s.fromStart(0).RatString(), q.burst)
-		}
-		if s.over(0) {
-			return fmt.Errorf("the %d events up to %d (a %v) hold %s retries beyond ratio × first attempts, "+
-				"more than capacity %d", j-s.from+1, j, e, s.excess(0).RatString(), q.capacity())
-		}
-	}
-	return nil
+// The checks below follow V(k) = retries − ratio × firsts over the first k events, exactly:
+// big.Rat holds the float64 ratio without rounding. From creation, the bound holds at event j
+// while V(j) ≤ burst. A stretch (i, j] keeps it while V(j) − V(i) ≤ capacity, so keeping the
+// least V seen checks every stretch that ends at j. Refused retries count for nothing.
+
+// quotaSlack is V and its least value over the events seen. The stretch ending at the last
+// event that holds the most retries beyond ratio × firsts starts at index from.
+type quotaSlack struct {
+	q               quotaLimits
+	ratio, v, least *big.Rat
+	from            int
 }
 
-// checkQuotaRefusals is the converse: the quota refuses a retry only when granting it would
-// break a clause of the bound, from creation or on some stretch that ends with it.
-func (q quotaLimits) checkQuotaRefusals(trace []quotaEvent) error {
-	s := q.newStretches()
-	for j, e := range trace {
-		if e != quotaRefused {
-			s.add(e, j)
-			continue
-		}
-		if !s.over(1) && !s.overBurst(1) {
-			return fmt.Errorf("event %d: a retry refused, but granting it kept the bound "+
-				"(%s beyond ratio × first attempts since creation, burst %d; at most %s on a stretch, capacity %d)",
-				j, s.fromStart(1).RatString(), q.burst, s.excess(1).RatString(), q.capacity())
-		}
-	}
-	return nil
+func (q quotaLimits) slack() *quotaSlack {
+	return &quotaSlack{q: q, ratio: new(big.Rat).SetFloat64(q.ratio), v: new(big.Rat), least: new(big.Rat)}
 }
 
-// stretches follows V and its least value over the events seen, exactly. The stretch that
-// holds the most retries beyond ratio × first attempts, among those ending at the last event,
-// starts at index from of the trace.
-type stretches struct {
-	ratio, v, least, burst, capacity *big.Rat
-	from                             int
-}
-
-func (q quotaLimits) newStretches() *stretches {
-	return &stretches{ratio: new(big.Rat).SetFloat64(q.ratio), v: new(big.Rat), least: new(big.Rat),
-		burst: big.NewRat(int64(q.burst), 1), capacity: big.NewRat(int64(q.capacity()), 1)}
-}
-
-// add moves V over event j of the trace, a first attempt or a granted retry.
-func (s *stretches) add(e quotaEvent, j int) {
+// add moves V over event j, a first attempt or a granted retry.
+func (s *quotaSlack) add(e quotaEvent, j int) {
 	if e == quotaRetry {
 		s.v.Add(s.v, big.NewRat(1, 1))
 	} else {
@@ -98,27 +55,63 @@ func (s *stretches) add(e quotaEvent, j int) {
 	}
 }
 
-// excess is the most any stretch ending here holds beyond ratio × first attempts, with extra
-// more retries granted at its end.
-func (s *stretches) excess(extra int64) *big.Rat {
-	d := new(big.Rat).Sub(s.v, s.least)
-	return d.Add(d, big.NewRat(extra, 1))
-}
-
-// fromStart is what the events since creation hold beyond ratio × first attempts, with extra
-// more retries granted at their end.
-func (s *stretches) fromStart(extra int64) *big.Rat {
+// sinceCreation and onStretch are V, and the most on a stretch ending here, with extra
+// retries granted at the end.
+func (s *quotaSlack) sinceCreation(extra int64) *big.Rat {
 	return new(big.Rat).Add(s.v, big.NewRat(extra, 1))
 }
+func (s *quotaSlack) onStretch(extra int64) *big.Rat {
+	return new(big.Rat).Sub(s.sinceCreation(extra), s.least)
+}
 
-// over reports whether excess(extra) passes the capacity.
-func (s *stretches) over(extra int64) bool { return s.excess(extra).Cmp(s.capacity) > 0 }
+// overBurst and overCapacity report whether those pass the burst and the capacity.
+func (s *quotaSlack) overBurst(extra int64) bool {
+	return s.sinceCreation(extra).Cmp(big.NewRat(int64(s.q.burst), 1)) > 0
+}
+func (s *quotaSlack) overCapacity(extra int64) bool {
+	return s.onStretch(extra).Cmp(big.NewRat(int64(s.q.capacity()), 1)) > 0
+}
 
-// overBurst reports whether fromStart(extra) passes the burst.
-func (s *stretches) overBurst(extra int64) bool { return s.fromStart(extra).Cmp(s.burst) > 0 }
+// checkQuotaBound is the quota's guarantee: from creation, the retries granted are at most
+// burst + ratio × the first attempts; in every stretch of consecutive events, at most
+// capacity + ratio × the first attempts.
+func (q quotaLimits) checkQuotaBound(trace []quotaEvent) error {
+	s := q.slack()
+	for j, e := range trace {
+		if e == quotaRefused {
+			continue
+		}
+		s.add(e, j)
+		if s.overBurst(0) {
+			return fmt.Errorf("the %d events up to %d (a %v) hold %s retries beyond ratio × first attempts, "+
+				"more than burst %d", j+1, j, e, s.sinceCreation(0).RatString(), q.burst)
+		}
+		if s.overCapacity(0) {
+			return fmt.Errorf("the %d events up to %d (a %v) hold %s retries beyond ratio × first attempts, "+
+				"more than capacity %d", j-s.from+1, j, e, s.onStretch(0).RatString(), q.capacity())
+		}
+	}
+	return nil
+}
 
-// checkQuotaTotals is the guarantee over a whole run, for runs whose order of events is not
-// known (concurrent calls): retries <= burst + ratio × firsts, exactly.
+// checkQuotaRefusals is the converse: the quota refuses a retry only when granting it would
+// break a clause of the bound, from creation or on a stretch that ends with it.
+func (q quotaLimits) checkQuotaRefusals(trace []quotaEvent) error {
+	s := q.slack()
+	for j, e := range trace {
+		if e != quotaRefused {
+			s.add(e, j)
+		} else if !s.overCapacity(1) && !s.overBurst(1) {
+			return fmt.Errorf("event %d: a retry refused, but granting it kept the bound (%s beyond ratio × "+
+				"first attempts since creation, burst %d; at most %s on a stretch, capacity %d)",
+				j, s.sinceCreation(1).RatString(), q.burst, s.onStretch(1).RatString(), q.capacity())
+		}
+	}
+	return nil
+}
+
+// checkQuotaTotals is the bound over a whole run whose order of events is not known
+// (concurrent calls): retries ≤ burst + ratio × firsts, exactly.
 func (q quotaLimits) checkQuotaTotals(firsts, retries int) error {
 	limit := new(big.Rat).SetFloat64(q.ratio)
 	limit.Mul(limit, big.NewRat(int64(firsts), 1))
@@ -130,8 +123,6 @@ func (q quotaLimits) checkQuotaTotals(firsts, retries int) error {
 	return nil
 }
 
-// demandFits reports whether the retries the calls ask for, with nothing refused, keep the
-// bound on every stretch: the condition under which the converse says no retry is refused.
-func (q quotaLimits) demandFits(demand []quotaEvent) bool {
-	return q.checkQuotaBound(demand) == nil
-}
+// demandFits reports whether the retries asked for, none refused, keep the bound: then the
+// converse says none is refused.
+func (q quotaLimits) demandFits(demand []quotaEvent) bool { return q.checkQuotaBound(demand) == nil }

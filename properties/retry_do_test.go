@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,20 +21,17 @@ import (
 	"pixretry/retry"
 )
 
-// The properties of retry.Do on its own, with an op that fails on a script: every class of
-// error the classification names (statuses from 100 to 599, with and without a Retry-After
-// hint; network failures; errors that are neither), policies at the edges (one attempt or
-// math.MaxInt, delays from 0 to a day, runs long enough for the ceiling to pass 2^63 ns), and
-// the caller's context ending at any point: before the first attempt, during an attempt, during
-// a wait. A model of Do written from its documentation predicts every attempt, wait, stop and
-// error; the suite's own transientStatus and ceilingOf, and fullJitterOf below, are the oracle.
+// The properties of retry.Do alone, checked against predict (retry_model_test.go). The op fails
+// on a script: every class of error Transient names, policies at their edges (AttemptsMax 1 to
+// math.MaxInt, delays from 0 to a day, ceilings that would pass 2^63 ns), and a caller's
+// context that ends before the first attempt, during an attempt or during a wait.
 
-// opError is an error an attempt may return, with its class by the classification's contract.
+// opError is an error an attempt may return, with its class by Transient's contract.
 type opError struct {
 	Name      string
 	Err       error
 	Transient bool
-	Hint      time.Duration // the Retry-After hint it carries; 0: none
+	Hint      time.Duration // its Retry-After hint, 0 for none
 }
 
 // statusError is an answer's error: a status, maybe a Retry-After hint, maybe a cause.
@@ -47,12 +46,13 @@ func (e *statusError) StatusCode() int           { return e.code }
 func (e *statusError) RetryAfter() time.Duration { return e.hint }
 func (e *statusError) Unwrap() error             { return e.cause }
 
-// networkErrors are the errors that are not answers, each with its class: a connection that
-// failed before a whole answer came back, or a timeout, is transient; anything else is not.
+// networkErrors are the errors that are not answers. The first 8 are transient: a connection
+// that failed before a whole answer came back, or a timeout.
 func networkErrors() []opError {
 	sys := func(op string, errno syscall.Errno) error {
 		return &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, errno)}
 	}
+	timeout := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
 	return []opError{
 		{Name: "EOF", Err: fmt.Errorf("reading: %w", io.EOF), Transient: true},
 		{Name: "unexpected EOF", Err: io.ErrUnexpectedEOF, Transient: true},
@@ -60,7 +60,7 @@ func networkErrors() []opError {
 		{Name: "connection refused", Err: sys("dial", syscall.ECONNREFUSED), Transient: true},
 		{Name: "broken pipe", Err: sys("write", syscall.EPIPE), Transient: true},
 		{Name: "closed connection", Err: fmt.Errorf("write: %w", net.ErrClosed), Transient: true},
-		{Name: "i/o timeout", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, Transient: true},
+		{Name: "i/o timeout", Err: timeout, Transient: true},
 		{Name: "attempt deadline", Err: fmt.Errorf("attempt: %w", context.DeadlineExceeded), Transient: true},
 		{Name: "no such host", Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}},
 		{Name: "arbitrary", Err: errors.New("op: the ledger is read-only")},
@@ -70,31 +70,24 @@ func networkErrors() []opError {
 	}
 }
 
-// opErrorGen draws an error of any class: an answer with any status from 100 to 599 (the
-// transient ones often; 501 and 505 among them), with or without a hint, maybe wrapping a
-// connection failure (the status decides alone), or a network or other error.
+// opErrorGen draws an error of any class. An answer has any status from 100 to 599 (the
+// transient ones and the edges often), maybe a hint, maybe a connection failure as its cause.
 func opErrorGen(p retry.Policy) *rapid.Generator[opError] {
 	status := rapid.Custom(func(t *rapid.T) opError {
 		transient := rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504, 599})
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.IntRange(100, 399), transient, transient,
 			rapid.SampledFrom([]int{400, 408, 410, 422, 428, 430, 499, 501, 505})).Draw(t, "status")
-		e := &statusError{code: code, hint: hintGen(p).Draw(t, "hint")}
+		hint := rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(1, p.DelayMax+1), // none, up to DelayMax,
+			durationGen(p.DelayMax, p.DelayMax+time.Hour)).Draw(t, "hint") // or beyond it
+		e := &statusError{code: code, hint: hint}
 		if rapid.Bool().Draw(t, "wraps a connection failure") {
 			e.cause = io.ErrUnexpectedEOF
 		}
-		return opError{Name: fmt.Sprintf("status %d, hint %v, cause %v", code, e.hint, e.cause),
-			Err: e, Transient: transientStatus(code), Hint: e.hint}
+		return opError{Name: fmt.Sprintf("status %d, hint %v, cause %v", code, hint, e.cause),
+			Err: e, Transient: transientStatus(code), Hint: hint}
 	})
 	network := networkErrors()
 	return rapid.OneOf(status, rapid.SampledFrom(network), rapid.SampledFrom(network[:8]))
-}
-
-// hintGen draws a Retry-After hint: none, up to DelayMax, or above it.
-func hintGen(p retry.Policy) *rapid.Generator[time.Duration] {
-	return rapid.OneOf(rapid.Just(time.Duration(0)),
-		rapid.Map(rapid.Int64Range(1, int64(p.DelayMax)+1), func(n int64) time.Duration { return time.Duration(n) }),
-		rapid.Map(rapid.Int64Range(int64(p.DelayMax), int64(p.DelayMax)+int64(time.Hour)),
-			func(n int64) time.Duration { return time.Duration(n) }))
 }
 
 // durationGen draws a duration from lo to hi.
@@ -102,8 +95,8 @@ func durationGen(lo, hi time.Duration) *rapid.Generator[time.Duration] {
 	return rapid.Map(rapid.Int64Range(int64(lo), int64(hi)), func(n int64) time.Duration { return time.Duration(n) })
 }
 
-// edgePolicyGen draws policies at the edges: AttemptsMax 1 to math.MaxInt, DelayBase 0, a few
-// nanoseconds, or up to an hour, and DelayMax from DelayBase to a day above it.
+// edgePolicyGen draws AttemptsMax from 1 to math.MaxInt, DelayBase 0, a few nanoseconds or up
+// to an hour, and DelayMax from DelayBase to a day above it.
 func edgePolicyGen() *rapid.Generator[retry.Policy] {
 	return rapid.Custom(func(t *rapid.T) retry.Policy {
 		p := retry.Policy{
@@ -118,38 +111,57 @@ func edgePolicyGen() *rapid.Generator[retry.Policy] {
 	})
 }
 
+// invalidPolicyGen draws a policy that breaks one rule, at its edge or beyond: AttemptsMax
+// below 1, a negative delay, DelayMax below DelayBase.
+func invalidPolicyGen() *rapid.Generator[retry.Policy] {
+	return rapid.Custom(func(t *rapid.T) retry.Policy {
+		p := retry.Policy{AttemptsMax: 3, DelayBase: time.Second, DelayMax: 2 * time.Second}
+		switch rapid.IntRange(0, 3).Draw(t, "rule broken") {
+		case 0:
+			p.AttemptsMax = rapid.OneOf(rapid.Just(0), rapid.IntRange(math.MinInt, 0)).Draw(t, "AttemptsMax")
+		case 1:
+			p.DelayBase = -durationGen(1, time.Hour).Draw(t, "-DelayBase")
+		case 2:
+			p.DelayBase, p.DelayMax = -2*time.Second, -durationGen(1, time.Second).Draw(t, "-DelayMax")
+		case 3:
+			p.DelayMax = p.DelayBase - durationGen(1, time.Second).Draw(t, "DelayBase-DelayMax")
+		}
+		return p
+	})
+}
+
+// noOps are the options that change nothing: the zero Option and options of nil functions.
 var noOps = map[string]retry.Option{
 	"zero": {}, "WithRand(nil)": retry.WithRand(nil), "WithObserver(nil)": retry.WithObserver(nil),
 	"WithClassifier(nil)": retry.WithClassifier(nil), "WithQuota(nil)": retry.WithQuota(nil),
 }
 
-// doCaseGen draws a call: a few attempts, ending in success or any error, and sometimes a
-// long run of transient failures.
+// doCaseGen draws a call of up to 10 attempts, then a success, sometimes after a long run of
+// transient failures. The draws may leave [0, 1); the context may end at any instant, or as the
+// first wait would end; one call in 8 has an invalid policy.
 func doCaseGen() *rapid.Generator[doCase] {
 	return rapid.Custom(func(t *rapid.T) doCase {
 		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws"),
-			NoOps: rapid.SliceOfN(rapid.SampledFrom([]string{"zero", "WithRand(nil)", "WithObserver(nil)",
-				"WithClassifier(nil)", "WithQuota(nil)"}), 0, 3).Draw(t, "options that change nothing")}
+			NoOps: rapid.SliceOfN(rapid.SampledFrom(slices.Sorted(maps.Keys(noOps))), 0, 3).Draw(t, "no-op options")}
 		if rapid.IntRange(0, 5).Draw(t, "draws outside [0, 1)") == 0 {
-			c.Draws = rapid.SliceOfN(rapid.SampledFrom([]float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}), 1,
-				3).Draw(t, "wild draws")
+			wild := []float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}
+			c.Draws = rapid.SliceOfN(rapid.SampledFrom(wild), 1, 3).Draw(t, "wild draws")
 		}
 		took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
-		step := rapid.Custom(func(t *rapid.T) doStep {
+		c.Steps = rapid.SliceOfN(rapid.Custom(func(t *rapid.T) doStep {
 			e := opErrorGen(c.Policy).Draw(t, "error")
 			return doStep{Took: took.Draw(t, "took"), Err: e, Deaf: rapid.IntRange(0, 3).Draw(t, "deaf") == 0}
-		})
-		c.Steps = rapid.SliceOfN(step, 0, 10).Draw(t, "steps")
+		}), 0, 10).Draw(t, "steps")
 		if rapid.IntRange(0, 3).Draw(t, "long run") == 0 {
 			c.Steps = append(c.Steps, longRun(t)...)
 		}
 		c.Ctx.Kind = rapid.SampledFrom([]string{"none", "cancel", "deadline"}).Draw(t, "context")
 		if c.Ctx.Kind != "none" {
 			scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
-			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "context ends")
+			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "ends at")
 			c.Ctx.Cause = rapid.Bool().Draw(t, "with a cause")
-			if first, ok := firstWaitEnd(c); ok && c.Ctx.Kind == "deadline" && rapid.IntRange(0, 3).Draw(t,
-				"deadline as the first wait ends") == 0 {
+			if first, ok := firstWaitEnd(c); ok && c.Ctx.Kind == "deadline" &&
+				rapid.IntRange(0, 3).Draw(t, "deadline as the first wait ends") == 0 {
 				c.Ctx.At = first
 			}
 		}
@@ -160,36 +172,14 @@ func doCaseGen() *rapid.Generator[doCase] {
 	})
 }
 
-// firstWaitEnd is when the wait after c's first attempt would end, if that attempt fails in a
-// way that is retried with a wait: the edge where a deadline must refuse the wait.
+// firstWaitEnd is when the wait after c's first attempt would end, if that attempt is retried.
 func firstWaitEnd(c doCase) (time.Duration, bool) {
-	if len(c.Steps) == 0 || c.Policy.AttemptsMax < 2 || c.Policy.DelayMax < c.Policy.DelayBase || c.Policy.DelayBase < 0 {
+	p := c.Policy
+	if len(c.Steps) == 0 || p.AttemptsMax < 2 || p.DelayMax < p.DelayBase || p.DelayBase < 0 ||
+		!c.Steps[0].Err.Transient || c.Steps[0].Err.Hint > p.DelayMax {
 		return 0, false
 	}
-	s := c.Steps[0]
-	if !s.Err.Transient || s.Err.Hint > c.Policy.DelayMax {
-		return 0, false
-	}
-	return s.Took + max(fullJitterOf(ceilingOf(c.Policy, 1), c.Draws[0]), s.Err.Hint), true
-}
-
-// longRunGen draws a call of 60 to 80 transient failures, the ceiling then passing the range
-// of time.Duration, under a budget that allows them all and a context that never ends or is
-// cancelled at any point (most likely during a wait).
-func longRunGen() *rapid.Generator[doCase] {
-	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Steps: longRun(t), Ctx: ctxEnd{Kind: "none"},
-			Draws: []float64{rapid.Float64Range(0.25, 0.999).Draw(t, "draw")}} // waits of a quarter of the ceiling or more
-		c.Policy.AttemptsMax = rapid.IntRange(len(c.Steps)+1, math.MaxInt).Draw(t, "AttemptsMax")
-		var expected time.Duration // the run's expected length: the waits average half their ceiling
-		for n := range len(c.Steps) {
-			expected += ceilingOf(c.Policy, n+1) / 2
-		}
-		if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
-			c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
-		}
-		return c
-	})
+	return c.Steps[0].Took + max(fullJitterOf(ceilingOf(p, 1), c.Draws[0]), c.Steps[0].Err.Hint), true
 }
 
 // longRun draws 60 to 80 attempts that fail at once with the same transient network error.
@@ -200,6 +190,54 @@ func longRun(t *rapid.T) []doStep {
 		steps[i].Err = e
 	}
 	return steps
+}
+
+// longRunGen draws a long run under a budget that allows it all, with waits of a quarter of the
+// ceiling or more, and a context that never ends or is cancelled within the run's expected length.
+func longRunGen() *rapid.Generator[doCase] {
+	return rapid.Custom(func(t *rapid.T) doCase {
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Steps: longRun(t), Ctx: ctxEnd{Kind: "none"},
+			Draws: []float64{rapid.Float64Range(0.25, 0.999).Draw(t, "draw")}}
+		c.Policy.AttemptsMax = rapid.IntRange(len(c.Steps)+1, math.MaxInt).Draw(t, "AttemptsMax")
+		var expected time.Duration // waits average half their ceiling
+		for n := range len(c.Steps) {
+			expected += ceilingOf(c.Policy, n+1) / 2
+		}
+		if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
+			c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
+		}
+		return c
+	})
+}
+
+// deafAttemptGen draws calls whose first attempt ignores its context, which ends strictly within it.
+func deafAttemptGen() *rapid.Generator[doCase] {
+	return rapid.Custom(func(t *rapid.T) doCase {
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws")}
+		took := msRange(2, 2000).Draw(t, "took")
+		c.Steps = []doStep{{Took: took, Err: opErrorGen(c.Policy).Draw(t, "error"), Deaf: true}}
+		c.Ctx = ctxEnd{Kind: rapid.SampledFrom([]string{"cancel", "deadline"}).Draw(t, "context"),
+			At: durationGen(1, took-1).Draw(t, "ends at"), Cause: rapid.Bool().Draw(t, "with a cause")}
+		return c
+	})
+}
+
+// deadlineEdgeGen draws calls whose first attempt fails with a transient network error, followed
+// by a wait above zero, and whose deadline falls as that wait would end, or a nanosecond either side.
+func deadlineEdgeGen() *rapid.Generator[doCase] {
+	return rapid.Custom(func(t *rapid.T) doCase {
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"),
+			Draws: []float64{rapid.Float64Range(0.001, 0.999).Draw(t, "draw")}}
+		c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
+		c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond)
+		c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
+		c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"),
+			Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t, "transient error")}}
+		end, _ := firstWaitEnd(c)
+		c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"),
+			Cause: rapid.Bool().Draw(t, "with a cause")}
+		return c
+	})
 }
 
 // doRun is what Do did.
@@ -224,8 +262,7 @@ func runDo(c doCase) doRun {
 			panic(fmt.Sprintf("op called again after attempt %d succeeded", n-1))
 		}
 		run.Starts = append(run.Starts, time.Since(start))
-		err := c.step(n).play(ctx)
-		if err != nil {
+		if err := c.step(n).play(ctx); err != nil {
 			run.Returned[n] = err
 			return 0, err
 		}
@@ -234,56 +271,47 @@ func runDo(c doCase) doRun {
 	draws := &drawSource{cycle: c.Draws}
 	opts := []retry.Option{retry.WithRand(draws.next),
 		retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) })}
-	for i, name := range c.NoOps {
-		if i%2 == 0 {
-			opts = append(opts, noOps[name])
-		} else {
-			opts = append([]retry.Option{noOps[name]}, opts...)
-		}
+	for i, name := range c.NoOps { // after the real options, then before them, in turn
+		opts = slices.Insert(opts, (1-i%2)*len(opts), noOps[name])
 	}
 	run.Value, run.Err = retry.Do(ctx, c.Policy, op, opts...)
 	run.End = time.Since(start)
 	return run
 }
 
-// play is the op's attempt: it holds for Took, then returns Err.Err. Unless it is deaf, the
-// context's end cuts it short with the context's error.
+// play is the op's attempt: it holds for Took and returns Err.Err, or the context's error if
+// the context ends first and the op is not deaf.
 func (s doStep) play(ctx context.Context) error {
-	if s.Deaf {
+	if s.Deaf || s.Took == 0 {
 		time.Sleep(s.Took)
 		return s.Err.Err
 	}
-	if s.Took > 0 {
-		t := time.NewTimer(s.Took)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	select {
+	case <-time.After(s.Took):
+		return s.Err.Err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return s.Err.Err
 }
 
-// callerContext is the caller's context as end describes it, for a call that starts at start.
+// callerContext is the caller's context as end describes it, for a call made at start.
 func callerContext(end ctxEnd, start time.Time) (context.Context, func()) {
 	var cause error
 	if end.Cause {
 		cause = errCallerCause
 	}
-	ctx, cancelCause := context.WithCancelCause(context.Background())
-	cancel := func() { cancelCause(cause) }
+	ctx, cancel := context.WithCancelCause(context.Background())
 	switch {
 	case end.Kind == "cancel" && end.At == 0:
-		cancel()
+		cancel(cause)
 	case end.Kind == "cancel":
-		t := time.AfterFunc(end.At, cancel)
-		return ctx, func() { t.Stop(); cancelCause(nil) }
+		t := time.AfterFunc(end.At, func() { cancel(cause) })
+		return ctx, func() { t.Stop(); cancel(nil) }
 	case end.Kind == "deadline":
 		ctx, stop := context.WithDeadlineCause(ctx, start.Add(end.At), cause)
-		return ctx, func() { stop(); cancelCause(nil) }
+		return ctx, func() { stop(); cancel(nil) }
 	}
-	return ctx, func() { cancelCause(nil) }
+	return ctx, func() { cancel(nil) }
 }
 
 // checkDo compares what Do did with the model's prediction.
@@ -299,9 +327,7 @@ func checkDo(pr doPrediction, run doRun) error {
 		v.addf("observer saw %d attempts, want %d", len(run.Attempts), len(pr.Attempts))
 	}
 	for i := range min(len(run.Attempts), len(pr.Attempts)) {
-		got, want := run.Attempts[i], pr.Attempts[i]
-		if got.Number != want.Number || got.Err != want.Err || got.Transient != want.Transient ||
-			got.Wait != want.Wait || got.Stop != want.Stop {
+		if got, want := run.Attempts[i], pr.Attempts[i]; got != want {
 			v.addf("attempt %d: observer saw %+v, want %+v", i+1, got, want)
 		}
 	}
@@ -337,103 +363,42 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 		if pr.Cause != nil && !errors.Is(run.Err, pr.Cause) {
 			v.addf("Do() error = %v, want it to wrap the context's cause %v", run.Err, pr.Cause)
 		}
-		if name := map[bool]string{true: "before attempt 1", false: fmt.Sprintf("after attempt %d",
-			n)}[n == 0]; !strings.Contains(fmt.Sprint(run.Err), name) {
+		name := "before attempt 1"
+		if n > 0 {
+			name = fmt.Sprintf("after attempt %d", n)
+		}
+		if !strings.Contains(fmt.Sprint(run.Err), name) {
 			v.addf("Do() error = %v, want it to name the last attempt: %q", run.Err, name)
 		}
 	}
 }
 
-// TestDoFollowsItsModel: retry.Do makes the attempts, waits, stops and errors its
-// documentation promises, for any script of failures, any policy and any end of the caller's
-// context.
+// TestDoFollowsItsModel: retry.Do makes the attempts, waits, stops and errors its doc promises,
+// for any script of failures, any policy and any end of the caller's context. Besides random
+// calls, three generators reach what random calls reach too rarely to require: a context that
+// ends during an attempt that ignores it (about 3 runs in 100), more than 64 attempts (the
+// ceiling then stays DelayMax, never overflowing) with a cancel during a wait, and a deadline
+// exactly as the first wait would end, or a nanosecond either side.
 func TestDoFollowsItsModel(t *testing.T) {
-	checkDoModel(t, doCaseGen(), "stop: success", "stop: permanent", "stop: budget", "stop: context",
-		"context ended before attempt 1", "context ended during an attempt",
-		"context ended with a cause", "deadline exactly as a wait would end", "invalid policy")
+	for _, tc := range []struct {
+		name   string
+		gen    *rapid.Generator[doCase]
+		events []string
+	}{
+		{"random calls", doCaseGen(), []string{"stop: success", "stop: permanent", "stop: budget", "stop: context",
+			"context ended before attempt 1", "context ended during an attempt", "context ended with a cause",
+			"deadline exactly as a wait would end", "invalid policy"}},
+		{"a deaf attempt", deafAttemptGen(), []string{"context ended during an attempt that ignores it"}},
+		{"long runs", longRunGen(), []string{"more than 64 attempts", "cancelled during a wait"}},
+		{"deadline edge", deadlineEdgeGen(), []string{"deadline exactly as a wait would end"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkDoModel(t, tc.gen, tc.events...) })
+	}
 }
 
-// TestDoLetsAnAttemptThatIgnoresItsContextFinish: when the caller's context ends during an
-// attempt whose op ignores it, Do takes that attempt's own outcome, then stops for the context
-// unless the attempt ended the call for its own reason. Random calls reach this in about 3 runs
-// in 100, too rarely to require it there.
-func TestDoLetsAnAttemptThatIgnoresItsContextFinish(t *testing.T) {
-	checkDoModel(t, deafAttemptGen(), "context ended during an attempt that ignores it")
-}
-
-// deafAttemptGen draws calls whose first attempt ignores its context, which ends strictly
-// during that attempt.
-func deafAttemptGen() *rapid.Generator[doCase] {
-	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws")}
-		took := msRange(2, 2000).Draw(t, "took")
-		c.Steps = []doStep{{Took: took, Err: opErrorGen(c.Policy).Draw(t, "error"), Deaf: true}}
-		c.Ctx = ctxEnd{Kind: rapid.SampledFrom([]string{"cancel", "deadline"}).Draw(t, "context"),
-			At: durationGen(1, took-1).Draw(t, "context ends"), Cause: rapid.Bool().Draw(t, "with a cause")}
-		return c
-	})
-}
-
-// TestDoLongRunsFollowItsModel: past attempt 64 the ceiling stays DelayMax (it never
-// overflows), and a cancel during a wait ends Do at once.
-func TestDoLongRunsFollowItsModel(t *testing.T) {
-	checkDoModel(t, longRunGen(), "more than 64 attempts", "cancelled during a wait")
-}
-
-// TestDoRefusesAWaitThatReachesTheDeadline: with the deadline exactly as the first wait would
-// end, or a nanosecond either side, Do refuses the wait at and past the deadline and takes it
-// before. Random deadlines almost never fall on that instant.
-func TestDoRefusesAWaitThatReachesTheDeadline(t *testing.T) {
-	checkDoModel(t, deadlineEdgeGen(), "deadline exactly as a wait would end")
-}
-
-// deadlineEdgeGen draws calls whose first attempt fails with a transient network error under a
-// policy that allows a retry and a wait longer than zero, and whose deadline falls as that wait
-// would end, or a nanosecond either side.
-func deadlineEdgeGen() *rapid.Generator[doCase] {
-	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: []float64{rapid.Float64Range(0.001, 0.999).Draw(t,
-			"draw")}}
-		c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
-		c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond) // a wait of 0 would end as it starts
-		c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
-		c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"), Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t,
-			"transient error")}}
-		end, _ := firstWaitEnd(c)
-		c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"),
-			Cause: rapid.Bool().Draw(t, "with a cause")}
-		return c
-	})
-}
-
-// TestDoClassifiesEveryStatus: every status from 100 to 999, bare, with a Retry-After hint or
-// wrapping a connection failure, is judged as the classification's contract says, in a call
-// the model predicts in full. The random calls reach an edge such as 599 only now and then;
-// this pass reaches every status on every run.
-func TestDoClassifiesEveryStatus(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		for code := 100; code <= 999; code++ {
-			for _, e := range []*statusError{{code: code}, {code: code, hint: time.Second}, {code: code,
-				cause: io.ErrUnexpectedEOF}} {
-				c := doCase{
-					Policy: retry.Policy{AttemptsMax: 2, DelayBase: time.Millisecond, DelayMax: time.Second},
-					Steps:  []doStep{{Err: opError{Name: e.Error(), Err: e, Transient: transientStatus(code), Hint: e.hint}}},
-					Draws:  []float64{0.5},
-					Ctx:    ctxEnd{Kind: "none"},
-				}
-				if err := checkDo(predict(c), runDo(c)); err != nil {
-					t.Fatalf("status %d, hint %v, cause %v: retry.Do broke its model:\n%v", code, e.hint, e.cause, err)
-				}
-			}
-		}
-	})
-}
-
-// checkDoModel checks Do against predict over gen's calls, and that at least 100 runs reached
-// each of events.
+// checkDoModel checks Do against predict over gen's calls, and that 100 runs reach each event.
 func checkDoModel(t *testing.T, gen *rapid.Generator[doCase], events ...string) {
-	seen := map[string]int{}
-	runs := 0
+	var cov coverage
 	rapid.Check(t, func(t *rapid.T) {
 		c := gen.Draw(t, "call")
 		pr := predict(c)
@@ -445,45 +410,34 @@ func checkDoModel(t *testing.T, gen *rapid.Generator[doCase], events ...string) 
 				t.Fatalf("retry.Do broke its model:\n%v", err)
 			}
 		})
-		runs++
-		for e := range pr.events {
-			seen[e]++
-		}
+		cov.addSeen(pr.events)
 	})
-	t.Logf("%d runs: %v", runs, seen)
-	if runs < 100 {
-		return
-	}
-	for _, e := range events {
-		if seen[e] == 0 {
-			t.Errorf("in %d runs, no %q: the generators no longer reach it", runs, e)
-		}
-	}
+	t.Log(&cov)
+	cov.require(t, 100, events...)
 }
 
-// invalidPolicyGen draws a policy that breaks one rule, at its edge or beyond: AttemptsMax
-// below 1, a negative delay, DelayMax below DelayBase.
-func invalidPolicyGen() *rapid.Generator[retry.Policy] {
-	return rapid.Custom(func(t *rapid.T) retry.Policy {
-		p := retry.Policy{AttemptsMax: 3, DelayBase: time.Second, DelayMax: 2 * time.Second}
-		switch rapid.IntRange(0, 3).Draw(t, "rule broken") {
-		case 0:
-			p.AttemptsMax = rapid.OneOf(rapid.Just(0), rapid.IntRange(math.MinInt, 0)).Draw(t, "AttemptsMax")
-		case 1:
-			p.DelayBase = -durationGen(1, time.Hour).Draw(t, "-DelayBase")
-		case 2:
-			p.DelayBase, p.DelayMax = -2*time.Second, -durationGen(1, time.Second).Draw(t, "-DelayMax")
-		case 3:
-			p.DelayMax = p.DelayBase - durationGen(1, time.Second).Draw(t, "DelayBase-DelayMax")
+// TestDoClassifiesEveryStatus: every status from 100 to 999, bare, with a hint or wrapping a
+// connection failure, is judged as Transient's contract says, in a call the model predicts.
+// Random calls reach an edge such as 599 only now and then.
+func TestDoClassifiesEveryStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := retry.Policy{AttemptsMax: 2, DelayBase: time.Millisecond, DelayMax: time.Second}
+		for code := 100; code <= 999; code++ {
+			for _, e := range []*statusError{{code: code}, {code: code, hint: time.Second},
+				{code: code, cause: io.ErrUnexpectedEOF}} {
+				step := doStep{Err: opError{Name: e.Error(), Err: e, Transient: transientStatus(code), Hint: e.hint}}
+				c := doCase{Policy: p, Steps: []doStep{step}, Draws: []float64{0.5}, Ctx: ctxEnd{Kind: "none"}}
+				if err := checkDo(predict(c), runDo(c)); err != nil {
+					t.Fatalf("status %d, hint %v, cause %v: retry.Do broke its model:\n%v", code, e.hint, e.cause, err)
+				}
+			}
 		}
-		return p
 	})
 }
 
-// TestCeilingAndFullJitterFollowTheirContract: retry.Ceiling is min(DelayMax, DelayBase·2^(n−1))
-// for every n (below 1 counting as 1) and every valid policy, and retry.FullJitter is
-// ⌊u·(ceiling+1)⌋ for every draw (outside [0, 1), NaN included, the ceiling) and every
-// ceiling (a negative one counting as 0).
+// TestCeilingAndFullJitterFollowTheirContract: Ceiling is min(DelayMax, DelayBase·2^(n−1)) for
+// every n (below 1 counting as 1) and valid policy. FullJitter is ⌊u·(ceiling+1)⌋ for every
+// draw (outside [0, 1), NaN included, the ceiling) and every ceiling (a negative one as 0).
 func TestCeilingAndFullJitterFollowTheirContract(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := edgePolicyGen().Draw(t, "policy")
@@ -491,10 +445,10 @@ func TestCeilingAndFullJitterFollowTheirContract(t *testing.T) {
 		if got, want := retry.Ceiling(p, n), ceilingOf(p, max(n, 1)); got != want {
 			t.Fatalf("Ceiling(%+v, %d) = %v, want %v", p, n, got, want)
 		}
-		ceiling := rapid.OneOf(durationGen(-time.Hour, 0), durationGen(0, 48*time.Hour), durationGen(0,
-			math.MaxInt64-1)).Draw(t, "ceiling")
-		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1, math.Nextafter(1, 0),
-			math.Copysign(0, -1), math.NaN(), math.Inf(1)})).Draw(t, "u")
+		ceiling := rapid.OneOf(durationGen(-time.Hour, 0), durationGen(0, 48*time.Hour),
+			durationGen(0, math.MaxInt64-1)).Draw(t, "ceiling")
+		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1,
+			math.Nextafter(1, 0), math.Copysign(0, -1), math.NaN(), math.Inf(1)})).Draw(t, "u")
 		if got, want := retry.FullJitter(ceiling, u), fullJitterOf(max(ceiling, 0), u); got != want {
 			t.Fatalf("FullJitter(%v, %v) = %v, want %v", ceiling, u, got, want)
 		}
