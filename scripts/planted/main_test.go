@@ -33,7 +33,7 @@ func TestRunSaysWhichTestCaughtEachBug(t *testing.T) {
 	}
 	for _, want := range []string{
 		"sign takes a negative number as positive: by TestAbs (Abs of a negative number)\n",
-		"planted: 1 of 1 bugs caught, 0 missed or stale, 0 awaiting a merge",
+		"planted: 1 of 1 bugs caught, 0 missed, stale or marked, 0 awaiting a merge",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, &out)

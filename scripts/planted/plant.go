@@ -67,10 +67,10 @@ func run(ctx context.Context, root string, bugs []bug, out io.Writer) error {
 				"MISSED", res.took.Seconds(), b.Name, res.problem, b.Catcher, res.detail)
 		}
 	}
-	fmt.Fprintf(out, "planted: %d of %d bugs caught, %d missed or stale, %d awaiting a merge, in %.0fs\n",
+	fmt.Fprintf(out, "planted: %d of %d bugs caught, %d missed, stale or marked, %d awaiting a merge, in %.0fs\n",
 		caught, len(bugs)-pending, missed, pending, time.Since(start).Seconds())
 	if missed > 0 {
-		return fmt.Errorf("%w: %d missed or stale", errMissed, missed)
+		return fmt.Errorf("%w: %d missed, stale or marked", errMissed, missed)
 	}
 	return nil
 }
