@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test demo mutation mutation-extended mutation-properties properties bench bench-psp fuzz herd
+.PHONY: test demo mutation mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
 
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -24,6 +24,10 @@ mutation-extended:
 
 mutation-properties:
 	bash scripts/mutation-properties.sh
+
+# Realistic bugs planted one at a time (scripts/planted/bugs.go); the tests named for each must fail.
+planted:
+	go run ./scripts/planted
 
 properties:
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m ./properties/

@@ -4,17 +4,49 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// writeReport writes a gremlins report of do.go's mutants with the given statuses, at lines
-// 1, 2, 3 ...
+// doGo is the source the reports of writeReport are of: at 4:7 the `<` of an if, and at 5:12
+// and 7:11 the `==` of two identical lines.
+const doGo = "package retry\n\nfunc f(a, b int) bool {\n\tif a < b {\n\t\treturn a == b\n\t}\n\treturn a == b\n}\n"
+
+// The keys of writeReport's mutants.
+const (
+	keyIf      = "retry/do.go:f CONDITIONALS_NEGATION: if a «<» b {"
+	keyFirst   = "retry/do.go:f CONDITIONALS_NEGATION: return a «==» b (#1)"
+	keySecond  = "retry/do.go:f CONDITIONALS_NEGATION: return a «==» b (#2)"
+	keyBoundry = "retry/do.go:f CONDITIONALS_BOUNDARY: if a «<» b {"
+)
+
+// mustModule writes doGo as retry/do.go under a new directory, and returns the directory.
+func mustModule(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "retry"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "retry", "do.go"), []byte(doGo), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// writeReport writes a gremlins report of do.go's four mutants (keyIf, keyFirst, keySecond,
+// keyBoundry) with the given statuses.
 func writeReport(t *testing.T, path string, statuses ...string) {
 	t.Helper()
+	at := []struct {
+		typ          string
+		line, column int
+	}{{"CONDITIONALS_NEGATION", 4, 7}, {"CONDITIONALS_NEGATION", 5, 12}, {"CONDITIONALS_NEGATION", 7, 11},
+		{"CONDITIONALS_BOUNDARY", 4, 7}}
 	var muts []string
 	for i, s := range statuses {
-		muts = append(muts, `{"type":"CONDITIONALS_NEGATION","status":"`+s+`","line":`+string(rune('1'+i))+`,"column":5}`)
+		muts = append(muts, `{"type":"`+at[i].typ+`","status":"`+s+`","line":`+strconv.Itoa(at[i].line)+
+			`,"column":`+strconv.Itoa(at[i].column)+`}`)
 	}
 	data := `{"go_module":"pixretry","files":[{"file_name":"do.go","mutations":[` + strings.Join(muts, ",") + `]}]}`
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
@@ -23,68 +55,103 @@ func writeReport(t *testing.T, path string, statuses ...string) {
 }
 
 func TestGapsAreListedAndMustBeExplained(t *testing.T) {
+	root := mustModule(t)
 	dir := t.TempDir()
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED", "LIVED", "NOT COVERED", "LIVED")
 	writeReport(t, filepath.Join(dir, "retry.json"), "KILLED", "KILLED", "KILLED", "LIVED")
 	why := filepath.Join(dir, "why.md")
-	os.WriteFile(why, []byte("- `do.go:2:5 CONDITIONALS_NEGATION`: no property can see it\n"), 0o600)
+	os.WriteFile(why, []byte("- `"+keyFirst+"`: no property can see it\n"), 0o600)
 
 	var out strings.Builder
-	err := run(dir, why, []string{"retry"}, &out)
+	err := run(dir, root, why, []string{"retry"}, &out)
 	if !errors.Is(err, errGaps) {
-		t.Fatalf("run() = %v, want %v (do.go:3:5 is not explained)", err, errGaps)
+		t.Fatalf("run() = %v, want %v (%s is not explained)", err, errGaps, keySecond)
 	}
 	for _, want := range []string{
 		"retry: the properties alone kill 1 of 4 mutants (2 lived, 0 timed out, 1 not covered, 0 not viable)",
-		"  do.go:2:5 CONDITIONALS_NEGATION LIVED\n",
-		"  do.go:3:5 CONDITIONALS_NEGATION NOT COVERED  (not explained)\n",
+		"  " + keyFirst + " LIVED\n",
+		"  " + keySecond + " NOT COVERED  (not explained)\n",
 		"retry: the full suite kills 3; the properties alone kill 1 of those (2 gaps)",
 	} {
 		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+			t.Errorf("output lacks %q:\n%s", want, &out)
 		}
 	}
-	if strings.Contains(out.String(), "do.go:4:5") {
-		t.Errorf("output lists a mutant the full suite lets live:\n%s", out.String())
+	if strings.Contains(out.String(), keyBoundry) {
+		t.Errorf("output lists a mutant the full suite lets live:\n%s", &out)
 	}
 
-	os.WriteFile(why, []byte("`do.go:2:5 CONDITIONALS_NEGATION` `do.go:3:5 CONDITIONALS_NEGATION`"), 0o600)
-	if err := run(dir, why, []string{"retry"}, &out); err != nil {
+	os.WriteFile(why, []byte("Both are seen by no property: `"+keyFirst+"`, ``"+keySecond+"``."), 0o600)
+	if err := run(dir, root, why, []string{"retry"}, &out); err != nil {
 		t.Errorf("run() with every gap explained = %v, want nil", err)
 	}
-	if err := run(dir, "", []string{"retry"}, &out); err != nil {
+	if err := run(dir, root, "", []string{"retry"}, &out); err != nil {
 		t.Errorf("run() without -explained = %v, want nil", err)
+	}
+}
+
+func TestAnExplanationNamesOneGapWhole(t *testing.T) {
+	root := mustModule(t)
+	dir := t.TempDir()
+	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED", "LIVED", "LIVED", "LIVED")
+	writeReport(t, filepath.Join(dir, "retry.json"), "KILLED", "KILLED", "KILLED", "LIVED")
+	both := "`" + keyFirst + "` `" + keySecond + "`"
+	for name, explained := range map[string]string{
+		"a key without its occurrence":  "`retry/do.go:f CONDITIONALS_NEGATION: return a «==» b`",
+		"a function for all its gaps":   "`retry/do.go:f CONDITIONALS_NEGATION`",
+		"a mutant that is not a gap":    both + " `" + keyBoundry + "`",
+		"a mutant that the code lacks":  both + " `retry/do.go:f CONDITIONALS_NEGATION: return b`",
+		"a key outside any code span":   "`" + keyFirst + "` " + keySecond,
+		"a key split over a code span":  "`" + keyFirst + "` `" + keySecond[:20] + "`" + keySecond[20:],
+		"an explanation of no mutation": "",
+		"an empty file":                 "\x00",
+	} {
+		why := filepath.Join(dir, "why.md")
+		os.WriteFile(why, []byte(strings.TrimSuffix(explained+"\n", "\x00\n")), 0o600)
+		var out strings.Builder
+		if err := run(dir, root, why, []string{"retry"}, &out); !errors.Is(err, errGaps) {
+			t.Errorf("%s: run() = %v, want %v; output:\n%s", name, err, errGaps, &out)
+		}
 	}
 }
 
 func TestWithoutTheFullReport(t *testing.T) {
 	dir := t.TempDir()
-	writeReport(t, filepath.Join(dir, "properties-pix.json"), "KILLED")
+	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED")
 	var out strings.Builder
-	if err := run(dir, "", []string{"pix"}, &out); err != nil {
+	if err := run(dir, mustModule(t), "", []string{"retry"}, &out); err != nil {
 		t.Fatalf("run() = %v, want nil", err)
 	}
-	if !strings.Contains(out.String(), "pix: no full-suite report") {
-		t.Errorf("output = %q, want it to say there is no full-suite report", out.String())
+	if !strings.Contains(out.String(), "retry: no full-suite report") {
+		t.Errorf("output = %q, want it to say there is no full-suite report", &out)
 	}
 }
 
 func TestBadInput(t *testing.T) {
+	root := mustModule(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "properties-bad.json"), []byte("{"), 0o600)
-	writeReport(t, filepath.Join(dir, "properties-ok.json"), "KILLED")
-	os.WriteFile(filepath.Join(dir, "ok.json"), []byte("["), 0o600)
+	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED")
+	os.WriteFile(filepath.Join(dir, "retry.json"), []byte("["), 0o600)
+	stale := t.TempDir()
+	os.WriteFile(filepath.Join(stale, "properties-retry.json"), []byte(`{"files":[{"file_name":"do.go",`+
+		`"mutations":[{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":4,"column":8}]}]}`), 0o600)
+	beyond := t.TempDir()
+	os.WriteFile(filepath.Join(beyond, "properties-retry.json"), []byte(`{"files":[{"file_name":"do.go",`+
+		`"mutations":[{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":40,"column":8}]}]}`), 0o600)
 	for name, tc := range map[string]struct {
-		explained string
-		pkgs      []string
+		dir, explained string
+		pkgs           []string
 	}{
-		"no package":           {"", nil},
-		"no properties report": {"", []string{"absent"}},
-		"report not JSON":      {"", []string{"bad"}},
-		"full report not JSON": {"", []string{"ok"}},
-		"no explanations file": {filepath.Join(dir, "absent.md"), []string{"ok"}},
+		"no package":                  {dir, "", nil},
+		"no properties report":        {dir, "", []string{"absent"}},
+		"report not JSON":             {dir, "", []string{"bad"}},
+		"full report not JSON":        {dir, "", []string{"retry"}},
+		"no explanations file":        {dir, filepath.Join(dir, "absent.md"), []string{"retry"}},
+		"a column no token starts at": {stale, "", []string{"retry"}},
+		"a line the file lacks":       {beyond, "", []string{"retry"}},
 	} {
-		if err := run(dir, tc.explained, tc.pkgs, &strings.Builder{}); err == nil {
+		if err := run(tc.dir, root, tc.explained, tc.pkgs, &strings.Builder{}); err == nil {
 			t.Errorf("%s: run() = nil, want an error", name)
 		}
 	}

@@ -1,5 +1,6 @@
-// Package overlay runs a package's tests against one mutated source file through
-// `go test -overlay`, so that no tree is copied and the real file is never written.
+// Package overlay runs a package's tests against one mutated source file, of that package or
+// of one it builds on, through `go test -overlay`, so that no tree is copied and the real file
+// is never written.
 //
 // A Runner is safe for concurrent use: each call writes its mutant and its overlay file to a
 // directory of its own.
@@ -52,6 +53,7 @@ const buildAllowance = 5 * time.Minute
 type Runner struct {
 	Dir     string        // the package directory
 	Timeout time.Duration // the test binary's -timeout; Measure sets it
+	Run     string        // the -run regexp of every run, Measure's included; empty runs every test
 }
 
 var elapsed = regexp.MustCompile(`(?m)^ok\s+\S+\s+([0-9.]+)s`)
@@ -60,7 +62,7 @@ var elapsed = regexp.MustCompile(`(?m)^ok\s+\S+\s+([0-9.]+)s`)
 // sets the timeout from the time the test binary reported. Tests that fail unmutated prove
 // nothing about a mutant, so that is an error.
 func (r *Runner) Measure(ctx context.Context, extra ...string) (time.Duration, error) {
-	args := append([]string{"test", "-count=1"}, extra...)
+	args := append(append([]string{"test", "-count=1"}, r.runFlag()...), extra...)
 	out, err := r.goCmd(ctx, append(args, ".")...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("overlay: the unmutated tests of %s fail: %w\n%s", r.Dir, err, out)
@@ -81,10 +83,16 @@ func (r *Runner) Measure(ctx context.Context, extra ...string) (time.Duration, e
 // Test runs the package's tests with file (a path in Dir) replaced by src, and says what
 // they made of it. The returned output is the go command's, for a report.
 func (r *Runner) Test(ctx context.Context, file string, src []byte) (Verdict, []byte, error) {
+	return r.TestFile(ctx, filepath.Join(r.Dir, filepath.Base(file)), src)
+}
+
+// TestFile is Test with path, a file of any package that the package in Dir builds on, replaced
+// by src. path is absolute or relative to the working directory, not to Dir.
+func (r *Runner) TestFile(ctx context.Context, path string, src []byte) (Verdict, []byte, error) {
 	if r.Timeout <= 0 {
 		return 0, nil, errors.New("overlay: no timeout: call Measure first")
 	}
-	abs, err := filepath.Abs(filepath.Join(r.Dir, filepath.Base(file)))
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -96,7 +104,7 @@ func (r *Runner) Test(ctx context.Context, file string, src []byte) (Verdict, []
 		return 0, nil, err
 	}
 	defer os.RemoveAll(scratch)
-	mutant := filepath.Join(scratch, filepath.Base(file))
+	mutant := filepath.Join(scratch, filepath.Base(abs))
 	if err := os.WriteFile(mutant, src, 0o600); err != nil {
 		return 0, nil, err
 	}
@@ -111,9 +119,18 @@ func (r *Runner) Test(ctx context.Context, file string, src []byte) (Verdict, []
 	defer cancel()
 	// -vet=off: vet judges the code, not the tests, and would cost every mutant a run. A test
 	// binary without symbol table and DWARF links faster; stack traces keep their lines.
-	out, err := r.goCmd(ctx, "test", "-count=1", "-vet=off", "-ldflags=-s -w", "-failfast", "-overlay", specPath,
-		"-timeout", r.Timeout.String(), ".").CombinedOutput()
+	args := append([]string{"test", "-count=1", "-vet=off", "-ldflags=-s -w", "-failfast", "-overlay", specPath,
+		"-timeout", r.Timeout.String()}, r.runFlag()...)
+	out, err := r.goCmd(ctx, append(args, ".")...).CombinedOutput()
 	return classify(ctx, out, err), out, nil
+}
+
+// runFlag is the -run flag of Run, or none.
+func (r *Runner) runFlag() []string {
+	if r.Run == "" {
+		return nil
+	}
+	return []string{"-run", r.Run}
 }
 
 func classify(ctx context.Context, out []byte, err error) Verdict {

@@ -78,3 +78,33 @@ func TestTestRefusesToRunWithoutATimeout(t *testing.T) {
 		t.Error("Test() without Measure = nil error, want one")
 	}
 }
+
+func TestTestFileReplacesAFileOfAnotherPackage(t *testing.T) {
+	src := mustSource(t)
+	cases := []struct {
+		name, run, mutant string
+		want              Verdict
+	}{
+		{"unchanged", "", src, Survived},
+		{"wrong sign", "", strings.Replace(src, "return -1", "return 1", 1), Killed},
+		{"wrong sign, a test that cannot see it", "^TestAbsOfZero$", strings.Replace(src, "return -1", "return 1", 1),
+			Survived},
+		{"wrong sign, the test that sees it", "^TestAbs$", strings.Replace(src, "return -1", "return 1", 1), Killed},
+		{"does not compile", "", strings.Replace(src, "return 0", "return zero", 1), NotCompiled},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Runner{Dir: "../testdata/mod/abs", Timeout: 10 * time.Second, Run: c.run}
+			got, out, err := r.TestFile(context.Background(), fixture+"/sign.go", []byte(c.mutant))
+			if err != nil {
+				t.Fatalf("TestFile() error = %v", err)
+			}
+			if got != c.want {
+				t.Errorf("TestFile() = %v, want %v; output:\n%s", got, c.want, out)
+			}
+		})
+	}
+	if got := mustSource(t); got != src {
+		t.Errorf("the fixture's file changed on disk:\n%s", got)
+	}
+}

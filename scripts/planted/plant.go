@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"pixretry/scripts/mutationgate/overlay"
+)
+
+// bug is one realistic bug, planted by replacing Old by New in File, and the tests that must
+// catch it.
+type bug struct {
+	Name    string // what the bug does, as a sentence
+	File    string // the file to edit, from the module's root
+	Old     string // the text replaced, which must occur exactly once in File
+	New     string
+	Package string // the package of the tests that must catch it, such as "./properties/"
+	Run     string // the -run regexp of those tests
+	Catcher string // what in those tests should catch it, for the output
+	// Awaits, when set, names a change not merged yet, without which nothing can catch the
+	// bug. Such a bug must not be caught yet.
+	Awaits string
+}
+
+// errMissed is returned when a bug is not caught, went stale, or a pending bug is caught.
+var errMissed = errors.New("planted: the tests do not catch every planted bug")
+
+// run plants each bug in the module at root and prints one line per bug, then a total.
+func run(ctx context.Context, root string, bugs []bug, out io.Writer) error {
+	start := time.Now()
+	runners, err := baselines(ctx, root, bugs)
+	if err != nil {
+		return err
+	}
+	caught, missed, pending := 0, 0, 0
+	for _, b := range bugs {
+		r := *runners[b.Package]
+		r.Run = b.Run
+		res := plant(ctx, root, &r, b)
+		switch {
+		case b.Awaits != "" && res.caught():
+			missed++
+			fmt.Fprintf(out, "%-8s %6.1fs  %s: caught by %s, so its Awaits mark (%s) must go\n",
+				"MARKED", res.took.Seconds(), b.Name, strings.Join(res.failed, ", "), b.Awaits)
+		case b.Awaits != "":
+			pending++
+			fmt.Fprintf(out, "%-8s %6.1fs  %s: not caught yet (%s), awaits %s\n",
+				"pending", res.took.Seconds(), b.Name, res.problem, b.Awaits)
+		case res.caught():
+			caught++
+			fmt.Fprintf(out, "%-8s %6.1fs  %s: by %s (%s)\n",
+				"caught", res.took.Seconds(), b.Name, strings.Join(res.failed, ", "), b.Catcher)
+		case res.stale:
+			missed++
+			fmt.Fprintf(out, "%-8s %6.1fs  %s: %s\n%s", "STALE", res.took.Seconds(), b.Name, res.problem, res.detail)
+		default:
+			missed++
+			fmt.Fprintf(out, "%-8s %6.1fs  %s: not caught, %s; %s should catch it\n%s",
+				"MISSED", res.took.Seconds(), b.Name, res.problem, b.Catcher, res.detail)
+		}
+	}
+	fmt.Fprintf(out, "planted: %d of %d bugs caught, %d missed, stale or marked, %d awaiting a merge, in %.0fs\n",
+		caught, len(bugs)-pending, missed, pending, time.Since(start).Seconds())
+	if missed > 0 {
+		return fmt.Errorf("%w: %d missed, stale or marked", errMissed, missed)
+	}
+	return nil
+}
+
+// baselines runs, for each package, the tests of every bug in it with nothing planted, which
+// must pass, and returns a Runner per package whose timeout is set from their time.
+func baselines(ctx context.Context, root string, bugs []bug) (map[string]*overlay.Runner, error) {
+	runs := map[string][]string{}
+	for _, b := range bugs {
+		runs[b.Package] = append(runs[b.Package], "(?:"+b.Run+")")
+	}
+	runners := map[string]*overlay.Runner{}
+	for pkg, res := range runs {
+		r := &overlay.Runner{Dir: filepath.Join(root, pkg), Run: strings.Join(res, "|")}
+		if _, err := r.Measure(ctx, "-vet=off"); err != nil {
+			return nil, fmt.Errorf("planted: with no bug planted: %w", err)
+		}
+		runners[pkg] = r
+	}
+	return runners, nil
+}
+
+// result is what the tests made of one planted bug.
+type result struct {
+	failed  []string      // the tests that failed, when they caught the bug
+	problem string        // why the bug was not caught
+	stale   bool          // the bug cannot be planted in today's code
+	detail  string        // the go command's output, when it says why
+	took    time.Duration // the build and the run
+}
+
+func (r result) caught() bool { return r.problem == "" }
+
+// plant plants b and runs its tests with r.
+func plant(ctx context.Context, root string, r *overlay.Runner, b bug) result {
+	path := filepath.Join(root, b.File)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return result{problem: err.Error(), stale: true}
+	}
+	if n := bytes.Count(src, []byte(b.Old)); n != 1 || b.Old == b.New {
+		return result{problem: fmt.Sprintf("its old text occurs %d times in %s, not once", n, b.File), stale: true}
+	}
+	start := time.Now()
+	v, out, err := r.TestFile(ctx, path, bytes.Replace(src, []byte(b.Old), []byte(b.New), 1))
+	res := result{took: time.Since(start)}
+	switch {
+	case err != nil:
+		res.problem = err.Error()
+	case v == overlay.Survived:
+		res.problem = "the tests passed"
+	case v == overlay.NotCompiled:
+		res.problem, res.detail, res.stale = "the planted code does not build", indent(out), true
+	case v == overlay.TimedOut:
+		res.problem, res.detail = "the tests timed out", indent(out)
+	default:
+		res.failed = failedTests(out)
+		if len(res.failed) == 0 {
+			res.problem, res.detail = "the run failed, but no test did", indent(out)
+		}
+	}
+	return res
+}
+
+var failLine = regexp.MustCompile(`(?m)^--- FAIL: (\S+) `)
+
+// failedTests returns the top-level tests that go test's output reports failed.
+func failedTests(out []byte) []string {
+	var names []string
+	for _, m := range failLine.FindAllSubmatch(out, -1) {
+		names = append(names, string(m[1]))
+	}
+	return names
+}
+
+// indent returns the last lines of the go command's output, indented under a bug's line.
+func indent(out []byte) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	lines = lines[max(len(lines)-20, 0):]
+	return "        " + strings.Join(lines, "\n        ") + "\n"
+}
