@@ -213,6 +213,14 @@ func lineStepGen() *rapid.Generator[lineStep] {
 	})
 }
 
+// cutsAfterWriteGen draws a line that cuts each of its 1 to 8 connections after the request was
+// written: every attempt it reaches may settle, the last one included, and none can tell.
+func cutsAfterWriteGen() *rapid.Generator[[]lineStep] {
+	return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) lineStep {
+		return lineStep{Fault: lineCutAfterWrite, PooledOnly: rapid.Bool().Draw(t, "waits for a pooled connection")}
+	}), 1, 8)
+}
+
 // TestBrokenConnectionsKeepInvariants: the runs of TestOnePaymentKeepsInvariants or
 // TestInterleavedPaymentsKeepInvariants, over a line that breaks connections, keep every
 // invariant. Each break falls on a fresh or a pooled connection, mixed with every PSP fault. A
@@ -221,7 +229,7 @@ func TestBrokenConnectionsKeepInvariants(t *testing.T) {
 	var cov coverage
 	rapid.Check(t, checkScenarios(rapid.Custom(func(t *rapid.T) scenario {
 		sc := rapid.OneOf(onePaymentScenarios(), interleavedScenarios()).Draw(t, "scenario")
-		sc.Line = rapid.SliceOfN(lineStepGen(), 1, 8).Draw(t, "line")
+		sc.Line = rapid.OneOf(rapid.SliceOfN(lineStepGen(), 1, 8), cutsAfterWriteGen()).Draw(t, "line")
 		return sc
 	}), &cov))
 	t.Log(&cov)

@@ -38,7 +38,6 @@ var bugs = []bug{
 		Package: "./properties/",
 		Run:     "^(TestOnePaymentKeepsInvariants|TestInterleavedPaymentsKeepInvariants|TestGatewayAnswersKeepInvariants)$",
 		Catcher: "invariant 7, once a duplicated request makes a fresh key's 409 real",
-		Awaits:  "psp's duplicate fault (branch psp-dup)",
 	},
 	{
 		Name:    "retry ignores the server's Retry-After hint when it waits",
