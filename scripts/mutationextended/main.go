@@ -34,9 +34,13 @@ import (
 	"strings"
 )
 
-// only, when set, keeps the mutants whose id contains it: for trying a new test against the
-// survivors it aims at. The equivalence file is then not judged for staleness.
-var only string
+// only, when set, keeps the mutants whose id contains it, and onlyIDs, when set, those whose id
+// it lists: for trying new tests against the survivors they aim at. The equivalence file is
+// then not judged for staleness.
+var (
+	only    string
+	onlyIDs map[string]bool
+)
 
 // errSurvivors is returned when a mutant survived that is not listed as equivalent.
 var errSurvivors = errors.New("mutationextended: mutants survived")
@@ -46,6 +50,7 @@ func main() {
 	equivalent := flag.String("equivalent", "scripts/mutationextended/equivalent.txt",
 		"the file of equivalent mutants: `ID => reason` per line")
 	match := flag.String("match", "", "test only the mutants whose id contains this text (no judgement of the others)")
+	ids := flag.String("ids", "", "test only the mutants whose ids this file lists, one per line (no judgement of the others)")
 	list := flag.Bool("list", false, "print each mutant's id and what replaces its span, and test none")
 	flag.Parse()
 	if *list {
@@ -56,6 +61,19 @@ func main() {
 		return
 	}
 	only = *match
+	if *ids != "" {
+		data, err := os.ReadFile(*ids)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		onlyIDs = map[string]bool{}
+		for _, id := range strings.Split(string(data), "\n") {
+			if id = strings.TrimSpace(id); id != "" {
+				onlyIDs[id] = true
+			}
+		}
+	}
 	if err := run(context.Background(), *workers, *equivalent, flag.Args(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -92,7 +110,7 @@ func judge(passes []*pass, eq equivalents, out io.Writer) error {
 	var stale []string
 	for id := range eq {
 		ours := slices.ContainsFunc(passes, func(p *pass) bool { return strings.HasPrefix(id, p.dir+"/") })
-		if ours && !used[id] && only == "" {
+		if ours && !used[id] && only == "" && onlyIDs == nil {
 			stale = append(stale, id)
 		}
 	}

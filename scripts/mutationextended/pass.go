@@ -126,7 +126,7 @@ func (p *pass) collect() (map[string][]byte, error) {
 			if ids[m.ID]++; ids[m.ID] > 1 {
 				m.ID = fmt.Sprintf("%s#%d", m.ID, ids[m.ID])
 			}
-			if !strings.Contains(m.ID, only) {
+			if !strings.Contains(m.ID, only) || onlyIDs != nil && !onlyIDs[m.ID] {
 				continue
 			}
 			p.mutants = append(p.mutants, m)
