@@ -18,8 +18,8 @@ func TestAnswersSendNoEmptyFields(t *testing.T) {
 	cut := mustServer(t)
 	cut.Inject(psp.BadBody(psp.BreachCut))
 	for name, a := range map[string]answer{
-		"401 before the key is read":  serve(s, r),
-		"404 of another path":         serve(s, httptest.NewRequest(http.MethodGet, "/v1/other", nil)),
+		"401 before the key is read":   serve(s, r),
+		"404 of another path":          serve(s, httptest.NewRequest(http.MethodGet, "/v1/other", nil)),
 		"a cut body, which is chunked": serveAborted(t, cut, paymentRequest("k1", validBody)),
 	} {
 		for field, values := range a.header {

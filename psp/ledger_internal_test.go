@@ -22,7 +22,8 @@ func TestLedgerLetsGoOfADroppedSettlement(t *testing.T) {
 			t.Fatal(err)
 		}
 		pay := func(key string) {
-			r := httptest.NewRequest(http.MethodPost, PaymentsPath, strings.NewReader(`{"valor":"1.00","chave":"pix@example.com"}`))
+			body := strings.NewReader(`{"valor":"1.00","chave":"pix@example.com"}`)
+			r := httptest.NewRequest(http.MethodPost, PaymentsPath, body)
 			r.Header.Set("Authorization", "Bearer "+DefaultToken)
 			r.Header.Set("Content-Type", "application/json")
 			r.Header.Set(IdempotencyKeyHeader, key)

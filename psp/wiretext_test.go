@@ -83,8 +83,8 @@ func TestInvalidFaultErrorTexts(t *testing.T) {
 		{psp.Fault{Kind: "boom"}, `unknown kind "boom"`},
 		{psp.Fault{}, `unknown kind ""`},
 		{psp.Status(302), `kind "status" takes a Status of 400 to 599, and a RetryAfter if any`},
-		{psp.CommitStatus(201),
-			`kind "commit_status" takes a Status of 200 to 299 but 201, 204 and 205, or 500 to 599, and a RetryAfter if any`},
+		{psp.CommitStatus(201), `kind "commit_status" takes a Status of 200 to 299 but 201, 204 and 205, ` +
+			`or 500 to 599, and a RetryAfter if any`},
 		{psp.Redirect(400), `kind "redirect" takes a Status of 300 to 399`},
 		{psp.BadBody(psp.BreachMissing),
 			`kind "bad_body" takes a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only`},
