@@ -17,10 +17,13 @@ func TestAnswersSendNoEmptyFields(t *testing.T) {
 	r.Header.Del("Authorization")
 	cut := mustServer(t)
 	cut.Inject(psp.BadBody(psp.BreachCut))
+	redirect := mustServer(t)
+	redirect.Inject(psp.Redirect(307))
 	for name, a := range map[string]answer{
-		"401 before the key is read":   serve(s, r),
-		"404 of another path":          serve(s, httptest.NewRequest(http.MethodGet, "/v1/other", nil)),
-		"a cut body, which is chunked": serveAborted(t, cut, paymentRequest("k1", validBody)),
+		"401 before the key is read":    serve(s, r),
+		"404 of another path":           serve(s, httptest.NewRequest(http.MethodGet, "/v1/other", nil)),
+		"a cut body, which is chunked":  serveAborted(t, cut, paymentRequest("k1", validBody)),
+		"a redirect, which has no body": serve(redirect, paymentRequest("k1", validBody)),
 	} {
 		for field, values := range a.header {
 			if len(values) != 1 || values[0] == "" {
