@@ -2,6 +2,7 @@ package psp_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +105,8 @@ func TestProblemDetailTexts(t *testing.T) {
 	pay(full, "k1", validBody)
 	faulty := mustServer(t)
 	faulty.Inject(psp.Status(503))
+	textRequest := paymentRequest("k", validBody)
+	textRequest.Header.Set("Content-Type", "text/plain")
 	for _, tc := range []struct {
 		a      answer
 		status int
@@ -116,11 +119,24 @@ func TestProblemDetailTexts(t *testing.T) {
 			"the PSP stores 1 Idempotency-Keys, its limit, and none has expired; retry later"},
 		{pay(mustServer(t), "k", `{"valor":"0.00","chave":""}`), http.StatusBadRequest, psp.CodeInvalidRequest,
 			"the request has 2 violation(s); see violacoes"},
+		{serve(mustServer(t), textRequest), http.StatusUnsupportedMediaType, psp.CodeUnsupportedMediaType,
+			`Content-Type must be application/json, got "text/plain"`},
+		{pay(mustServer(t), "k", strings.Repeat(" ", psp.MaxBodyBytes+1)), http.StatusRequestEntityTooLarge,
+			psp.CodePayloadTooLarge, "the body must be at most 65536 bytes"},
 		{pay(faulty, "k", validBody), http.StatusServiceUnavailable, psp.CodeInjectedFault,
 			"fault injected: the PSP answers 503 before any processing"},
 	} {
 		if p := wantProblem(t, tc.a, tc.status, tc.code); p.Detail != tc.want {
 			t.Errorf("detail = %q, want %q", p.Detail, tc.want)
 		}
+	}
+}
+
+// A body that is not JSON is named in violacoes, with what the decoder found wrong.
+func TestNotJSONViolationText(t *testing.T) {
+	p := wantProblem(t, pay(mustServer(t), "k", `{"valor":`), http.StatusBadRequest, psp.CodeInvalidRequest)
+	if len(p.Violations) != 1 || p.Violations[0].Field != "body" ||
+		!strings.HasPrefix(p.Violations[0].Reason, "is not valid JSON: ") {
+		t.Errorf("violacoes = %+v, want body: is not valid JSON: ...", p.Violations)
 	}
 }
