@@ -2,6 +2,7 @@ package psp_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,8 @@ func TestProblemDetailTexts(t *testing.T) {
 			`Content-Type must be application/json, got "text/plain"`},
 		{pay(mustServer(t), "k", strings.Repeat(" ", psp.MaxBodyBytes+1)), http.StatusRequestEntityTooLarge,
 			psp.CodePayloadTooLarge, "the body must be at most 65536 bytes"},
+		{serve(mustServer(t), httptest.NewRequest(http.MethodGet, psp.PaymentsPath, nil)),
+			http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed, "/v1/pix/payments takes POST"},
 		{pay(faulty, "k", validBody), http.StatusServiceUnavailable, psp.CodeInjectedFault,
 			"fault injected: the PSP answers 503 before any processing"},
 	} {
