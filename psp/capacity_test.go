@@ -63,7 +63,10 @@ func TestCapacityShedsTheRequestsBeyondIt(t *testing.T) {
 		wantStats(t, s, psp.Stats{Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
 
 		shed := pay(s, "k3", validBody)
-		wantProblem(t, shed, 503, psp.CodeOverloaded)
+		p := wantProblem(t, shed, 503, psp.CodeOverloaded)
+		if p.Detail != "the PSP is processing 2 payments, its capacity; retry later" {
+			t.Errorf("detail = %q, want it to name the capacity", p.Detail)
+		}
 		if got := shed.header.Get("Retry-After"); got != "" {
 			t.Errorf("Retry-After = %q on a shed answer, want none without ShedRetryAfter", got)
 		}

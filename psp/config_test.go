@@ -100,3 +100,15 @@ func TestNewServerKeepsItsTokens(t *testing.T) {
 	cfg.Tokens[0] = "another-token"
 	wantSettled(t, pay(s, "k1", validBody))
 }
+
+// A fault that closes the connection leaves a record too: the client got no answer to log.
+func TestLoggerRecordsAClosedConnection(t *testing.T) {
+	var buf bytes.Buffer
+	s := mustServer(t, func(c *psp.Config) { c.Logger = slog.New(slog.NewTextHandler(&buf, nil)) })
+	s.Inject(psp.ResetConn())
+	serveAborted(t, s, paymentRequest("k1", validBody))
+	got, want := buf.String(), ` level=INFO msg="psp: payment: connection closed" fault=reset`+"\n"
+	if !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 1 {
+		t.Errorf("log = %q, want one record ending %q", got, want)
+	}
+}

@@ -79,3 +79,18 @@ func TestOverTCPDownResetsEveryConnection(t *testing.T) {
 	s.Reset()
 	wantSettled(t, mustPost(t, client, srv.URL, "k1", validBody))
 }
+
+// A cut body ends with a close, not a reset: the client reads half the body, then an unexpected EOF.
+func TestOverTCPCutBodyIsUnexpectedEOF(t *testing.T) {
+	s := mustServer(t)
+	srv, client := mustLoopback(t, s)
+	s.Inject(psp.BadBody(psp.BreachCut))
+	resp, err := post(context.Background(), client, srv.URL, "k1", validBody)
+	if err != nil {
+		t.Fatalf("POST error = %v, want the 201's header", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("reading the body: %v, want %v (a closed connection, not a reset)", err, io.ErrUnexpectedEOF)
+	}
+}

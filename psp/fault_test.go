@@ -125,3 +125,14 @@ func TestFaultConstructors(t *testing.T) {
 		t.Errorf("constructors mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// Reset empties the fault queue: the next payment meets no fault.
+func TestResetEmptiesTheFaultQueue(t *testing.T) {
+	s := mustServer(t)
+	s.Inject(psp.Status(503), psp.Status(503))
+	s.Reset()
+	if got := s.Stats().Faults; got != 0 {
+		t.Errorf("Stats().Faults = %d after Reset, want 0", got)
+	}
+	wantSettled(t, pay(s, "k1", validBody))
+}

@@ -43,16 +43,18 @@ func TestCompletedKeyReplaysByteForByte(t *testing.T) {
 }
 
 func TestQuotedAndBareKeysAreTheSameKey(t *testing.T) {
-	s := mustServer(t)
-	first := pay(s, "abc", validBody)
-	wantSettled(t, first)
-	a := pay(s, `"abc"`, validBody)
-	wantReplay(t, a, first)
-	if got := a.header.Get(psp.IdempotencyKeyHeader); got != `"abc"` {
-		t.Errorf("echoed key = %q, want it as sent", got)
-	}
-	if got := s.Settlements()[0].IdempotencyKey; got != "abc" {
-		t.Errorf("Settlement.IdempotencyKey = %q, want abc", got)
+	for bare, quoted := range map[string]string{"abc": `"abc"`, `a"b`: `"a\"b"`, `a\b`: `"a\\b"`} {
+		s := mustServer(t)
+		first := pay(s, bare, validBody)
+		wantSettled(t, first)
+		a := pay(s, quoted, validBody)
+		wantReplay(t, a, first)
+		if got := a.header.Get(psp.IdempotencyKeyHeader); got != quoted {
+			t.Errorf("echoed key = %q, want %q as sent", got, quoted)
+		}
+		if got := s.Settlements()[0].IdempotencyKey; got != bare {
+			t.Errorf("Settlement.IdempotencyKey = %q, want %q", got, bare)
+		}
 	}
 }
 

@@ -36,6 +36,8 @@ func TestValidPixKey(t *testing.T) {
 		{"pix@", false},                                 // no domain
 		{"@example.com", false},                         // no local part
 		{"pix@-example.com", false},                     // label starts with -
+		{"pix@example..com", false},                     // empty label
+		{"pix@example.com-", false},                     // label ends with -
 		{"pix example@example.com", false},              // space
 		{"123e4567-e89b-12d3-a456-426614174000", true},  // EVP
 		{"123E4567-E89B-12D3-A456-426614174000", false}, // upper case

@@ -84,12 +84,11 @@ var (
 // readPayment reads and validates the body of a payment request: Content-Type application/json
 // (charset utf-8 if any), at most MaxBodyBytes, a valid payment.
 func readPayment(w http.ResponseWriter, r *http.Request) (payment, *failure) {
-	if contentType := r.Header.Get("Content-Type"); contentType != jsonContentType { // else no need to parse it
-		mediaType, params, err := mime.ParseMediaType(contentType)
-		if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
-			ok && !strings.EqualFold(charset, "utf-8") {
-			return payment{}, fail(CodeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
-		}
+	contentType := r.Header.Get("Content-Type")
+	mediaType, params, err := mime.ParseMediaType(contentType)
+	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
+		ok && !strings.EqualFold(charset, "utf-8") {
+		return payment{}, fail(CodeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {

@@ -1,0 +1,145 @@
+package psp_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"pixretry/psp"
+)
+
+// The wire strings that docs/psp.md names, word for word: a constant renamed here breaks clients.
+func TestWireStringsAreTheContract(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{psp.CodeUnauthorized, "unauthorized"},
+		{psp.CodeIdempotencyKeyMissing, "idempotency_key_missing"},
+		{psp.CodeIdempotencyKeyInvalid, "idempotency_key_invalid"},
+		{psp.CodeUnsupportedMediaType, "unsupported_media_type"},
+		{psp.CodePayloadTooLarge, "payload_too_large"},
+		{psp.CodeInvalidRequest, "invalid_request"},
+		{psp.CodeInsufficientFunds, "insufficient_funds"},
+		{psp.CodeIdempotencyKeyInUse, "idempotency_key_in_use"},
+		{psp.CodeIdempotencyKeyReused, "idempotency_key_reused"},
+		{psp.CodeNotFound, "not_found"},
+		{psp.CodeMethodNotAllowed, "method_not_allowed"},
+		{psp.CodeInjectedFault, "injected_fault"},
+		{psp.CodeOverloaded, "overloaded"},
+		{psp.CodeKeyStoreFull, "key_store_full"},
+		{string(psp.FaultStatus), "status"},
+		{string(psp.FaultSlow), "slow"},
+		{string(psp.FaultLate), "late"},
+		{string(psp.FaultDrop), "drop"},
+		{string(psp.FaultReset), "reset"},
+		{string(psp.FaultDown), "down"},
+		{string(psp.FaultRedirect), "redirect"},
+		{string(psp.FaultDuplicate), "duplicate"},
+		{string(psp.FaultCommitStatus), "commit_status"},
+		{string(psp.FaultBadBody), "bad_body"},
+		{string(psp.BreachNotJSON), "not_json"},
+		{string(psp.BreachShort), "short"},
+		{string(psp.BreachCut), "cut"},
+		{string(psp.BreachMissing), "missing"},
+		{string(psp.BreachAmount), "valor"},
+		{string(psp.BreachPixKey), "chave"},
+		{string(psp.BreachEndToEndID), "end_to_end_id"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("wire string = %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// A bad Config's error says which field is wrong and how.
+func TestBadConfigErrorTexts(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*psp.Config)
+		want string
+	}{
+		{func(c *psp.Config) { c.Tokens = nil }, "no tokens"},
+		{func(c *psp.Config) { c.Tokens = []string{"ok", "a b"} }, "every token must be visible ASCII without spaces"},
+		{func(c *psp.Config) { c.BalanceCents = -1 }, "negative balance -1 cents"},
+		{func(c *psp.Config) { c.KeyTTL = -time.Second }, "negative key TTL -1s"},
+		{func(c *psp.Config) { c.MaxKeys = -2 }, "negative MaxKeys -2"},
+		{func(c *psp.Config) { c.ISPB = "1234567a" }, `ISPB "1234567a" is not 8 digits`},
+		{func(c *psp.Config) { c.ServiceTime = -time.Millisecond }, "negative service time -1ms"},
+		{func(c *psp.Config) { c.Capacity = -3 }, "negative capacity -3"},
+		{func(c *psp.Config) { c.ShedRetryAfter = -time.Second }, "negative shed Retry-After -1s"},
+	} {
+		cfg := psp.DefaultConfig()
+		tc.edit(&cfg)
+		if _, err := psp.NewServer(cfg); err == nil || err.Error() != "psp: invalid config: "+tc.want {
+			t.Errorf("NewServer() error = %v, want %q", err, "psp: invalid config: "+tc.want)
+		}
+	}
+}
+
+// A fault that cannot be injected gets an error that says what its kind takes.
+func TestInvalidFaultErrorTexts(t *testing.T) {
+	const prefix = "psp: invalid fault: "
+	for _, tc := range []struct {
+		fault psp.Fault
+		want  string
+	}{
+		{psp.Fault{Kind: "boom"}, `unknown kind "boom"`},
+		{psp.Fault{}, `unknown kind ""`},
+		{psp.Status(302), `kind "status" takes a Status of 400 to 599, and a RetryAfter if any`},
+		{psp.CommitStatus(201), `kind "commit_status" takes a Status of 200 to 299 but 201, 204 and 205, ` +
+			`or 500 to 599, and a RetryAfter if any`},
+		{psp.Redirect(400), `kind "redirect" takes a Status of 300 to 399`},
+		{psp.BadBody(psp.BreachMissing),
+			`kind "bad_body" takes a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only`},
+		{psp.Fault{Kind: psp.FaultSlow, Status: 503}, `kind "slow" takes a Duration`},
+		{psp.Fault{Kind: psp.FaultDrop, Duration: time.Second}, `kind "drop" takes no other field`},
+		{psp.Slow(-time.Second), "duration -1s or retry after 0s is negative or exceeds 1h0m0s"},
+	} {
+		if err := tc.fault.Validate(); err == nil || err.Error() != prefix+tc.want {
+			t.Errorf("Validate(%+v) = %v, want %q", tc.fault, err, prefix+tc.want)
+		}
+	}
+}
+
+// The detail of each problem tells a person reading a log what happened.
+func TestProblemDetailTexts(t *testing.T) {
+	full := mustServer(t, withKeys(1))
+	pay(full, "k1", validBody)
+	faulty := mustServer(t)
+	faulty.Inject(psp.Status(503))
+	textRequest := paymentRequest("k", validBody)
+	textRequest.Header.Set("Content-Type", "text/plain")
+	for _, tc := range []struct {
+		a      answer
+		status int
+		code   string
+		want   string
+	}{
+		{pay(mustServer(t, func(c *psp.Config) { c.BalanceCents = 100 }), "k", validBody),
+			http.StatusUnprocessableEntity, psp.CodeInsufficientFunds, "valor 150.00 exceeds the payer's balance"},
+		{pay(full, "k2", validBody), http.StatusServiceUnavailable, psp.CodeKeyStoreFull,
+			"the PSP stores 1 Idempotency-Keys, its limit, and none has expired; retry later"},
+		{pay(mustServer(t), "k", `{"valor":"0.00","chave":""}`), http.StatusBadRequest, psp.CodeInvalidRequest,
+			"the request has 2 violation(s); see violacoes"},
+		{serve(mustServer(t), textRequest), http.StatusUnsupportedMediaType, psp.CodeUnsupportedMediaType,
+			`Content-Type must be application/json, got "text/plain"`},
+		{pay(mustServer(t), "k", strings.Repeat(" ", psp.MaxBodyBytes+1)), http.StatusRequestEntityTooLarge,
+			psp.CodePayloadTooLarge, "the body must be at most 65536 bytes"},
+		{serve(mustServer(t), httptest.NewRequest(http.MethodGet, psp.PaymentsPath, nil)),
+			http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed, "/v1/pix/payments takes POST"},
+		{pay(faulty, "k", validBody), http.StatusServiceUnavailable, psp.CodeInjectedFault,
+			"fault injected: the PSP answers 503 before any processing"},
+	} {
+		if p := wantProblem(t, tc.a, tc.status, tc.code); p.Detail != tc.want {
+			t.Errorf("detail = %q, want %q", p.Detail, tc.want)
+		}
+	}
+}
+
+// A body that is not JSON is named in violacoes, with what the decoder found wrong.
+func TestNotJSONViolationText(t *testing.T) {
+	p := wantProblem(t, pay(mustServer(t), "k", `{"valor":`), http.StatusBadRequest, psp.CodeInvalidRequest)
+	if len(p.Violations) != 1 || p.Violations[0].Field != "body" ||
+		!strings.HasPrefix(p.Violations[0].Reason, "is not valid JSON: ") {
+		t.Errorf("violacoes = %+v, want body: is not valid JSON: ...", p.Violations)
+	}
+}
