@@ -63,19 +63,24 @@ func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {
 		c.Logger = slog.New(slog.NewTextHandler(&buf, nil))
 	})
 	s.Inject(psp.Status(503))
-	r := paymentRequest("k1", validBody)
-	r.Header.Set("Authorization", "Bearer secret-token")
-	serve(s, r)
-	r = paymentRequest("k1", validBody)
-	r.Header.Set("Authorization", "Bearer secret-token")
-	serve(s, r)
-	logged := buf.String()
-	if got := strings.Count(logged, "\n"); got != 2 {
-		t.Errorf("%d records, want 2:\n%s", got, logged)
+	for range 3 { // refused by the fault, settled, replayed
+		r := paymentRequest("k1", validBody)
+		r.Header.Set("Authorization", "Bearer secret-token")
+		serve(s, r)
 	}
-	for _, want := range []string{"status=503", "fault=status", "status=201", "key=k1"} {
-		if !strings.Contains(logged, want) {
-			t.Errorf("the log lacks %q:\n%s", want, logged)
+	logged := buf.String()
+	want := []string{
+		`level=INFO msg="psp: payment" status=503 key="" replayed=false fault=status`, // before any processing
+		`level=INFO msg="psp: payment" status=201 key=k1 replayed=false fault=none`,
+		`level=INFO msg="psp: payment" status=201 key=k1 replayed=true fault=none`,
+	}
+	lines := strings.Split(strings.TrimSuffix(logged, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d records, want %d:\n%s", len(lines), len(want), logged)
+	}
+	for i, line := range lines {
+		if !strings.HasSuffix(line, " "+want[i]) {
+			t.Errorf("record %d = %q, want it to end %q", i, line, want[i])
 		}
 	}
 	if strings.Contains(logged, "secret-token") {
