@@ -55,7 +55,9 @@ func firstAttempt(tb testing.TB, p *Payer[*sql.Tx]) *river.Event {
 
 // checkFailedOnRefusal holds ev to a job attempt that failed with the trigger's refusal, so
 // that River retries it: neither completed, cancelled nor snoozed. With the tests' waits of
-// milliseconds, the job may be available again by the time River reports it.
+// milliseconds, the job may be available again by the time River reports it, or running again:
+// so the tests hold an intent to at least one attempt before the trigger goes, and to at least
+// two after.
 func checkFailedOnRefusal(tb testing.TB, ev *river.Event) {
 	tb.Helper()
 	retried := ev.Job.State == rivertype.JobStateRetryable || ev.Job.State == rivertype.JobStateAvailable
@@ -108,14 +110,14 @@ func TestWorkRetriesWhenItCannotRecordTheSettlement(t *testing.T) {
 	mustPay(t, p, "a", payment(100))
 	lift := failWrites(t, db, "NEW.status = 'settled'")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
-	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.Attempts != 1 || in.EndToEndID != "" {
-		t.Errorf("intent = %+v, want pending after 1 attempt, with no receipt", in)
+	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.Attempts < 1 || in.EndToEndID != "" {
+		t.Errorf("intent = %+v, want pending after an attempt, with no receipt", in)
 	}
 	lift()
 	all := awaitDone(t, p)
 	checkLedger(t, l, all) // the retry resent the key: still one settlement, now recorded
-	if a := all[0]; a.Status != StatusSettled || a.Attempts != 2 {
-		t.Errorf("intent = %+v, want settled at its second attempt", a)
+	if a := all[0]; a.Status != StatusSettled || a.Attempts < 2 {
+		t.Errorf("intent = %+v, want settled at a later attempt", a)
 	}
 }
 
@@ -126,14 +128,14 @@ func TestWorkRetriesWhenItCannotRecordTheRefusal(t *testing.T) {
 	mustPay(t, p, "b", payment(refusedCents))
 	lift := failWrites(t, db, "NEW.status = 'refused'")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
-	if in := mustIntent(t, p, "b"); in.Status != StatusPending || in.Attempts != 1 || in.Error != "" {
-		t.Errorf("intent = %+v, want pending after 1 attempt, with no refusal", in)
+	if in := mustIntent(t, p, "b"); in.Status != StatusPending || in.Attempts < 1 || in.Error != "" {
+		t.Errorf("intent = %+v, want pending after an attempt, with no refusal", in)
 	}
 	lift()
 	all := awaitDone(t, p)
 	checkLedger(t, l, all)
-	if b := all[0]; b.Status != StatusRefused || b.Attempts != 2 || b.Error == "" {
-		t.Errorf("intent = %+v, want refused with its refusal at its second attempt", b)
+	if b := all[0]; b.Status != StatusRefused || b.Attempts < 2 || b.Error == "" {
+		t.Errorf("intent = %+v, want refused with its refusal at a later attempt", b)
 	}
 }
 
@@ -145,14 +147,14 @@ func TestWorkRetriesWhenItCannotRecordAnUnknownOutcome(t *testing.T) {
 	mustPay(t, p, "a", payment(100))
 	lift := failWrites(t, db, "NEW.status = 'pending' AND NEW.last_error <> OLD.last_error")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
-	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.Attempts != 1 || in.Error != "" {
-		t.Errorf("intent = %+v, want pending after 1 attempt, with no error recorded", in)
+	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.Attempts < 1 || in.Error != "" {
+		t.Errorf("intent = %+v, want pending after an attempt, with no error recorded", in)
 	}
 	lift()
 	all := awaitDone(t, p)
 	checkLedger(t, l, all)
-	if a := all[0]; a.Status != StatusSettled || a.Attempts != 2 {
-		t.Errorf("intent = %+v, want settled at its second attempt", a)
+	if a := all[0]; a.Status != StatusSettled || a.Attempts < 2 {
+		t.Errorf("intent = %+v, want settled at a later attempt", a)
 	}
 }
 
