@@ -176,6 +176,29 @@ func TestSecondStartIsBusy(t *testing.T) {
 	}
 }
 
+// Stop releases the database's run lock, so that another payer on the same file may start; a
+// second Stop has no lock to release and is no error.
+func TestStopLetsAnotherStart(t *testing.T) {
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	p := mustPayer(t, db, testConfig(l.url))
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatalf("Start() error = %v", err)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop() error = %v", err)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Errorf("a second Stop() error = %v, want nil", err)
+	}
+	other, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	mustStart(t, mustPayer(t, other, testConfig(l.url)))
+}
+
 func TestConfigDelay(t *testing.T) {
 	cfg, err := Config{DelayBase: time.Second, DelayMax: 5 * time.Second, Rand: func() float64 { return 0.5 }}.withDefaults()
 	if err != nil {
