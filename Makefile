@@ -13,8 +13,8 @@ demo:
 mutation:
 	bash scripts/mutation.sh
 
-# durable's mutants, on its fast tests (-short), then the gate: about 8 minutes on 2 shared
-# cores, so not part of `make mutation`. docs/durable.md says which file is left out and why.
+# durable's mutants alone, on its fast tests (-short), then the gate; `make mutation` runs them
+# too. docs/durable.md says which file is left out and why.
 mutation-durable:
 	bash scripts/mutation.sh durable
 

@@ -11,7 +11,7 @@
 # gathered from the properties alone (-coverpkg=./PKG), so a mutant no property reaches is NOT COVERED, and every other mutant runs
 # against the properties alone. The report goes to .mutation/properties-PKG.json. When
 # .mutation/PKG.json (`make mutation`) is there too, scripts/mutationgap lists every mutant the
-# full suite kills and the properties let live, and fails unless docs/properties.md explains
+# full suite kills and the properties let live, and fails unless properties/survivors.md names
 # each one.
 #
 # Each mutant runs the whole property suite with the default 100 checks per property (at 25,
@@ -53,4 +53,4 @@ for pkg in "$@"; do
     --coverpkg "./$pkg" -o ".mutation/properties-$pkg.json" "./$pkg"
 done
 echo "== the property suite's own kill count"
-go run ./scripts/mutationgap -explained docs/properties.md "$@"
+go run ./scripts/mutationgap -explained properties/survivors.md "$@"

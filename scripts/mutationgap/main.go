@@ -15,7 +15,7 @@
 //
 // Usage:
 //
-//	go run ./scripts/mutationgap [-explained docs/properties.md] PKG [PKG ...]
+//	go run ./scripts/mutationgap [-explained properties/survivors.md] PKG [PKG ...]
 package main
 
 import (
