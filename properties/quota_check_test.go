@@ -112,7 +112,8 @@ func (q quotaLimits) checkQuotaRefusals(trace []quotaEvent) error {
 
 // checkQuotaTotals is the bound over a whole run whose order of events is not known
 // (concurrent calls): retries ≤ burst + ratio × firsts, exactly.
-func (q quotaLimits) checkQuotaTotals(firsts, retries int) error {
+func (q quotaLimits) checkQuotaTotals(trace []quotaEvent) error {
+	firsts, retries := count(trace, quotaFirst), count(trace, quotaRetry)
 	limit := new(big.Rat).SetFloat64(q.ratio)
 	limit.Mul(limit, big.NewRat(int64(firsts), 1))
 	limit.Add(limit, big.NewRat(int64(q.burst), 1))

@@ -70,13 +70,13 @@ func (b floatBucket) replay(demand string) []quotaEvent {
 	return trace
 }
 
-// TestQuotaChecksCatchViolations: the bound and the converse reject the traces that break them,
+// TestQuotaChecksCatchViolations: the bound, the converse and the totals reject the traces that break them,
 // hand-written or made by broken limiters, and pass the rest, the correct float bucket's
 // included. The float-sum bucket refuses a retry the bound allows; the any-fraction bucket
 // grants one more than it allows; the burst-capped bucket refuses at burst 0 the retries its
 // ratio earned; the uncapped bucket grants more than capacity on a stretch after a calm.
 func TestQuotaChecksCatchViolations(t *testing.T) {
-	bound, refusals := quotaLimits.checkQuotaBound, quotaLimits.checkQuotaRefusals
+	bound, refusals, totals := quotaLimits.checkQuotaBound, quotaLimits.checkQuotaRefusals, quotaLimits.checkQuotaTotals
 	tenths, l1, l0 := "frffffffffffrfr", quotaLimits{0.1, 1}, quotaLimits{0.25, 0}
 	for _, tt := range []struct {
 		name   string
@@ -110,6 +110,8 @@ func TestQuotaChecksCatchViolations(t *testing.T) {
 		{"float bucket, exact refusals", quotaLimits{0.5, 1}, wholeTokenBucket(quotaLimits{0.5, 1}).replay(tenths),
 			refusals, ""},
 		{"float bucket, exact at burst 0", l0, wholeTokenBucket(l0).replay("ffffrffffrr"), refusals, ""},
+		{"totals: 1 + 0.1 × 10 allows 2 retries", l1, quotaTrace("rrffffffffff"), totals, ""},
+		{"totals: 1 + 0.1 × 9 does not", l1, quotaTrace("rrfffffffff"), totals, "more than burst + ratio"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.check(tt.limits, tt.trace)
@@ -117,16 +119,5 @@ func TestQuotaChecksCatchViolations(t *testing.T) {
 				t.Errorf("check(%v) = %v, want a violation saying %q (none if empty)", tt.trace, err, tt.want)
 			}
 		})
-	}
-}
-
-// TestQuotaTotalsCatchViolations: 1 + 0.1 × 10 allows 2 retries, 1 + 0.1 × 9 does not.
-func TestQuotaTotalsCatchViolations(t *testing.T) {
-	q := quotaLimits{0.1, 1}
-	if err := q.checkQuotaTotals(10, 2); err != nil {
-		t.Errorf("checkQuotaTotals(10, 2) = %v, want nil", err)
-	}
-	if err := q.checkQuotaTotals(9, 2); err == nil || !strings.Contains(err.Error(), "more than burst + ratio") {
-		t.Errorf("checkQuotaTotals(9, 2) = %v, want a violation", err)
 	}
 }
