@@ -29,12 +29,8 @@ func doBaseline() (doPrediction, doRun) {
 		Ctx:   ctxEnd{Kind: "none"},
 	}
 	pr := predict(c)
-	run := doRun{Attempts: slices.Clone(pr.Attempts), Starts: slices.Clone(pr.Starts), End: pr.End,
-		Returned: map[int]error{}, Err: c.Steps[2].Err.Err}
-	for i, s := range c.Steps {
-		run.Returned[i+1] = s.Err.Err
-	}
-	return pr, run
+	return pr, doRun{Attempts: slices.Clone(pr.Attempts), Starts: slices.Clone(pr.Starts), End: pr.End,
+		Err: c.Steps[2].Err.Err}
 }
 
 // TestNoVacuousDoModel: checkDo passes the faithful run, and sees every way a run can depart
@@ -54,6 +50,7 @@ func TestNoVacuousDoModel(t *testing.T) {
 		{"an extra attempt", "observer saw 4 attempts", func(_ *doPrediction, r *doRun) {
 			r.Attempts = append(r.Attempts, retry.Attempt{Number: 4})
 		}},
+		{"a failed call that returned a value", "want the zero value", func(_ *doPrediction, r *doRun) { r.Value = 3 }},
 		{"a late return", "Do returned at", func(_ *doPrediction, r *doRun) { r.End += time.Millisecond }},
 		{"a permanent error wrapped", "the permanent error itself", func(_ *doPrediction, r *doRun) {
 			r.Err = errors.Join(r.Err)
@@ -83,7 +80,8 @@ func TestNoVacuousDoModel(t *testing.T) {
 // attempt that failed with io.ErrUnexpectedEOF.
 func wrongResult(stop retry.Stop, err error) func(*doPrediction, *doRun) {
 	return func(pr *doPrediction, r *doRun) {
-		pr.Stop, pr.CtxErr, r.Err, r.Returned[3] = stop, context.Canceled, err, io.ErrUnexpectedEOF
+		pr.Stop, pr.CtxErr, r.Err = stop, context.Canceled, err
+		pr.Attempts[2].Err, r.Attempts[2].Err = io.ErrUnexpectedEOF, io.ErrUnexpectedEOF
 	}
 }
 
