@@ -71,29 +71,30 @@ func (b *quotaBucket) add(d *big.Rat) {
 	}
 }
 
-// checkQuota replays trace through the model of a quota of limits l: each retry must be granted
-// exactly when the model grants it.
+// checkQuota reports the first event of trace that differs from what the model of a quota of
+// limits l brings for the retries trace asked for, a refused one included.
 func (l quotaLimits) checkQuota(trace []quotaEvent) error {
-	return newQuotaBucket(l).check(trace)
+	return diffQuota(trace, newQuotaBucket(l).replay(trace))
 }
 
-func (b *quotaBucket) check(trace []quotaEvent) error {
-	for j, e := range trace {
-		switch {
-		case e == quotaFirst:
-			b.add(b.ratio)
-		case b.grants(b.tokens) != (e == quotaRetry):
-			return fmt.Errorf("event %d: a retry %s with %s tokens", j, map[bool]string{true: "granted",
-				false: "refused"}[e == quotaRetry], b.tokens.RatString())
-		case e == quotaRetry:
-			b.add(big.NewRat(-1, 1))
+// diffQuota reports the first event where got departs from want.
+func diffQuota(got, want []quotaEvent) error {
+	at := func(trace []quotaEvent, j int) string {
+		if j < len(trace) {
+			return trace[j].String()
+		}
+		return "none"
+	}
+	for j := range max(len(got), len(want)) {
+		if at(got, j) != at(want, j) {
+			return fmt.Errorf("event %d is %s, the model's is %s\ngot:  %v\nwant: %v", j, at(got, j), at(want, j), got, want)
 		}
 	}
 	return nil
 }
 
-// replay is the trace that calls asking for the retries of demand bring through the bucket. A
-// refused retry ends its call's retries, as it ends Do.
+// replay is the trace that calls asking for the retries of demand, granted or refused there, bring
+// through the bucket. A refused retry ends its call's retries, as it ends Do.
 func (b *quotaBucket) replay(demand []quotaEvent) []quotaEvent {
 	var trace []quotaEvent
 	ended := false
@@ -106,6 +107,7 @@ func (b *quotaBucket) replay(demand []quotaEvent) []quotaEvent {
 			continue
 		case b.grants(b.tokens):
 			b.add(big.NewRat(-1, 1))
+			e = quotaRetry
 		default:
 			e, ended = quotaRefused, true
 		}
