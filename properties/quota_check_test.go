@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"math/big"
+	"strings"
 )
 
 // quotaEvent is one event a retry.Quota sees: a first attempt, a retry granted or one refused.
@@ -16,6 +17,15 @@ const (
 
 func (e quotaEvent) String() string { return [...]string{"first", "retry", "refused"}[e] }
 
+// quotaTrace builds a trace: f a first attempt, r a granted retry, x a refused one.
+func quotaTrace(s string) []quotaEvent {
+	var trace []quotaEvent
+	for _, c := range s {
+		trace = append(trace, quotaEvent(strings.IndexRune("frx", c)))
+	}
+	return trace
+}
+
 // quotaLimits is a quota's ratio and burst.
 type quotaLimits struct {
 	ratio float64
@@ -25,94 +35,91 @@ type quotaLimits struct {
 // capacity is the most tokens the quota holds: burst, but at least one.
 func (q quotaLimits) capacity() int { return max(q.burst, 1) }
 
-// The checks below follow V(k) = retries − ratio × firsts over the first k events, exactly:
-// big.Rat holds the float64 ratio without rounding. From creation, the bound holds at event j
-// while V(j) ≤ burst. A stretch (i, j] keeps it while V(j) − V(i) ≤ capacity, so keeping the
-// least V seen checks every stretch that ends at j. Refused retries count for nothing.
-
-// quotaSlack is V and its least value over the events seen. The stretch ending at the last
-// event that holds the most retries beyond ratio × firsts starts at index from.
-type quotaSlack struct {
-	q               quotaLimits
-	ratio, v, least *big.Rat
-	from            int
+// quotaBucket is the model of retry.Quota: its doc as a program, counted exactly in big.Rat,
+// which holds the float64 ratio without rounding. A new bucket holds burst tokens. Every first
+// attempt adds ratio tokens, up to the capacity. A retry takes a token, and is refused when the
+// bucket holds less than one. The doc's bound follows: the tokens stay within [0, capacity], so
+// from creation the retries granted are at most burst + ratio × the first attempts, and on any
+// stretch at most capacity + ratio × the first attempts. Its converse follows too: a retry is
+// refused only when the tokens, short of one, show that granting it would pass one of them.
+//
+// The other fields plant bugs (quota_vacuous_test.go): a bucket without a capacity never caps its
+// tokens, rounded counts them in float64, and grants replaces the whole-token rule.
+type quotaBucket struct {
+	ratio, tokens, capacity *big.Rat
+	rounded                 bool
+	grants                  func(tokens *big.Rat) bool
 }
 
-func (q quotaLimits) slack() *quotaSlack {
-	return &quotaSlack{q: q, ratio: new(big.Rat).SetFloat64(q.ratio), v: new(big.Rat), least: new(big.Rat)}
+// newQuotaBucket is the model of a new quota of limits l.
+func newQuotaBucket(l quotaLimits) *quotaBucket {
+	return &quotaBucket{ratio: new(big.Rat).SetFloat64(l.ratio), tokens: big.NewRat(int64(l.burst), 1),
+		capacity: big.NewRat(int64(l.capacity()), 1), grants: wholeToken}
 }
 
-// add moves V over event j, a first attempt or a granted retry.
-func (s *quotaSlack) add(e quotaEvent, j int) {
-	if e == quotaRetry {
-		s.v.Add(s.v, big.NewRat(1, 1))
-	} else {
-		s.v.Sub(s.v, s.ratio)
+func wholeToken(tokens *big.Rat) bool { return tokens.Cmp(big.NewRat(1, 1)) >= 0 }
+
+// add adds d tokens, up to the capacity.
+func (b *quotaBucket) add(d *big.Rat) {
+	b.tokens.Add(b.tokens, d)
+	if b.rounded {
+		f, _ := b.tokens.Float64()
+		b.tokens.SetFloat64(f)
 	}
-	if s.v.Cmp(s.least) < 0 {
-		s.least.Set(s.v)
-		s.from = j + 1
+	if b.capacity != nil && b.tokens.Cmp(b.capacity) > 0 {
+		b.tokens.Set(b.capacity)
 	}
 }
 
-// sinceCreation and onStretch are V, and the most on a stretch ending here, with extra
-// retries granted at the end.
-func (s *quotaSlack) sinceCreation(extra int64) *big.Rat {
-	return new(big.Rat).Add(s.v, big.NewRat(extra, 1))
-}
-func (s *quotaSlack) onStretch(extra int64) *big.Rat {
-	return new(big.Rat).Sub(s.sinceCreation(extra), s.least)
+// checkQuota reports the first event of trace that differs from what the model of a quota of
+// limits l brings for the retries trace asked for, a refused one included.
+func (l quotaLimits) checkQuota(trace []quotaEvent) error {
+	return diffQuota(trace, newQuotaBucket(l).replay(trace))
 }
 
-// overBurst and overCapacity report whether those pass the burst and the capacity.
-func (s *quotaSlack) overBurst(extra int64) bool {
-	return s.sinceCreation(extra).Cmp(big.NewRat(int64(s.q.burst), 1)) > 0
-}
-func (s *quotaSlack) overCapacity(extra int64) bool {
-	return s.onStretch(extra).Cmp(big.NewRat(int64(s.q.capacity()), 1)) > 0
+// diffQuota reports the first event where got departs from want.
+func diffQuota(got, want []quotaEvent) error {
+	at := func(trace []quotaEvent, j int) string {
+		if j < len(trace) {
+			return trace[j].String()
+		}
+		return "none"
+	}
+	for j := range max(len(got), len(want)) {
+		if at(got, j) != at(want, j) {
+			return fmt.Errorf("event %d is %s, the model's is %s\ngot:  %v\nwant: %v", j, at(got, j), at(want, j), got, want)
+		}
+	}
+	return nil
 }
 
-// checkQuotaBound is the quota's guarantee: from creation, the retries granted are at most
-// burst + ratio × the first attempts; in every stretch of consecutive events, at most
-// capacity + ratio × the first attempts.
-func (q quotaLimits) checkQuotaBound(trace []quotaEvent) error {
-	s := q.slack()
-	for j, e := range trace {
-		if e == quotaRefused {
+// replay is the trace that calls asking for the retries of demand, granted or refused there, bring
+// through the bucket. A refused retry ends its call's retries, as it ends Do.
+func (b *quotaBucket) replay(demand []quotaEvent) []quotaEvent {
+	var trace []quotaEvent
+	ended := false
+	for _, e := range demand {
+		switch {
+		case e == quotaFirst:
+			b.add(b.ratio)
+			ended = false
+		case ended:
 			continue
+		case b.grants(b.tokens):
+			b.add(big.NewRat(-1, 1))
+			e = quotaRetry
+		default:
+			e, ended = quotaRefused, true
 		}
-		s.add(e, j)
-		if s.overBurst(0) {
-			return fmt.Errorf("the %d events up to %d (a %v) hold %s retries beyond ratio × first attempts, "+
-				"more than burst %d", j+1, j, e, s.sinceCreation(0).RatString(), q.burst)
-		}
-		if s.overCapacity(0) {
-			return fmt.Errorf("the %d events up to %d (a %v) hold %s retries beyond ratio × first attempts, "+
-				"more than capacity %d", j-s.from+1, j, e, s.onStretch(0).RatString(), q.capacity())
-		}
+		trace = append(trace, e)
 	}
-	return nil
-}
-
-// checkQuotaRefusals is the converse: the quota refuses a retry only when granting it would
-// break a clause of the bound, from creation or on a stretch that ends with it.
-func (q quotaLimits) checkQuotaRefusals(trace []quotaEvent) error {
-	s := q.slack()
-	for j, e := range trace {
-		if e != quotaRefused {
-			s.add(e, j)
-		} else if !s.overCapacity(1) && !s.overBurst(1) {
-			return fmt.Errorf("event %d: a retry refused, but granting it kept the bound (%s beyond ratio × "+
-				"first attempts since creation, burst %d; at most %s on a stretch, capacity %d)",
-				j, s.sinceCreation(1).RatString(), q.burst, s.onStretch(1).RatString(), q.capacity())
-		}
-	}
-	return nil
+	return trace
 }
 
 // checkQuotaTotals is the bound over a whole run whose order of events is not known
 // (concurrent calls): retries ≤ burst + ratio × firsts, exactly.
-func (q quotaLimits) checkQuotaTotals(firsts, retries int) error {
+func (q quotaLimits) checkQuotaTotals(trace []quotaEvent) error {
+	firsts, retries := count(trace, quotaFirst), count(trace, quotaRetry)
 	limit := new(big.Rat).SetFloat64(q.ratio)
 	limit.Mul(limit, big.NewRat(int64(firsts), 1))
 	limit.Add(limit, big.NewRat(int64(q.burst), 1))
@@ -122,7 +129,3 @@ func (q quotaLimits) checkQuotaTotals(firsts, retries int) error {
 	}
 	return nil
 }
-
-// demandFits reports whether the retries asked for, none refused, keep the bound: then the
-// converse says none is refused.
-func (q quotaLimits) demandFits(demand []quotaEvent) bool { return q.checkQuotaBound(demand) == nil }

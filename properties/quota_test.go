@@ -16,46 +16,37 @@ import (
 	"pixretry/retry"
 )
 
-// TestQuotaBoundsRetries: calls to retry.Do one after the other share a quota, with any ratio,
-// burst, policy and outcomes. The events the quota saw keep its bound (checkQuotaBound). Every
-// call makes its first attempt. A refused call ends at once with ErrQuotaExhausted and its last
-// attempt's error.
-func TestQuotaBoundsRetries(t *testing.T) {
-	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
-		if err := sc.limits.checkQuotaBound(trace); err != nil {
-			t.Fatalf("the quota's bound broken: %v\ntrace: %v", err, trace)
-		}
-	}, "quota: retry granted", "quota: retry refused", "quota: granted after a refusal")
-}
-
-// TestQuotaRefusesOnlyWhenItMust is the converse over the same runs: a refusal is one the bound
-// called for (checkQuotaRefusals). So when the retries asked for keep the bound, the calls make
-// them all.
-func TestQuotaRefusesOnlyWhenItMust(t *testing.T) {
-	checkQuotaRuns(t, func(t *rapid.T, sc quotaScenario, trace []quotaEvent) {
-		if err := sc.limits.checkQuotaRefusals(trace); err != nil {
-			t.Fatalf("a refusal the bound did not call for: %v\ntrace: %v", err, trace)
-		}
-		if demand := sc.demand(); sc.limits.demandFits(demand) && fmt.Sprint(trace) != fmt.Sprint(demand) {
-			t.Fatalf("the retries asked for fit the bound, yet the run differs\ngot:  %v\nwant: %v", trace, demand)
-		}
-	}, "quota: every retry asked for fits", "quota: retry refused", "quota: retry granted")
-}
-
-// checkQuotaRuns runs drawn scenarios in virtual time, hands each trace to check, and requires
-// that the runs reach events.
-func checkQuotaRuns(t *testing.T, check func(*rapid.T, quotaScenario, []quotaEvent), events ...string) {
+// TestQuotaKeepsItsBound: calls to retry.Do share a quota, with any ratio, burst, policy and
+// outcomes. Made one after the other, the retries the quota grants and refuses are those of its
+// model (quotaBucket), which keeps the bound of its doc and refuses only what would break it: the
+// run brings exactly the events the model gives for the retries the calls ask for. The same calls
+// made at once by 2 to 8 goroutines, with jittered waits that interleave their attempts, keep the
+// bound over the whole run in whatever order the scheduler gives (checkQuotaTotals), and refuse
+// nothing when they ask for no more than burst retries. Every call makes its first attempt. A
+// refused call ends at once with ErrQuotaExhausted and its last attempt's error.
+func TestQuotaKeepsItsBound(t *testing.T) {
 	var cov coverage
 	rapid.Check(t, func(t *rapid.T) {
 		sc := quotaScenarioGen().Draw(t, "scenario")
+		goroutines, seed := rapid.IntRange(2, 8).Draw(t, "goroutines"), rapid.Uint64().Draw(t, "jitter seed")
 		rapid.SyncTest(t, func(t *rapid.T) {
-			trace := runQuotaScenario(t, sc)
-			cov.addSeen(quotaEvents(sc, trace))
-			check(t, sc, trace)
+			trace, concurrent := runQuotaCalls(t, sc, 1, seed), runQuotaCalls(t, sc, goroutines, seed)
+			cov.addSeen(quotaEvents(sc, trace, concurrent))
+			if err := diffQuota(trace, newQuotaBucket(sc.limits).replay(sc.demand())); err != nil {
+				t.Fatalf("one call after the other: %v", err)
+			}
+			if err := sc.limits.checkQuotaTotals(concurrent); err != nil {
+				t.Fatalf("%d calls at once: %v", goroutines, err)
+			}
+			asked := len(sc.demand()) - len(sc.calls)
+			if refused := count(concurrent, quotaRefused); asked <= sc.limits.burst && refused > 0 {
+				t.Fatalf("%d retries refused, yet the calls asked for %d, within burst %d", refused, asked, sc.limits.burst)
+			}
 		})
 	})
 	t.Log(&cov)
-	cov.require(t, 100, events...)
+	cov.require(t, 100, "quota: retry granted", "quota: retry refused", "quota: granted after a refusal",
+		"quota: every retry asked for granted", "quota: at once, retry granted", "quota: at once, retry refused")
 }
 
 // quotaOutcome is what an attempt returns: a success, a 503 (transient), a 503 whose
@@ -82,14 +73,17 @@ type quotaScenario struct {
 }
 
 // quotaScenarioGen draws a ratio (round and arbitrary ones), a burst of 0 to 6, AttemptsMax 1
-// to 5 and 1 to 60 calls. The share of failing attempts changes once, at a drawn call: some runs
-// stay within the ratio, others go far beyond it, some exhaust the quota and then refill it.
+// to 5, delays up to half a second and 1 to 60 calls. The share of failing attempts changes once,
+// at a drawn call: some runs stay within the ratio, others go far beyond it, some exhaust the
+// quota and then refill it.
 func quotaScenarioGen() *rapid.Generator[quotaScenario] {
 	return rapid.Custom(func(t *rapid.T) quotaScenario {
 		ratio := rapid.OneOf(rapid.SampledFrom([]float64{0, 0.1, 0.25, 1.0 / 3, 0.5, 1, 2}),
 			rapid.Float64Range(0, 3)).Draw(t, "ratio")
 		sc := quotaScenario{limits: quotaLimits{ratio: ratio, burst: rapid.IntRange(0, 6).Draw(t, "burst")},
-			policy: retry.Policy{AttemptsMax: rapid.IntRange(1, 5).Draw(t, "AttemptsMax")}}
+			policy: retry.Policy{AttemptsMax: rapid.IntRange(1, 5).Draw(t, "AttemptsMax"),
+				DelayBase: msRange(0, 100).Draw(t, "DelayBase")}}
+		sc.policy.DelayMax = sc.policy.DelayBase + msRange(0, 400).Draw(t, "DelayMax-DelayBase")
 		shares := rapid.SampledFrom([]int{0, 5, 10, 20, 40, 70, 100})
 		before, after := shares.Draw(t, "percent failing"), shares.Draw(t, "percent failing after the change")
 		sc.calls = make([][]quotaOutcome, rapid.IntRange(1, 60).Draw(t, "calls"))
@@ -124,109 +118,83 @@ func (sc quotaScenario) demand() []quotaEvent {
 	return trace
 }
 
-// runQuotaScenario makes the calls one after the other and returns the events the quota saw,
-// as the observer saw them. It fails t if a call skipped its first attempt or ended wrongly
-// after a refusal.
-func runQuotaScenario(t *rapid.T, sc quotaScenario) []quotaEvent {
-	q, err := retry.NewQuota(sc.limits.ratio, sc.limits.burst)
-	if err != nil {
-		t.Fatalf("NewQuota(%v, %d) error = %v", sc.limits.ratio, sc.limits.burst, err)
-	}
-	var trace []quotaEvent
-	for i, call := range sc.calls {
-		var seen []retry.Attempt
-		op := func(context.Context) (int, error) { return 0, call[len(seen)].err() }
-		_, err := retry.Do(context.Background(), sc.policy, op, retry.WithQuota(q),
-			retry.WithObserver(func(a retry.Attempt) { seen = append(seen, a) }))
-		if len(seen) == 0 {
-			t.Fatalf("call %d made no attempt", i)
-		}
-		trace = append(trace, quotaFirst)
-		for _, a := range seen {
-			if e, ok := map[retry.Stop]quotaEvent{retry.StopNone: quotaRetry, retry.StopQuota: quotaRefused}[a.Stop]; ok {
-				trace = append(trace, e)
-			}
-		}
-		last := seen[len(seen)-1]
-		if last.Stop == retry.StopQuota && (!errors.Is(err, retry.ErrQuotaExhausted) || !errors.Is(err, last.Err)) {
-			t.Fatalf("call %d: Do() error = %v after a refusal, want ErrQuotaExhausted and %v", i, err, last.Err)
-		}
-	}
-	return trace
-}
-
-// quotaEvents names what happened in a run, for coverage.
-func quotaEvents(sc quotaScenario, trace []quotaEvent) map[string]bool {
-	seen := map[string]bool{}
-	for j, e := range trace {
-		seen["quota: retry granted"] = seen["quota: retry granted"] || e == quotaRetry
-		seen["quota: retry refused"] = seen["quota: retry refused"] || e == quotaRefused
-		seen["quota: granted after a refusal"] = seen["quota: granted after a refusal"] ||
-			e == quotaRetry && slices.Contains(trace[:j], quotaRefused)
-	}
-	demand := sc.demand()
-	seen["quota: every retry asked for fits"] = sc.limits.demandFits(demand) && len(demand) > len(sc.calls)
-	return seen
-}
-
-// TestConcurrentCallsShareTheQuota: 2 to 8 goroutines make calls at once in virtual time, with
-// jittered waits that interleave their attempts, sharing one quota. The scheduler orders the
-// events, so the checks hold in every order: every call makes its first attempt, the retries
-// are at most burst + ratio × the first attempts, and when all the calls ask for no more than
-// burst retries none is refused.
-func TestConcurrentCallsShareTheQuota(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, func(t *rapid.T) {
-		sc := quotaScenarioGen().Draw(t, "scenario")
-		sc.policy.DelayBase = msRange(0, 100).Draw(t, "DelayBase")
-		sc.policy.DelayMax = sc.policy.DelayBase + msRange(0, 400).Draw(t, "DelayMax-DelayBase")
-		goroutines, seed := rapid.IntRange(2, 8).Draw(t, "goroutines"), rapid.Uint64().Draw(t, "jitter seed")
-		rapid.SyncTest(t, func(t *rapid.T) {
-			firsts, retries, refused := runConcurrently(t, sc, goroutines, seed)
-			cov.addSeen(map[string]bool{"quota: retry granted": retries > 0, "quota: retry refused": refused > 0})
-			if firsts != len(sc.calls) {
-				t.Fatalf("%d first attempts for %d calls", firsts, len(sc.calls))
-			}
-			if err := sc.limits.checkQuotaTotals(firsts, retries); err != nil {
-				t.Fatal(err)
-			}
-			if asked := len(sc.demand()) - len(sc.calls); asked <= sc.limits.burst && refused > 0 {
-				t.Fatalf("%d retries refused, yet the calls asked for %d, within burst %d", refused, asked, sc.limits.burst)
-			}
-		})
-	})
-	t.Log(&cov)
-	cov.require(t, 100, "quota: retry granted", "quota: retry refused")
-}
-
-// runConcurrently deals the calls to goroutines in turn and runs them at once. It returns the
-// first attempts and the retries made, and the retries refused.
-func runConcurrently(t *rapid.T, sc quotaScenario, goroutines int, seed uint64) (firsts, retries, refused int) {
+// runQuotaCalls deals sc's calls in turn to goroutines that make them at once, through one quota.
+// It returns the events the quota saw, a call's together, in the order the calls ended: the
+// quota's own order when there is one goroutine. It fails t if a call skipped its first attempt or
+// ended wrongly after a refusal.
+func runQuotaCalls(t *rapid.T, sc quotaScenario, goroutines int, seed uint64) []quotaEvent {
 	q, err := retry.NewQuota(sc.limits.ratio, sc.limits.burst)
 	if err != nil {
 		t.Fatalf("NewQuota(%v, %d) error = %v", sc.limits.ratio, sc.limits.burst, err)
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	var trace []quotaEvent
+	var v violations
 	for g := range goroutines {
 		jitter := rand.New(rand.NewPCG(seed, uint64(g))).Float64
 		wg.Go(func() {
 			for i := g; i < len(sc.calls); i += goroutines {
-				made, last := 0, retry.Attempt{}
-				op := func(context.Context) (int, error) { made++; return 0, sc.calls[i][made-1].err() }
-				retry.Do(context.Background(), sc.policy, op, retry.WithQuota(q), retry.WithRand(jitter),
-					retry.WithObserver(func(a retry.Attempt) { last = a }))
+				var seen []retry.Attempt
+				op := func(context.Context) (int, error) { return 0, sc.calls[i][len(seen)].err() }
+				_, err := retry.Do(context.Background(), sc.policy, op, retry.WithQuota(q), retry.WithRand(jitter),
+					retry.WithObserver(func(a retry.Attempt) { seen = append(seen, a) }))
 				mu.Lock()
-				firsts, retries = firsts+min(made, 1), retries+max(made-1, 0)
-				if last.Stop == retry.StopQuota {
-					refused++
-				}
+				trace = append(trace, callEvents(&v, i, seen, err)...)
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return firsts, retries, refused
+	if err := v.err(); err != nil {
+		t.Fatal(err)
+	}
+	return trace
+}
+
+// callEvents are the events the quota saw in call i, from the attempts the observer saw and the
+// error Do returned.
+func callEvents(v *violations, i int, seen []retry.Attempt, err error) []quotaEvent {
+	last, ok := lastOf(seen)
+	if !ok {
+		v.addf("call %d made no attempt", i)
+		return nil
+	}
+	if last.Stop == retry.StopQuota && (!errors.Is(err, retry.ErrQuotaExhausted) || !errors.Is(err, last.Err)) {
+		v.addf("call %d: Do() error = %v after a refusal, want ErrQuotaExhausted and %v", i, err, last.Err)
+	}
+	events := []quotaEvent{quotaFirst}
+	for _, a := range seen {
+		if e, ok := map[retry.Stop]quotaEvent{retry.StopNone: quotaRetry, retry.StopQuota: quotaRefused}[a.Stop]; ok {
+			events = append(events, e)
+		}
+	}
+	return events
+}
+
+// quotaEvents names what happened in a run, for coverage.
+func quotaEvents(sc quotaScenario, trace, concurrent []quotaEvent) map[string]bool {
+	refused := slices.Index(trace, quotaRefused)
+	asked := len(sc.demand()) - len(sc.calls)
+	return map[string]bool{
+		"quota: retry granted":                 count(trace, quotaRetry) > 0,
+		"quota: retry refused":                 refused >= 0,
+		"quota: granted after a refusal":       refused >= 0 && slices.Contains(trace[refused:], quotaRetry),
+		"quota: every retry asked for granted": asked > 0 && count(trace, quotaRetry) == asked,
+		"quota: at once, retry granted":        count(concurrent, quotaRetry) > 0,
+		"quota: at once, retry refused":        count(concurrent, quotaRefused) > 0,
+	}
+}
+
+// count is how many times e occurs in trace.
+func count(trace []quotaEvent, e quotaEvent) int {
+	n := 0
+	for _, got := range trace {
+		if got == e {
+			n++
+		}
+	}
+	return n
 }
 
 // TestNewQuotaChecksItsLimits: NewQuota accepts exactly a finite ratio ≥ 0 and a burst ≥ 0, the

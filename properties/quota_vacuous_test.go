@@ -1,83 +1,51 @@
 package properties
 
 import (
-	"math"
+	"math/big"
 	"strings"
 	"testing"
 )
 
 // The quota's checks, shown able to fail: each is handed traces that keep its property and
-// traces that break it, written by hand or made by limiters broken on purpose.
+// traces that break it, written by hand or made by buckets broken on purpose.
 
-// quotaTrace builds a trace: f a first attempt, r a granted retry, x a refused one.
-func quotaTrace(s string) []quotaEvent {
-	var trace []quotaEvent
-	for _, c := range s {
-		trace = append(trace, quotaEvent(strings.IndexRune("frx", c)))
-	}
-	return trace
-}
-
-// floatBucket is a token bucket in plain float64: tokens start at burst, a first attempt adds
-// ratio up to capacity, and grants says whether a retry may take a token.
-type floatBucket struct {
-	limits   quotaLimits
-	capacity float64
-	grants   func(tokens float64) bool
-}
-
-func wholeToken(tokens float64) bool { return tokens >= 1 }
-
-// wholeTokenBucket grants a retry on a whole token and holds the quota's capacity. It sums
-// ratio in float64, and 0.1 added ten times falls short of 1.
-func wholeTokenBucket(l quotaLimits) floatBucket {
-	return floatBucket{l, float64(l.capacity()), wholeToken}
+// floatSumBucket counts its tokens in float64, and 0.1 added ten times falls short of 1.
+func floatSumBucket(l quotaLimits) *quotaBucket {
+	b := newQuotaBucket(l)
+	b.rounded = true
+	return b
 }
 
 // anyFractionBucket grants a retry on any fraction of a token.
-func anyFractionBucket(l quotaLimits) floatBucket {
-	return floatBucket{l, float64(l.capacity()), func(tokens float64) bool { return tokens > 0 }}
+func anyFractionBucket(l quotaLimits) *quotaBucket {
+	b := newQuotaBucket(l)
+	b.grants = func(tokens *big.Rat) bool { return tokens.Sign() > 0 }
+	return b
 }
 
 // burstCappedBucket holds at most burst tokens, as the quota once did: with burst 0 it never
 // grants a retry, though its ratio earned one.
-func burstCappedBucket(l quotaLimits) floatBucket {
-	return floatBucket{l, float64(l.burst), wholeToken}
+func burstCappedBucket(l quotaLimits) *quotaBucket {
+	b := newQuotaBucket(l)
+	b.capacity = big.NewRat(int64(l.burst), 1)
+	return b
 }
 
 // uncappedBucket never caps its tokens: a long calm earns a burst of retries beyond capacity.
-func uncappedBucket(l quotaLimits) floatBucket { return floatBucket{l, math.Inf(1), wholeToken} }
-
-// replay plays the retries of demand (a quotaTrace) through the bucket. A refused retry ends
-// its call's retries, as it ends Do.
-func (b floatBucket) replay(demand string) []quotaEvent {
-	tokens, ended := float64(b.limits.burst), false
-	var trace []quotaEvent
-	for _, e := range quotaTrace(demand) {
-		switch {
-		case e == quotaFirst:
-			tokens, ended = min(b.capacity, tokens+b.limits.ratio), false
-			trace = append(trace, quotaFirst)
-		case ended:
-		case b.grants(tokens):
-			tokens--
-			trace = append(trace, quotaRetry)
-		default:
-			ended = true
-			trace = append(trace, quotaRefused)
-		}
-	}
-	return trace
+func uncappedBucket(l quotaLimits) *quotaBucket {
+	b := newQuotaBucket(l)
+	b.capacity = nil
+	return b
 }
 
-// TestQuotaChecksCatchViolations: the bound and the converse reject the traces that break them,
-// hand-written or made by broken limiters, and pass the rest, the correct float bucket's
-// included. The float-sum bucket refuses a retry the bound allows; the any-fraction bucket
-// grants one more than it allows; the burst-capped bucket refuses at burst 0 the retries its
-// ratio earned; the uncapped bucket grants more than capacity on a stretch after a calm.
+// TestQuotaChecksCatchViolations: the model and the totals reject the traces that break them,
+// hand-written or made by broken buckets, and pass the rest, the float bucket's where it is exact.
+// The float-sum bucket refuses a retry the bound allows; the any-fraction bucket grants one more
+// than it allows; the burst-capped bucket refuses at burst 0 the retries its ratio earned; the
+// uncapped bucket grants more than capacity on a stretch after a calm.
 func TestQuotaChecksCatchViolations(t *testing.T) {
-	bound, refusals := quotaLimits.checkQuotaBound, quotaLimits.checkQuotaRefusals
-	tenths, l1, l0 := "frffffffffffrfr", quotaLimits{0.1, 1}, quotaLimits{0.25, 0}
+	model, totals := quotaLimits.checkQuota, quotaLimits.checkQuotaTotals
+	tenths, l1, l0 := quotaTrace("frffffffffffrfr"), quotaLimits{0.1, 1}, quotaLimits{0.25, 0}
 	for _, tt := range []struct {
 		name   string
 		limits quotaLimits
@@ -85,31 +53,30 @@ func TestQuotaChecksCatchViolations(t *testing.T) {
 		check  func(quotaLimits, []quotaEvent) error
 		want   string // in the violation; "" for a trace that keeps the property
 	}{
-		{"burst then ratio", quotaLimits{0.5, 1}, quotaTrace("frfxffrfx"), bound, ""},
-		{"one retry beyond the burst", quotaLimits{0.5, 1}, quotaTrace("frr"), bound, "more than burst 1"},
-		{"ten tenths make a retry", l1, quotaTrace("frffffffffffr"), bound, ""},
-		{"nine tenths do not", l1, quotaTrace("frfffffffffr"), bound, "the 11 events up to 11"},
-		{"burst 0: ratio earns a retry", l0, quotaTrace("ffffr"), bound, ""},
-		{"burst 0: not before it is earned", l0, quotaTrace("fffr"), bound, "more than burst 0"},
-		{"burst 0 holds one token", quotaLimits{2, 0}, quotaTrace("ffrr"), bound, "more than capacity 1"},
-		{"ratio 0, burst 0 allows no retry", quotaLimits{0, 0}, quotaTrace("fr"), bound, "more than burst 0"},
-		{"a stretch beyond the bound, the whole run within it", quotaLimits{1, 1}, quotaTrace("fffffrr"), bound,
-			"the 2 events up to 6"},
-		{"forced refusals", quotaLimits{0.5, 1}, quotaTrace("frfxffrfx"), refusals, ""},
-		{"a refusal with a token left", quotaLimits{0.5, 1}, quotaTrace("fx"), refusals, "event 1: a retry refused"},
-		{"a refusal after ten tenths", l1, quotaTrace("frffffffffffx"), refusals, "event 12: a retry refused"},
-		{"burst 0 refuses what is not earned", quotaLimits{0.5, 0}, quotaTrace("fx"), refusals, ""},
-		{"burst 0 refuses what is earned", quotaLimits{0.5, 0}, quotaTrace("ffx"), refusals, "event 2: a retry refused"},
-		{"burst 0 refuses past its one token", quotaLimits{2, 0}, quotaTrace("ffrx"), refusals, ""},
-		{"float-sum bucket", l1, wholeTokenBucket(l1).replay(tenths), refusals, "event 12: a retry refused"},
-		{"any-fraction bucket", l1, anyFractionBucket(l1).replay(tenths), bound, "more than burst 1"},
-		{"burst-capped bucket", l0, burstCappedBucket(l0).replay("ffffr"), refusals, "event 4: a retry refused"},
-		{"uncapped bucket", quotaLimits{1, 0}, uncappedBucket(quotaLimits{1, 0}).replay("ffffrr"), bound,
-			"more than capacity 1"},
-		{"float bucket, exact bound", quotaLimits{0.5, 1}, wholeTokenBucket(quotaLimits{0.5, 1}).replay(tenths), bound, ""},
-		{"float bucket, exact refusals", quotaLimits{0.5, 1}, wholeTokenBucket(quotaLimits{0.5, 1}).replay(tenths),
-			refusals, ""},
-		{"float bucket, exact at burst 0", l0, wholeTokenBucket(l0).replay("ffffrffffrr"), refusals, ""},
+		{"burst then ratio, forced refusals", quotaLimits{0.5, 1}, quotaTrace("frfxffrfx"), model, ""},
+		{"one retry beyond the burst", quotaLimits{0.5, 1}, quotaTrace("frr"), model, "event 2 is retry"},
+		{"ten tenths make a retry", l1, quotaTrace("frffffffffffr"), model, ""},
+		{"nine tenths do not", l1, quotaTrace("frfffffffffr"), model, "event 11 is retry"},
+		{"burst 0: ratio earns a retry", l0, quotaTrace("ffffr"), model, ""},
+		{"burst 0: not before it is earned", l0, quotaTrace("fffr"), model, "event 3 is retry"},
+		{"burst 0 holds one token", quotaLimits{2, 0}, quotaTrace("ffrr"), model, "event 3 is retry"},
+		{"ratio 0, burst 0 allows no retry", quotaLimits{0, 0}, quotaTrace("fr"), model, "event 1 is retry"},
+		{"a stretch beyond the bound, the whole run within it", quotaLimits{1, 1}, quotaTrace("fffffrr"), model,
+			"event 6 is retry"},
+		{"a refusal with a token left", quotaLimits{0.5, 1}, quotaTrace("fx"), model, "event 1 is refused"},
+		{"a refusal after ten tenths", l1, quotaTrace("frffffffffffx"), model, "event 12 is refused"},
+		{"burst 0 refuses what is not earned", quotaLimits{0.5, 0}, quotaTrace("fx"), model, ""},
+		{"burst 0 refuses what is earned", quotaLimits{0.5, 0}, quotaTrace("ffx"), model, "event 2 is refused"},
+		{"burst 0 refuses past its one token", quotaLimits{2, 0}, quotaTrace("ffrx"), model, ""},
+		{"float-sum bucket", l1, floatSumBucket(l1).replay(tenths), model, "event 12 is refused"},
+		{"any-fraction bucket", l1, anyFractionBucket(l1).replay(tenths), model, "event 14 is retry"},
+		{"burst-capped bucket", l0, burstCappedBucket(l0).replay(quotaTrace("ffffr")), model, "event 4 is refused"},
+		{"uncapped bucket", quotaLimits{1, 0}, uncappedBucket(quotaLimits{1, 0}).replay(quotaTrace("ffffrr")), model,
+			"event 5 is retry"},
+		{"float bucket, exact ratio", quotaLimits{0.5, 1}, floatSumBucket(quotaLimits{0.5, 1}).replay(tenths), model, ""},
+		{"float bucket, exact at burst 0", l0, floatSumBucket(l0).replay(quotaTrace("ffffrffffrr")), model, ""},
+		{"totals: 1 + 0.1 × 10 allows 2 retries", l1, quotaTrace("rrffffffffff"), totals, ""},
+		{"totals: 1 + 0.1 × 9 does not", l1, quotaTrace("rrfffffffff"), totals, "more than burst + ratio"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.check(tt.limits, tt.trace)
@@ -117,16 +84,5 @@ func TestQuotaChecksCatchViolations(t *testing.T) {
 				t.Errorf("check(%v) = %v, want a violation saying %q (none if empty)", tt.trace, err, tt.want)
 			}
 		})
-	}
-}
-
-// TestQuotaTotalsCatchViolations: 1 + 0.1 × 10 allows 2 retries, 1 + 0.1 × 9 does not.
-func TestQuotaTotalsCatchViolations(t *testing.T) {
-	q := quotaLimits{0.1, 1}
-	if err := q.checkQuotaTotals(10, 2); err != nil {
-		t.Errorf("checkQuotaTotals(10, 2) = %v, want nil", err)
-	}
-	if err := q.checkQuotaTotals(9, 2); err == nil || !strings.Contains(err.Error(), "more than burst + ratio") {
-		t.Errorf("checkQuotaTotals(9, 2) = %v, want a violation", err)
 	}
 }

@@ -136,40 +136,80 @@ var noOps = map[string]retry.Option{
 	"WithClassifier(nil)": retry.WithClassifier(nil), "WithQuota(nil)": retry.WithQuota(nil),
 }
 
-// doCaseGen draws a call of up to 10 attempts, then a success, sometimes after a long run of
-// transient failures. The draws may leave [0, 1); the context may end at any instant, or as the
-// first wait would end; one call in 8 has an invalid policy.
-func doCaseGen() *rapid.Generator[doCase] {
+// doShapes are the calls doCaseGen draws, with the events each must reach in 100 runs. Random
+// calls reach the other shapes' events too rarely to require them: a context that ends during an
+// attempt that ignores it (about 3 random calls in 100), more than 64 attempts (the ceiling then
+// stays DelayMax, never overflowing) with a cancel during a wait, and a deadline exactly as the
+// first wait would end, or a nanosecond either side.
+var doShapes = map[string][]string{
+	"random": {"stop: success", "stop: permanent", "stop: budget", "stop: context", "context ended before attempt 1",
+		"context ended during an attempt", "context ended with a cause", "deadline exactly as a wait would end",
+		"invalid policy"},
+	"deaf":          {"context ended during an attempt that ignores it"},
+	"long":          {"more than 64 attempts", "cancelled during a wait"},
+	"deadline edge": {"deadline exactly as a wait would end"},
+}
+
+// doCaseGen draws a call of one of doShapes.
+func doCaseGen(shape string) *rapid.Generator[doCase] {
 	return rapid.Custom(func(t *rapid.T) doCase {
 		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws"),
-			NoOps: rapid.SliceOfN(rapid.SampledFrom(slices.Sorted(maps.Keys(noOps))), 0, 3).Draw(t, "no-op options")}
-		if rapid.IntRange(0, 5).Draw(t, "draws outside [0, 1)") == 0 {
-			wild := []float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}
-			c.Draws = rapid.SliceOfN(rapid.SampledFrom(wild), 1, 3).Draw(t, "wild draws")
-		}
-		took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
-		c.Steps = rapid.SliceOfN(rapid.Custom(func(t *rapid.T) doStep {
-			e := opErrorGen(c.Policy).Draw(t, "error")
-			return doStep{Took: took.Draw(t, "took"), Err: e, Deaf: rapid.IntRange(0, 3).Draw(t, "deaf") == 0}
-		}), 0, 10).Draw(t, "steps")
-		if rapid.IntRange(0, 3).Draw(t, "long run") == 0 {
-			c.Steps = append(c.Steps, longRun(t)...)
-		}
-		c.Ctx.Kind = rapid.SampledFrom([]string{"none", "cancel", "deadline"}).Draw(t, "context")
-		if c.Ctx.Kind != "none" {
-			scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
-			c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "ends at")
-			c.Ctx.Cause = rapid.Bool().Draw(t, "with a cause")
-			if first, ok := firstWaitEnd(c); ok && c.Ctx.Kind == "deadline" &&
-				rapid.IntRange(0, 3).Draw(t, "deadline as the first wait ends") == 0 {
-				c.Ctx.At = first
-			}
-		}
-		if rapid.IntRange(0, 7).Draw(t, "invalid policy") == 0 {
-			c.Policy = invalidPolicyGen().Draw(t, "invalid policy")
+			Ctx: ctxEnd{Kind: "none"}}
+		switch shape {
+		case "random":
+			drawRandomCall(t, &c)
+		case "deaf": // the first attempt ignores its context, which ends strictly within it
+			took := msRange(2, 2000).Draw(t, "took")
+			c.Steps = []doStep{{Took: took, Err: opErrorGen(c.Policy).Draw(t, "error"), Deaf: true}}
+			c.Ctx = ctxEnd{Kind: rapid.SampledFrom([]string{"cancel", "deadline"}).Draw(t, "context"),
+				At: durationGen(1, took-1).Draw(t, "ends at"), Cause: rapid.Bool().Draw(t, "with a cause")}
+		case "long":
+			drawLongRun(t, &c)
+		case "deadline edge": // a transient failure, then a wait above zero that the deadline meets
+			c.Draws = []float64{rapid.Float64Range(0.001, 0.999).Draw(t, "draw")}
+			c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
+			c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond)
+			c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
+			c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"),
+				Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t, "transient error")}}
+			end, _ := firstWaitEnd(c)
+			c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"),
+				Cause: rapid.Bool().Draw(t, "with a cause")}
 		}
 		return c
 	})
+}
+
+// drawRandomCall draws up to 10 attempts, then a success, sometimes after a long run of transient
+// failures. The draws may leave [0, 1); the context may end at any instant, or as the first wait
+// would end; one call in 8 has an invalid policy.
+func drawRandomCall(t *rapid.T, c *doCase) {
+	c.NoOps = rapid.SliceOfN(rapid.SampledFrom(slices.Sorted(maps.Keys(noOps))), 0, 3).Draw(t, "no-op options")
+	if rapid.IntRange(0, 5).Draw(t, "draws outside [0, 1)") == 0 {
+		wild := []float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}
+		c.Draws = rapid.SliceOfN(rapid.SampledFrom(wild), 1, 3).Draw(t, "wild draws")
+	}
+	took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
+	c.Steps = rapid.SliceOfN(rapid.Custom(func(t *rapid.T) doStep {
+		e := opErrorGen(c.Policy).Draw(t, "error")
+		return doStep{Took: took.Draw(t, "took"), Err: e, Deaf: rapid.IntRange(0, 3).Draw(t, "deaf") == 0}
+	}), 0, 10).Draw(t, "steps")
+	if rapid.IntRange(0, 3).Draw(t, "long run") == 0 {
+		c.Steps = append(c.Steps, longRun(t)...)
+	}
+	c.Ctx.Kind = rapid.SampledFrom([]string{"none", "cancel", "deadline"}).Draw(t, "context")
+	if c.Ctx.Kind != "none" {
+		scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
+		c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "ends at")
+		c.Ctx.Cause = rapid.Bool().Draw(t, "with a cause")
+		if first, ok := firstWaitEnd(*c); ok && c.Ctx.Kind == "deadline" &&
+			rapid.IntRange(0, 3).Draw(t, "deadline as the first wait ends") == 0 {
+			c.Ctx.At = first
+		}
+	}
+	if rapid.IntRange(0, 7).Draw(t, "invalid policy") == 0 {
+		c.Policy = invalidPolicyGen().Draw(t, "invalid policy")
+	}
 }
 
 // firstWaitEnd is when the wait after c's first attempt would end, if that attempt is retried.
@@ -192,52 +232,18 @@ func longRun(t *rapid.T) []doStep {
 	return steps
 }
 
-// longRunGen draws a long run under a budget that allows it all, with waits of a quarter of the
+// drawLongRun draws a long run under a budget that allows it all, with waits of a quarter of the
 // ceiling or more, and a context that never ends or is cancelled within the run's expected length.
-func longRunGen() *rapid.Generator[doCase] {
-	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Steps: longRun(t), Ctx: ctxEnd{Kind: "none"},
-			Draws: []float64{rapid.Float64Range(0.25, 0.999).Draw(t, "draw")}}
-		c.Policy.AttemptsMax = rapid.IntRange(len(c.Steps)+1, math.MaxInt).Draw(t, "AttemptsMax")
-		var expected time.Duration // waits average half their ceiling
-		for n := range len(c.Steps) {
-			expected += ceilingOf(c.Policy, n+1) / 2
-		}
-		if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
-			c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
-		}
-		return c
-	})
-}
-
-// deafAttemptGen draws calls whose first attempt ignores its context, which ends strictly within it.
-func deafAttemptGen() *rapid.Generator[doCase] {
-	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws")}
-		took := msRange(2, 2000).Draw(t, "took")
-		c.Steps = []doStep{{Took: took, Err: opErrorGen(c.Policy).Draw(t, "error"), Deaf: true}}
-		c.Ctx = ctxEnd{Kind: rapid.SampledFrom([]string{"cancel", "deadline"}).Draw(t, "context"),
-			At: durationGen(1, took-1).Draw(t, "ends at"), Cause: rapid.Bool().Draw(t, "with a cause")}
-		return c
-	})
-}
-
-// deadlineEdgeGen draws calls whose first attempt fails with a transient network error, followed
-// by a wait above zero, and whose deadline falls as that wait would end, or a nanosecond either side.
-func deadlineEdgeGen() *rapid.Generator[doCase] {
-	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"),
-			Draws: []float64{rapid.Float64Range(0.001, 0.999).Draw(t, "draw")}}
-		c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
-		c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond)
-		c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
-		c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"),
-			Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t, "transient error")}}
-		end, _ := firstWaitEnd(c)
-		c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"),
-			Cause: rapid.Bool().Draw(t, "with a cause")}
-		return c
-	})
+func drawLongRun(t *rapid.T, c *doCase) {
+	c.Steps, c.Draws = longRun(t), []float64{rapid.Float64Range(0.25, 0.999).Draw(t, "draw")}
+	c.Policy.AttemptsMax = rapid.IntRange(len(c.Steps)+1, math.MaxInt).Draw(t, "AttemptsMax")
+	var expected time.Duration // waits average half their ceiling
+	for n := range len(c.Steps) {
+		expected += ceilingOf(c.Policy, n+1) / 2
+	}
+	if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
+		c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
+	}
 }
 
 // doRun is what Do did.
@@ -247,26 +253,22 @@ type doRun struct {
 	End      time.Duration
 	Value    int
 	Err      error
-	Returned map[int]error // the error each attempt returned
 }
 
-// runDo calls retry.Do over c's script in the current synctest bubble.
+// runDo calls retry.Do over c's script in the current synctest bubble. Attempt n returns n, with
+// its error if it fails.
 func runDo(c doCase) doRun {
 	start := time.Now()
 	ctx, stop := callerContext(c.Ctx, start)
 	defer stop()
-	run := doRun{Returned: map[int]error{}}
+	var run doRun
 	op := func(ctx context.Context) (int, error) {
 		n := len(run.Starts) + 1
 		if n > len(c.Steps)+1 {
 			panic(fmt.Sprintf("op called again after attempt %d succeeded", n-1))
 		}
 		run.Starts = append(run.Starts, time.Since(start))
-		if err := c.step(n).play(ctx); err != nil {
-			run.Returned[n] = err
-			return 0, err
-		}
-		return n, nil
+		return n, c.step(n).play(ctx)
 	}
 	draws := &drawSource{cycle: c.Draws}
 	opts := []retry.Option{retry.WithRand(draws.next),
@@ -338,7 +340,13 @@ func checkDo(pr doPrediction, run doRun) error {
 // checkDoResult checks Do's value and error against the stop predicted.
 func checkDoResult(v *violations, pr doPrediction, run doRun) {
 	n := len(pr.Attempts)
-	last := run.Returned[n]
+	var last error // the last attempt's error, which the observer is checked to have seen
+	if n > 0 {
+		last = pr.Attempts[n-1].Err
+	}
+	if pr.Stop != retry.StopSuccess && run.Value != 0 { // op returns its attempt's number even with an error
+		v.addf("Do() = %d and an error, want the zero value", run.Value)
+	}
 	switch pr.Stop {
 	case stopInvalid:
 		if !errors.Is(run.Err, retry.ErrInvalidPolicy) || len(run.Starts) > 0 {
@@ -349,8 +357,8 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 			v.addf("Do() = %d, %v; want %d, nil", run.Value, run.Err, n)
 		}
 	case retry.StopPermanent:
-		if run.Err != last || run.Value != 0 {
-			v.addf("Do() = %d, %v; want 0 and the permanent error itself, %v", run.Value, run.Err, last)
+		if run.Err != last {
+			v.addf("Do() error = %v, want the permanent error itself, %v", run.Err, last)
 		}
 	case retry.StopBudget, retry.StopRetryAfter:
 		if !errors.Is(run.Err, last) || !strings.Contains(fmt.Sprint(run.Err), fmt.Sprintf("attempt %d", n)) {
@@ -374,46 +382,29 @@ func checkDoResult(v *violations, pr doPrediction, run doRun) {
 }
 
 // TestDoFollowsItsModel: retry.Do makes the attempts, waits, stops and errors its doc promises,
-// for any script of failures, any policy and any end of the caller's context. Besides random
-// calls, three generators reach what random calls reach too rarely to require: a context that
-// ends during an attempt that ignores it (about 3 runs in 100), more than 64 attempts (the
-// ceiling then stays DelayMax, never overflowing) with a cancel during a wait, and a deadline
-// exactly as the first wait would end, or a nanosecond either side.
+// for any script of failures, any policy and any end of the caller's context. Each shape of call
+// (doShapes) is a subtest that must reach its events.
 func TestDoFollowsItsModel(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		gen    *rapid.Generator[doCase]
-		events []string
-	}{
-		{"random calls", doCaseGen(), []string{"stop: success", "stop: permanent", "stop: budget", "stop: context",
-			"context ended before attempt 1", "context ended during an attempt", "context ended with a cause",
-			"deadline exactly as a wait would end", "invalid policy"}},
-		{"a deaf attempt", deafAttemptGen(), []string{"context ended during an attempt that ignores it"}},
-		{"long runs", longRunGen(), []string{"more than 64 attempts", "cancelled during a wait"}},
-		{"deadline edge", deadlineEdgeGen(), []string{"deadline exactly as a wait would end"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) { checkDoModel(t, tc.gen, tc.events...) })
-	}
-}
-
-// checkDoModel checks Do against predict over gen's calls, and that 100 runs reach each event.
-func checkDoModel(t *testing.T, gen *rapid.Generator[doCase], events ...string) {
-	var cov coverage
-	rapid.Check(t, func(t *rapid.T) {
-		c := gen.Draw(t, "call")
-		pr := predict(c)
-		if pr.Tie {
-			t.Skip("an event falls on the instant the context ends")
-		}
-		rapid.SyncTest(t, func(t *rapid.T) {
-			if err := checkDo(pr, runDo(c)); err != nil {
-				t.Fatalf("retry.Do broke its model:\n%v", err)
-			}
+	for shape, events := range doShapes {
+		t.Run(shape, func(t *testing.T) {
+			var cov coverage
+			rapid.Check(t, func(t *rapid.T) {
+				c := doCaseGen(shape).Draw(t, "call")
+				pr := predict(c)
+				if pr.Tie {
+					t.Skip("an event falls on the instant the context ends")
+				}
+				rapid.SyncTest(t, func(t *rapid.T) {
+					if err := checkDo(pr, runDo(c)); err != nil {
+						t.Fatalf("retry.Do broke its model:\n%v", err)
+					}
+				})
+				cov.addSeen(pr.events)
+			})
+			t.Log(&cov)
+			cov.require(t, 100, events...)
 		})
-		cov.addSeen(pr.events)
-	})
-	t.Log(&cov)
-	cov.require(t, 100, events...)
+	}
 }
 
 // TestDoClassifiesEveryStatus: every status from 100 to 999, bare, with a hint or wrapping a
