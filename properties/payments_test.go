@@ -62,7 +62,7 @@ func checkScenarios(gen *rapid.Generator[scenario], cov *coverage) func(*rapid.T
 			if err != nil {
 				t.Fatalf("%v", err)
 			}
-			cov.add(tr)
+			cov.addSeen(events(tr))
 			if broken := brokenInvariants(tr); len(broken) > 0 {
 				t.Logf("%v\ntrace:\n%s", checkAll(tr), tr)
 				t.Fatalf("invariants broken: %s", strings.Join(broken, "; "))
