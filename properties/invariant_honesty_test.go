@@ -116,7 +116,7 @@ func checkAccepted(v *violations, tr Trace, i int, c Call) {
 // honestyPlanted are violations of this invariant, planted in the baseline trace.
 var honestyPlanted = []planted{
 	{"a success on a 201 that breaks the contract", checkHonesty, "accepted a 201 that breaks the contract",
-		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
+		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
 	{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it",
 		func(tr *Trace) {
 			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: codeInjectedFault}
@@ -136,7 +136,10 @@ var honestyPlanted = []planted{
 	{"a receipt with another endToEndId", checkHonesty, "but the ledger holds",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.EndToEndID = "E12345678202601021000abcdefghijz" }},
 	{"a receipt with another settlement time", checkHonesty, "but the ledger holds",
-		func(tr *Trace) { tr.Calls[callSettled].Receipt.SettledAt = t0.Add(time.Second) }},
+		func(tr *Trace) {
+			r := &tr.Calls[callSettled].Receipt
+			r.SettledAt = r.SettledAt.Add(time.Second)
+		}},
 	{"a receipt not REALIZADO", checkHonesty, "for payment",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
 	{"a receipt that hides the replay", checkHonesty, "Receipt.Replayed = false",

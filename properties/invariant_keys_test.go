@@ -69,7 +69,7 @@ func checkCallKey(v *violations, i int, c Call, key string) {
 // keysPlanted are violations of this invariant, planted in the baseline trace.
 var keysPlanted = []planted{
 	{"another key on a retry", checkKeys, "round trip 2 sent key",
-		func(tr *Trace) { tr.trip(callSettled, 2).Key = keyRefused }},
+		func(tr *Trace) { tr.trip(callSettled, 2).Key = tr.Calls[callRefused].Key() }},
 	{"another key in an attempt record", checkKeys, "attempt 2 logged key",
 		func(tr *Trace) { tr.attempt(callUnknown, 2).Key = "other" }},
 	{"another key in the closing record", checkKeys, "closing record has key",
@@ -81,9 +81,9 @@ var keysPlanted = []planted{
 	{"a key that is not a UUID v4", checkKeys, "not a lower-case UUID v4",
 		func(tr *Trace) { rekey(tr, callRefused, "payment-0001") }},
 	{"an upper-case UUID", checkKeys, "not a lower-case UUID v4",
-		func(tr *Trace) { rekey(tr, callRefused, strings.ToUpper(keyRefused)) }},
+		func(tr *Trace) { rekey(tr, callRefused, strings.ToUpper(tr.Calls[callRefused].Key())) }},
 	{"two Sends with one key", checkKeys, "calls [1 2] all made key",
-		func(tr *Trace) { rekey(tr, callRefused, keyUnknown) }},
+		func(tr *Trace) { rekey(tr, callRefused, tr.Calls[callUnknown].Key()) }},
 	{"attempts without a key", checkKeys, "without an Idempotency-Key",
 		func(tr *Trace) { rekey(tr, callUnknown, "") }},
 }

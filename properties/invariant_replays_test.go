@@ -116,7 +116,7 @@ var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
 // replaysPlanted are violations of this invariant, planted in the baseline trace.
 var replaysPlanted = []planted{
 	{"a replay with another body", checkReplays, "replayed 201",
-		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
+		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
 	{"a replay with another status", checkReplays, "replayed 200",
 		func(tr *Trace) { tr.answer(callSettled, 2).Status = 200 }},
 	{"a key answered afresh twice", checkReplays, "answered afresh twice",
@@ -127,12 +127,19 @@ var replaysPlanted = []planted{
 		first := tr.answer(callSettled, 1)
 		first.Status, first.Body, first.Hijacked = 0, nil, true
 		again := *tr.answer(callSettled, 2)
-		again.Body = withBody("abcdefghijk", "abcdefghijl")
+		again.Body = withBody(again.Body, `Z"`, `+00:00"`) // the same instant, written otherwise
 		tr.Wire = append(tr.Wire, again)
 	}},
 }
 
-// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts the baseline's and
+// A request and the 201 that keeps the contract for it.
+var (
+	req201  = []byte(`{"valor":"150.00","chave":"pix@example.com"}`)
+	body201 = []byte(`{"endToEndId":"E12345678202601021000abcdefghijk","valor":"150.00",` +
+		`"chave":"pix@example.com","status":"REALIZADO","horario":"2026-01-02T10:00:00Z"}` + "\n")
+)
+
+// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts a whole receipt and
 // refuses each breach psp can make.
 func TestKeepsContractSeesEveryBreach(t *testing.T) {
 	ok := Exchange{Status: 201, Request: req201, Body: body201}

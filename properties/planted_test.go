@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ type planted struct {
 func TestNoVacuousInvariant(t *testing.T) {
 	for _, c := range plantedViolations {
 		t.Run(c.name, func(t *testing.T) {
-			tr := baseline()
+			tr := baseline(t)
 			c.plant(&tr)
 			if err := c.check(tr); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("check() = %v, want a violation saying %q", err, c.want)
@@ -148,8 +149,18 @@ func (e *notContract) Is(target error) bool {
 	return target != pix.ErrContract && errors.Is(e.err, target)
 }
 
-// withBody returns body201 with old replaced by new.
-func withBody(old, new string) []byte { return []byte(strings.Replace(string(body201), old, new, 1)) }
+// rewriteAnswer replaces old by new in the body of the answer to round trip n of call i.
+func rewriteAnswer(tr *Trace, i, n int, old, new string) {
+	tr.answer(i, n).Body = withBody(tr.answer(i, n).Body, old, new)
+}
+
+// withBody returns body with old replaced by new.
+func withBody(body []byte, old, new string) []byte {
+	return []byte(strings.Replace(string(body), old, new, 1))
+}
+
+// errEOF is the error of a call whose connection was lost.
+var errEOF = fmt.Errorf("pix: Post %q: %w", "http://pipe/v1/pix/payments", io.EOF)
 
 // plantedViolations are the planted violations of every invariant, in the order of invariants.
 var plantedViolations = slices.Concat(budgetPlanted, permanentPlanted, settlementsPlanted, keysPlanted,
