@@ -79,7 +79,7 @@ func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
 // that answers some requests itself keep every invariant. The gateway answers any status, with
 // Retry-After in seconds or as an HTTP-date, mixed with every PSP fault.
 func TestGatewayAnswersKeepInvariants(t *testing.T) {
-	checkPayments(t, rapid.Custom(func(t *rapid.T) scenario {
+	checkRuns(t, rapid.Custom(func(t *rapid.T) scenario {
 		sc := onePaymentScenarios().Draw(t, "scenario")
 		sc.Gateway = rapid.SliceOfN(gatewayGen(sc.Policy), 1, 6).Draw(t, "gateway")
 		return sc

@@ -226,7 +226,7 @@ func cutsAfterWriteGen() *rapid.Generator[[]lineStep] {
 // invariant. Each break falls on a fresh or a pooled connection, mixed with every PSP fault. A
 // failure after the write may hide a settlement: it never ends a call as a definitive failure.
 func TestBrokenConnectionsKeepInvariants(t *testing.T) {
-	checkPayments(t, rapid.Custom(func(t *rapid.T) scenario {
+	checkRuns(t, rapid.Custom(func(t *rapid.T) scenario {
 		sc := rapid.OneOf(onePaymentScenarios(), interleavedScenarios()).Draw(t, "scenario")
 		sc.Line = rapid.OneOf(rapid.SliceOfN(lineStepGen(), 1, 8), cutsAfterWriteGen()).Draw(t, "line")
 		return sc
