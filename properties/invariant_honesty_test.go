@@ -115,33 +115,33 @@ func checkAccepted(v *violations, tr Trace, i int, c Call) {
 
 // honestyPlanted are violations of this invariant, planted in the baseline trace.
 var honestyPlanted = []planted{
-	{"a success on a 201 that breaks the contract", checkHonesty, "accepted a 201 that breaks the contract",
+	{"a success on a 201 that breaks the contract", "accepted a 201 that breaks the contract",
 		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
-	{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it",
+	{"a plain error for a settled payment", "not outcome-unknown, but the PSP settled it",
 		func(tr *Trace) {
 			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: codeInjectedFault}
 			settle(tr, callUnknown)
 		}},
-	{"outcome unknown after requests that could not have settled", checkHonesty,
-		"yet none of its requests could have settled it", func(tr *Trace) {
+	{"outcome unknown after requests that could not have settled", "yet none of its requests could have settled it",
+		func(tr *Trace) {
 			refusedDial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
 			lostConnection(tr, callUnknown, 1, refusedDial)
 			tr.trip(callUnknown, 2).Err, tr.trip(callUnknown, 2).Status = nil, 400
 			tr.trip(callUnknown, 3).Status = 422
 		}},
-	{"an outcome-unknown ErrCircuitOpen after a refusal", checkHonesty,
-		"yet none of its requests could have settled it", func(tr *Trace) { unknownAfterRefusal(tr, callRefused, 1) }},
-	{"a closing record that contradicts the error", checkHonesty, "outcome_unknown=false",
+	{"an outcome-unknown ErrCircuitOpen after a refusal", "yet none of its requests could have settled it",
+		func(tr *Trace) { unknownAfterRefusal(tr, callRefused, 1) }},
+	{"a closing record that contradicts the error", "outcome_unknown=false",
 		func(tr *Trace) { tr.Calls[callUnknown].Summary.OutcomeUnknown = false }},
-	{"a receipt with another endToEndId", checkHonesty, "but the ledger holds",
+	{"a receipt with another endToEndId", "but the ledger holds",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.EndToEndID = "E12345678202601021000abcdefghijz" }},
-	{"a receipt with another settlement time", checkHonesty, "but the ledger holds",
+	{"a receipt with another settlement time", "but the ledger holds",
 		func(tr *Trace) {
 			r := &tr.Calls[callSettled].Receipt
 			r.SettledAt = r.SettledAt.Add(time.Second)
 		}},
-	{"a receipt not REALIZADO", checkHonesty, "for payment",
+	{"a receipt not REALIZADO", "for payment",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
-	{"a receipt that hides the replay", checkHonesty, "Receipt.Replayed = false",
+	{"a receipt that hides the replay", "Receipt.Replayed = false",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
 }
