@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 )
@@ -132,36 +131,30 @@ var replaysPlanted = []planted{
 	}},
 }
 
-// A request and the 201 that keeps the contract for it.
-var (
-	req201  = []byte(`{"valor":"150.00","chave":"pix@example.com"}`)
-	body201 = []byte(`{"endToEndId":"E12345678202601021000abcdefghijk","valor":"150.00",` +
-		`"chave":"pix@example.com","status":"REALIZADO","horario":"2026-01-02T10:00:00Z"}` + "\n")
-)
-
-// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts a whole receipt and
+// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts the PSP's own and
 // refuses each breach psp can make.
 func TestKeepsContractSeesEveryBreach(t *testing.T) {
-	ok := Exchange{Status: 201, Request: req201, Body: body201}
+	tr := baseline(t)
+	ok, id := *tr.answer(callSettled, 2), tr.Calls[callSettled].Receipt.EndToEndID
 	if !keepsContract(ok) || distorted(ok) {
-		t.Fatalf("keepsContract(baseline 201) = false, want true")
+		t.Fatalf("keepsContract(the PSP's 201) = false, want true")
 	}
-	for name, body := range map[string]string{
-		"not JSON":             "<html></html>",
-		"cut short":            string(body201[:40]),
-		"another amount":       strings.Replace(string(body201), "150.00", "150.01", 1),
-		"another Pix key":      strings.Replace(string(body201), `"pix@`, `"0pix@`, 1),
-		"endToEndId too short": strings.Replace(string(body201), "abcdefghijk", "abcdefghij", 1),
-		"no status":            strings.Replace(string(body201), `"status":"REALIZADO",`, "", 1),
-		"no horario":           strings.Replace(string(body201), `,"horario":"2026-01-02T10:00:00Z"`, "", 1),
+	for name, body := range map[string][]byte{
+		"not JSON":             []byte("<html></html>"),
+		"cut short":            ok.Body[:40],
+		"another amount":       withBody(ok.Body, "150.00", "150.01"),
+		"another Pix key":      withBody(ok.Body, `"pix@`, `"0pix@`),
+		"endToEndId too short": withBody(ok.Body, id, id[:len(id)-1]),
+		"no status":            withBody(ok.Body, `"status":"REALIZADO",`, ""),
+		"no horario":           withBody(ok.Body, `"horario"`, `"hora"`),
 	} {
 		ex := ok
-		ex.Body = []byte(body)
+		ex.Body = body
 		if keepsContract(ex) || !distorted(ex) {
 			t.Errorf("%s: keepsContract() = true, want false", name)
 		}
 	}
-	if ex := (Exchange{Status: 200, Request: req201, Body: body201}); !distorted(ex) {
+	if ex := (Exchange{Status: 200, Request: ok.Request, Body: ok.Body}); !distorted(ex) {
 		t.Errorf("distorted(200 with a receipt) = false, want true")
 	}
 }
