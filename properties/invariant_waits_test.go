@@ -47,25 +47,21 @@ func checkCallTime(v *violations, tr Trace, i int, c Call) {
 		if want := a.At.Sub(c.Start); a.Elapsed != want {
 			v.addf("call %d: attempt %d logged elapsed %v, it ended %v after the call began", i, a.Number, a.Elapsed, want)
 		}
-		if j == len(c.Attempts)-1 && stoppedByBreaker(c) { // it waited, then the breaker refused the retry
-			checkWait(v, tr.Policy, i, c, j)
-			budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
-			if !c.End.Equal(a.At.Add(a.Wait)) {
-				v.addf("call %d: the breaker refused the retry after attempt %d and its wait %v, the call returned %v after it",
-					i, a.Number, a.Wait, c.End.Sub(a.At))
-			}
-			break
-		}
-		if j == len(c.Attempts)-1 {
+		switch last := j == len(c.Attempts)-1; {
+		case last && !stoppedByBreaker(c):
 			if a.Wait != 0 || !c.End.Equal(a.At) {
 				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait,
 					c.End.Sub(a.At))
 			}
-			break
-		}
-		if hint := hintOf(t); hint > tr.Policy.DelayMax {
-			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint,
-				tr.Policy.DelayMax, a.Number+1)
+			continue
+		case last: // it waited, then the breaker refused the retry
+			if !c.End.Equal(a.At.Add(a.Wait)) {
+				v.addf("call %d: the breaker refused the retry after attempt %d and its wait %v, the call returned %v after it",
+					i, a.Number, a.Wait, c.End.Sub(a.At))
+			}
+		case hintOf(t) > tr.Policy.DelayMax:
+			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number,
+				hintOf(t), tr.Policy.DelayMax, a.Number+1)
 		}
 		budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
 		checkWait(v, tr.Policy, i, c, j)
