@@ -64,7 +64,7 @@ func baseline(t *testing.T) Trace {
 // so that a violation is the one thing a case changed.
 func TestBaselineTraceKeepsEveryInvariant(t *testing.T) {
 	if err := checkAll(baseline(t)); err != nil {
-		t.Fatalf("checkAll(baseline()) = %v, want nil", err)
+		t.Fatalf("checkAll(baseline) = %v, want nil", err)
 	}
 }
 
