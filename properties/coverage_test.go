@@ -38,9 +38,6 @@ func (cov *coverage) require(t *testing.T, minRuns int, events ...string) {
 	}
 }
 
-// add counts the events of one trace.
-func (cov *coverage) add(tr Trace) { cov.addSeen(events(tr)) }
-
 // addSeen counts one run, in which the events set true in seen happened.
 func (cov *coverage) addSeen(seen map[string]bool) {
 	cov.mu.Lock()

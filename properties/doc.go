@@ -6,6 +6,6 @@
 // bubbles, with the real psp handler served over in-memory pipes.
 //
 // The package has no API, only tests. Each invariant lives in invariant_NAME_test.go: its
-// statement, its check over a Trace, and violations planted in a hand-built trace to show that
-// it can fail. docs/properties.md is the guide.
+// statement, its check over a Trace, and violations planted by named constructors in the trace
+// of one fixed run (baseline_test.go) to show that it can fail. docs/properties.md is the guide.
 package properties

@@ -1,11 +1,8 @@
 package properties
 
 import (
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,9 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"pixretry/internal/pipenet"
 	"pixretry/pix"
-	"pixretry/psp"
 	"pixretry/retry"
 )
 
@@ -93,31 +88,27 @@ func TestEveryBrokenBaseURLIsRefused(t *testing.T) {
 }
 
 // runClientConfig sends one payment with a Client configured as c to a fresh PSP, inside the
-// current synctest bubble, and checks the outcome.
+// current synctest bubble, and checks the outcome. A valid client's run keeps every invariant.
 func runClientConfig(c clientConfig) error {
-	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: 100_000})
+	p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
+	call := callSpec{Payment: p, Jitter: []float64{0}}
+	if c.WithKey {
+		call.Key = "order-1"
+	}
+	tr, err := runScenario(scenario{BaseURL: c.BaseURL, Policy: c.Policy, AttemptTimeout: c.AttemptTimeout,
+		BalanceCents: 100_000, Calls: []callSpec{call}})
 	if err != nil {
 		return err
 	}
-	wire := newWireRecorder(srv)
-	pipe := pipenet.NewServer(wire)
-	defer pipe.Close()
-	client := &pix.Client{BaseURL: cmp.Or(c.BaseURL, pipe.URL), Token: runToken,
-		HTTPClient:     &http.Client{Transport: pipe.Transport()},
-		AttemptTimeout: c.AttemptTimeout, Policy: c.Policy}
-	p := pix.Payment{AmountCents: 100, PixKey: "pix@example.com"}
-	var r pix.Receipt
-	if c.WithKey {
-		r, err = client.SendWithKey(context.Background(), "order-1", p)
-	} else {
-		r, err = client.Send(context.Background(), p)
+	got := tr.Calls[0]
+	if err := checkConfigOutcome(c, p, got.Receipt, got.Err, len(got.Trips)); err != nil || !validConfig(c) {
+		return err
 	}
-	wire.wait()
-	return checkConfigOutcome(c, p, r, err, len(wire.exchanges()))
+	return checkAll(tr)
 }
 
 // checkConfigOutcome checks the outcome of a call of p by a client configured as c: its receipt
-// r, its error, and how many requests the PSP received.
+// r, its error, and how many round trips it began.
 func checkConfigOutcome(c clientConfig, p pix.Payment, r pix.Receipt, err error, sent int) error {
 	switch {
 	case validConfig(c) && (err != nil || sent != 1 || r.AmountCents != p.AmountCents):

@@ -9,36 +9,6 @@ import (
 	"pixretry/psp"
 )
 
-// GoString prints a scenario as rapid logs a draw (%#v): one line per part, so that a shrunk
-// counterexample reads as a story.
-func (sc scenario) GoString() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "policy AttemptsMax=%d DelayBase=%v DelayMax=%v AttemptTimeout=%v balance=%s\n  faults %s\n",
-		sc.Policy.AttemptsMax, sc.Policy.DelayBase, sc.Policy.DelayMax, sc.AttemptTimeout,
-		formatAmount(sc.BalanceCents), formatFaults(sc.Faults))
-	if len(sc.Gateway) > 0 {
-		fmt.Fprintf(&b, "  gateway %+v\n", sc.Gateway)
-	}
-	if len(sc.Line) > 0 {
-		fmt.Fprintf(&b, "  line %v\n", sc.Line)
-	}
-	for i, c := range sc.Calls {
-		how, deadline := fmt.Sprintf("Send %d cents to %q, description %q", c.Payment.AmountCents,
-			c.Payment.PixKey, c.Payment.Description), "no deadline"
-		switch {
-		case c.Reconcile:
-			how = fmt.Sprintf("after call %d returns: SendWithKey(its key, its payment)", i-1)
-		case c.Key != "":
-			how = fmt.Sprintf("SendWithKey(%q)%s", c.Key, strings.TrimPrefix(how, "Send"))
-		}
-		if c.Deadline > 0 {
-			deadline = fmt.Sprintf("deadline +%v", c.Deadline)
-		}
-		fmt.Fprintf(&b, "  call %d at +%v: %s, %s, jitter %v\n", i, c.After, how, deadline, c.Jitter)
-	}
-	return b.String()
-}
-
 // formatFaults prints faults on one line, each with the fields its kind reads.
 func formatFaults(faults []psp.Fault) string {
 	if len(faults) == 0 {

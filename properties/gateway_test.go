@@ -79,13 +79,10 @@ func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
 // that answers some requests itself keep every invariant. The gateway answers any status, with
 // Retry-After in seconds or as an HTTP-date, mixed with every PSP fault.
 func TestGatewayAnswersKeepInvariants(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, checkScenarios(rapid.Custom(func(t *rapid.T) scenario {
+	checkRuns(t, rapid.Custom(func(t *rapid.T) scenario {
 		sc := onePaymentScenarios().Draw(t, "scenario")
 		sc.Gateway = rapid.SliceOfN(gatewayGen(sc.Policy), 1, 6).Draw(t, "gateway")
 		return sc
-	}), &cov))
-	t.Log(&cov)
-	cov.require(t, 100, "answer: Retry-After as an HTTP-date", "answer: header too long", "call: retried",
-		"call: settled", "call: outcome unknown")
+	}), "answer: Retry-After as an HTTP-date", "answer: header too long", "call: retried", "call: settled",
+		"call: outcome unknown")
 }

@@ -176,12 +176,9 @@ func callsGen(balance int64, n int) *rapid.Generator[[]callSpec] {
 	return rapid.Custom(func(t *rapid.T) []callSpec {
 		calls := make([]callSpec, rapid.IntRange(1, n).Draw(t, "number of calls"))
 		for i := range calls {
-			calls[i] = callSpec{
-				Payment:  paymentGen(balance).Draw(t, fmt.Sprintf("payment %d", i)),
-				After:    startGen(i).Draw(t, fmt.Sprintf("start of call %d", i)),
-				Deadline: deadlineGen().Draw(t, fmt.Sprintf("deadline of call %d", i)),
-				Jitter:   jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i)),
-			}
+			p := paymentGen(balance).Draw(t, fmt.Sprintf("payment %d", i))
+			calls[i] = timedCall(t, i)
+			calls[i].Payment = p
 			if i == 0 {
 				continue
 			}
@@ -194,6 +191,15 @@ func callsGen(balance int64, n int) *rapid.Generator[[]callSpec] {
 		}
 		return calls
 	})
+}
+
+// timedCall draws call i's start (startGen), its caller's deadline, if any, and its jitter draws.
+func timedCall(t *rapid.T, i int) callSpec {
+	return callSpec{
+		After:    startGen(i).Draw(t, fmt.Sprintf("start of call %d", i)),
+		Deadline: deadlineGen().Draw(t, fmt.Sprintf("deadline of call %d", i)),
+		Jitter:   jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i)),
+	}
 }
 
 // duplicate makes call i a duplicate sender of an earlier call, unless that call reconciles
@@ -219,12 +225,8 @@ func sequentialCallsGen(balance int64) *rapid.Generator[[]callSpec] {
 	return rapid.Custom(func(t *rapid.T) []callSpec {
 		calls := make([]callSpec, 1+rapid.IntRange(0, 2).Draw(t, "reconciliations"))
 		for i := range calls {
-			calls[i] = callSpec{
-				Reconcile: i > 0,
-				After:     startGen(i).Draw(t, fmt.Sprintf("start of call %d", i)),
-				Deadline:  deadlineGen().Draw(t, fmt.Sprintf("deadline of call %d", i)),
-				Jitter:    jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i)),
-			}
+			calls[i] = timedCall(t, i)
+			calls[i].Reconcile = i > 0
 		}
 		calls[0].Payment = paymentGen(balance).Draw(t, "payment")
 		return calls

@@ -28,6 +28,6 @@ func refusalCounted(tr *Trace, i, n int) {
 
 // breakerBusinessPlanted are violations of this invariant, planted in the baseline trace.
 var breakerBusinessPlanted = []planted{
-	{"insufficient funds counted as a failure", checkBreakerBusiness,
-		"answered 422, counted by the breaker as the failure", func(tr *Trace) { refusalCounted(tr, callRefused, 1) }},
+	{"insufficient funds counted as a failure", "answered 422, counted by the breaker as the failure",
+		func(tr *Trace) { refusalCounted(tr, callRefused, 1) }},
 }

@@ -52,14 +52,14 @@ func successCountedAsFailure(tr *Trace, i, n int) { tr.Calls[i].Tickets[n-1].Cou
 
 // breakerCountsPlanted are violations of this invariant, planted in the baseline trace.
 var breakerCountsPlanted = []planted{
-	{"an attempt reported twice", checkBreakerCounts, "done called 2 times",
+	{"an attempt reported twice", "done called 2 times",
 		func(tr *Trace) { doneTwice(tr, callSettled, 1) }},
-	{"an attempt never reported", checkBreakerCounts, "done called 0 times",
+	{"an attempt never reported", "done called 0 times",
 		func(tr *Trace) { doneNever(tr, callUnknown, 3) }},
-	{"a 503 counted as a success", checkBreakerCounts, "got status 503 (error <nil>), counted as a success",
+	{"a 503 counted as a success", "got status 503 (error <nil>), counted as a success",
 		func(tr *Trace) { failureCountedAsSuccess(tr, callUnknown, 1) }},
-	{"a timeout counted as a success", checkBreakerCounts, "counted as a success",
+	{"a timeout counted as a success", "counted as a success",
 		func(tr *Trace) { failureCountedAsSuccess(tr, callSettled, 1) }},
-	{"a 201 counted as a failure", checkBreakerCounts, "got status 201 (error <nil>), counted as the failure",
+	{"a 201 counted as a failure", "got status 201 (error <nil>), counted as the failure",
 		func(tr *Trace) { successCountedAsFailure(tr, callSettled, 2) }},
 }

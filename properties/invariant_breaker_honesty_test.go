@@ -12,23 +12,15 @@ import (
 
 // checkBreakerHonesty is invariant 13, the honest outcome of a payment an open breaker ended:
 // its error is a definitive "nothing was paid" only when none of the call's round trips may
-// have settled it (maySettle). The converse holds for a Send, whose fresh key has no history at
-// the PSP: it is ErrOutcomeUnknown only after such a request. A SendWithKey resumes a key that
-// may have settled before, so it may say ErrOutcomeUnknown without a request. Invariant 7
-// holds such a call to the ledger; this one holds it to its requests, settled or not.
+// have settled it (maySettle). Invariant 7 holds such a call to the ledger; this one holds it
+// to its requests, settled or not. The converse, that a Send is ErrOutcomeUnknown only after a
+// request that may have settled, is invariant 7's for every call.
 func checkBreakerHonesty(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		if !errors.Is(c.Err, pix.ErrCircuitOpen) {
-			continue
-		}
-		sent := slices.ContainsFunc(c.Trips, maySettle)
-		switch unknown := errors.Is(c.Err, pix.ErrOutcomeUnknown); {
-		case sent && !unknown:
+		if errors.Is(c.Err, pix.ErrCircuitOpen) && !errors.Is(c.Err, pix.ErrOutcomeUnknown) &&
+			slices.ContainsFunc(c.Trips, maySettle) {
 			v.addf("call %d: the breaker ended it with a definitive %v, after a request that may have settled", i, c.Err)
-		case !sent && unknown && c.GivenKey == "":
-			v.addf("call %d: the breaker ended it with %v, outcome-unknown, yet no request of it may have settled", i,
-				c.Err)
 		}
 	}
 	return v.err()
@@ -58,8 +50,6 @@ func refusedAfter(tr *Trace, i, n int) {
 
 // breakerHonestyPlanted are violations of this invariant, planted in the baseline trace.
 var breakerHonestyPlanted = []planted{
-	{"a definitive ErrCircuitOpen after a 503", checkBreakerHonesty, "definitive",
+	{"a definitive ErrCircuitOpen after a 503", "definitive",
 		func(tr *Trace) { openAfterSettling(tr, callUnknown, 1) }},
-	{"an outcome-unknown ErrCircuitOpen after a refusal", checkBreakerHonesty, "yet no request of it may have settled",
-		func(tr *Trace) { unknownAfterRefusal(tr, callRefused, 1) }},
 }

@@ -80,8 +80,7 @@ func checkProblem(v *violations, tr Trace, i int, err error, t Trip) {
 	}
 	ex, ok := tr.exchangeOf(t)
 	if !ok {
-		v.addf("call %d: its last answer, %d, answers no request the PSP received", i, t.Status)
-		return
+		return // invariant 1 reports an answer to no request the PSP received
 	}
 	var p struct{ Code, Detail string }
 	if json.Unmarshal(ex.Body, &p) != nil {
@@ -95,41 +94,39 @@ func checkProblem(v *violations, tr Trace, i int, err error, t Trip) {
 
 // finalErrorPlanted are violations of this invariant, planted in the baseline trace.
 var finalErrorPlanted = []planted{
-	{"an answer whose header pix cannot read, without ErrContract", checkFinalError,
+	{"an answer whose header pix cannot read, without ErrContract",
 		"ErrContract) = false after an answer with a header of more than", func(tr *Trace) {
 			lostConnection(tr, callUnknown, 3, tr.Calls[callUnknown].Err)
 			tr.answer(callUnknown, 3).HeaderBytes = headerLimit + 1
 		}},
-	{"a lost connection reported as ErrContract", checkFinalError,
-		"ErrContract) = true after an answer with a header of more than", func(tr *Trace) {
+	{"a lost connection reported as ErrContract", "ErrContract) = true after an answer with a header of more than",
+		func(tr *Trace) {
 			lostConnection(tr, callUnknown, 3, tr.Calls[callUnknown].Err)
 			tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrContract, tr.Calls[callUnknown].Err)
 		}},
-	{"an error with another problem code than the answer's", checkFinalError, `error carries code "invalid_request"`,
+	{"an error with another problem code than the answer's", `error carries code "invalid_request"`,
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = codeInvalidRequest }},
-	{"an error that lost the answer's detail", checkFinalError, `and detail ""`,
+	{"an error that lost the answer's detail", `and detail ""`,
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Detail = "" }},
-	{"an error paired with no request at the PSP", checkFinalError, "answers no request the PSP received",
-		func(tr *Trace) { tr.answer(callRefused, 1).Trip = 99 }},
-	{"an error that lost the body's error", checkFinalError, "the transport's unexpected EOF", func(tr *Trace) {
+	{"an error that lost the body's error", "the transport's unexpected EOF", func(tr *Trace) {
 		tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
 	}},
-	{"a 201 refused without ErrContract", checkFinalError, "after a 201 it did not accept",
+	{"a 201 refused without ErrContract", "after a 201 it did not accept",
 		func(tr *Trace) { tr.trip(callUnknown, 3).Status = 201 }},
-	{"a 200 that is not ErrContract", checkFinalError, "ErrContract) = false after a 200", func(tr *Trace) {
+	{"a 200 that is not ErrContract", "ErrContract) = false after a 200", func(tr *Trace) {
 		tr.trip(callUnknown, 3).Status = 200
 		tr.unknownErr(callUnknown).Err = &notContract{&pix.Error{Status: 200}}
 	}},
-	{"a 503 that is ErrContract", checkFinalError, "ErrContract) = true after a 503", func(tr *Trace) {
+	{"a 503 that is ErrContract", "ErrContract) = true after a 503", func(tr *Trace) {
 		tr.unknownErr(callUnknown).Err = errors.Join(tr.unknownErr(callUnknown).Err, pix.ErrContract)
 	}},
-	{"a failure whose last attempt succeeded", checkFinalError, `its last attempt 1 error ""`,
+	{"a failure whose last attempt succeeded", `its last attempt 1 error ""`,
 		func(tr *Trace) { tr.attempt(callRefused, 1).Error = "" }},
-	{"an error that is not the last attempt's", checkFinalError, "does not say the last attempt's",
+	{"an error that is not the last attempt's", "does not say the last attempt's",
 		func(tr *Trace) { tr.attempt(callUnknown, 3).Error = "pix: PSP answered 502 injected_fault" }},
-	{"an error that lost the last answer's status", checkFinalError, "does not carry the last answer's status 503",
+	{"an error that lost the last answer's status", "does not carry the last answer's status 503",
 		func(tr *Trace) { tr.unknownErr(callUnknown).Err = errors.New(tr.attempt(callUnknown, 3).Error) }},
-	{"an error that lost the transport's error", checkFinalError, "the transport's EOF", func(tr *Trace) {
+	{"an error that lost the transport's error", "the transport's EOF", func(tr *Trace) {
 		lostConnection(tr, callUnknown, 3, io.EOF)
 		tr.attempt(callUnknown, 3).Error = errEOF.Error()
 		tr.unknownErr(callUnknown).Err = errors.New(errEOF.Error())

@@ -85,8 +85,7 @@ func lastRequest(c Call) time.Time {
 func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
 	r := c.Receipt
 	if len(got) != 1 {
-		v.addf("call %d succeeded with %s; the ledger holds %d settlements for its key", i, r.EndToEndID, len(got))
-		return
+		return // invariant 3 reports it
 	}
 	s := got[0]
 	if s.EndToEndID != r.EndToEndID || s.AmountCents != r.AmountCents || s.PixKey != r.PixKey ||
@@ -108,43 +107,41 @@ func checkAccepted(v *violations, tr Trace, i int, c Call) {
 	if !ok {
 		return
 	}
-	ex, ok := tr.exchangeOf(t)
-	switch {
-	case !ok:
-		v.addf("call %d accepted an answer to no request the PSP received", i)
-	case ex.Status != http.StatusCreated || !keepsContract(ex):
+	// Invariant 1 reports an answer to no request the PSP received.
+	if ex, ok := tr.exchangeOf(t); ok && (ex.Status != http.StatusCreated || !keepsContract(ex)) {
 		v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
 	}
 }
 
 // honestyPlanted are violations of this invariant, planted in the baseline trace.
 var honestyPlanted = []planted{
-	{"a success on a 201 that breaks the contract", checkHonesty, "accepted a 201 that breaks the contract",
-		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
-	{"a success on an answer to no request at the PSP", checkHonesty, "accepted an answer to no request",
-		func(tr *Trace) { tr.answer(callSettled, 2).Trip = 99 }},
-	{"a plain error for a settled payment", checkHonesty, "not outcome-unknown, but the PSP settled it",
+	{"a success on a 201 that breaks the contract", "accepted a 201 that breaks the contract",
+		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
+	{"a plain error for a settled payment", "not outcome-unknown, but the PSP settled it",
 		func(tr *Trace) {
 			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: codeInjectedFault}
 			settle(tr, callUnknown)
 		}},
-	{"outcome unknown after requests that could not have settled", checkHonesty,
-		"yet none of its requests could have settled it", func(tr *Trace) {
+	{"outcome unknown after requests that could not have settled", "yet none of its requests could have settled it",
+		func(tr *Trace) {
 			refusedDial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
 			lostConnection(tr, callUnknown, 1, refusedDial)
 			tr.trip(callUnknown, 2).Err, tr.trip(callUnknown, 2).Status = nil, 400
 			tr.trip(callUnknown, 3).Status = 422
 		}},
-	{"a closing record that contradicts the error", checkHonesty, "outcome_unknown=false",
+	{"an outcome-unknown ErrCircuitOpen after a refusal", "yet none of its requests could have settled it",
+		func(tr *Trace) { unknownAfterRefusal(tr, callRefused, 1) }},
+	{"a closing record that contradicts the error", "outcome_unknown=false",
 		func(tr *Trace) { tr.Calls[callUnknown].Summary.OutcomeUnknown = false }},
-	{"a success with no settlement", checkHonesty, "the ledger holds 0 settlements",
-		func(tr *Trace) { tr.Ledger = nil }},
-	{"a receipt with another endToEndId", checkHonesty, "but the ledger holds",
+	{"a receipt with another endToEndId", "but the ledger holds",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.EndToEndID = "E12345678202601021000abcdefghijz" }},
-	{"a receipt with another settlement time", checkHonesty, "but the ledger holds",
-		func(tr *Trace) { tr.Calls[callSettled].Receipt.SettledAt = t0.Add(time.Second) }},
-	{"a receipt not REALIZADO", checkHonesty, "for payment",
+	{"a receipt with another settlement time", "but the ledger holds",
+		func(tr *Trace) {
+			r := &tr.Calls[callSettled].Receipt
+			r.SettledAt = r.SettledAt.Add(time.Second)
+		}},
+	{"a receipt not REALIZADO", "for payment",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
-	{"a receipt that hides the replay", checkHonesty, "Receipt.Replayed = false",
+	{"a receipt that hides the replay", "Receipt.Replayed = false",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
 }

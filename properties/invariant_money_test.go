@@ -26,9 +26,9 @@ func checkMoney(tr Trace) error {
 
 // moneyPlanted are violations of this invariant, planted in the baseline trace.
 var moneyPlanted = []planted{
-	{"a balance that lost a cent", checkMoney, "the PSP reports 84999", func(tr *Trace) { tr.BalanceEnd = 84_999 }},
-	{"a settlement of no money", checkMoney, "moved 0 cents",
+	{"a balance that lost a cent", "the PSP reports 84999", func(tr *Trace) { tr.BalanceEnd = 84_999 }},
+	{"a settlement of no money", "moved 0 cents",
 		func(tr *Trace) { tr.Ledger[0].AmountCents, tr.BalanceEnd = 0, 100_000 }},
-	{"a balance below zero", checkMoney, "took the balance to -5000",
+	{"a balance below zero", "took the balance to -5000",
 		func(tr *Trace) { tr.BalanceStart, tr.BalanceEnd = 10_000, -5_000 }},
 }

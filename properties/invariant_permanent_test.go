@@ -40,23 +40,23 @@ func checkPermanentStops(tr Trace) error {
 
 // permanentPlanted are violations of this invariant, planted in the baseline trace.
 var permanentPlanted = []planted{
-	{"an answer whose header pix cannot read, retried", checkPermanentStops,
+	{"an answer whose header pix cannot read, retried",
 		"logged transient=true for a round trip with status 0, error read tcp: read: connection reset", func(tr *Trace) {
 			lostConnection(tr, callUnknown, 2, errReset)
 			tr.answer(callUnknown, 2).HeaderBytes = headerLimit + 1
 		}},
-	{"a name that does not resolve, retried", checkPermanentStops,
+	{"a name that does not resolve, retried",
 		"logged transient=true for a round trip with status 0, error dial tcp: lookup psp.invalid: no such host",
 		func(tr *Trace) { lostConnection(tr, callUnknown, 2, errNoHost) }},
-	{"an attempt after a permanent failure", checkPermanentStops, "failed permanently",
+	{"an attempt after a permanent failure", "failed permanently",
 		func(tr *Trace) { tr.attempt(callUnknown, 1).Transient = false }},
-	{"an attempt after a success", checkPermanentStops, "succeeded, yet attempt 2 followed",
+	{"an attempt after a success", "succeeded, yet attempt 2 followed",
 		func(tr *Trace) { tr.attempt(callSettled, 1).Error = "" }},
-	{"an attempt after a final answer on the wire", checkPermanentStops, "got a final answer (400)",
+	{"an attempt after a final answer on the wire", "got a final answer (400)",
 		func(tr *Trace) { tr.trip(callUnknown, 1).Status = 400 }},
-	{"a verdict that contradicts the wire", checkPermanentStops, "logged transient=true for a round trip with status 422",
+	{"a verdict that contradicts the wire", "logged transient=true for a round trip with status 422",
 		func(tr *Trace) { tr.attempt(callRefused, 1).Transient = true }},
-	{"a 201 cut short judged permanent", checkPermanentStops, "logged transient=false for a round trip with status 201",
+	{"a 201 cut short judged permanent", "logged transient=false for a round trip with status 201",
 		func(tr *Trace) {
 			tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
 			tr.attempt(callUnknown, 3).Transient = false

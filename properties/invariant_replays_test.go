@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 )
@@ -115,46 +114,47 @@ var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
 
 // replaysPlanted are violations of this invariant, planted in the baseline trace.
 var replaysPlanted = []planted{
-	{"a replay with another body", checkReplays, "replayed 201",
-		func(tr *Trace) { tr.answer(callSettled, 2).Body = withBody("150.00", "150.01") }},
-	{"a replay with another status", checkReplays, "replayed 200",
+	{"a replay with another body", "replayed 201",
+		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
+	{"a replay with another status", "replayed 200",
 		func(tr *Trace) { tr.answer(callSettled, 2).Status = 200 }},
-	{"a key answered afresh twice", checkReplays, "answered afresh twice",
+	{"a key answered afresh twice", "answered afresh twice",
 		func(tr *Trace) { tr.answer(callSettled, 2).Replayed = false }},
-	{"a replay of an answer the PSP does not store", checkReplays, "the PSP stores no such answer",
+	{"a replay of an answer the PSP does not store", "the PSP stores no such answer",
 		func(tr *Trace) { tr.answer(callUnknown, 1).Replayed = true }},
-	{"replays that differ after a dropped answer", checkReplays, "replayed 201", func(tr *Trace) {
+	{"replays that differ after a dropped answer", "replayed 201", func(tr *Trace) {
 		first := tr.answer(callSettled, 1)
 		first.Status, first.Body, first.Hijacked = 0, nil, true
 		again := *tr.answer(callSettled, 2)
-		again.Body = withBody("abcdefghijk", "abcdefghijl")
+		again.Body = withBody(again.Body, `Z"`, `+00:00"`) // the same instant, written otherwise
 		tr.Wire = append(tr.Wire, again)
 	}},
 }
 
-// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts the baseline's and
+// TestKeepsContractSeesEveryBreach: the suite's reading of a 201 accepts the PSP's own and
 // refuses each breach psp can make.
 func TestKeepsContractSeesEveryBreach(t *testing.T) {
-	ok := Exchange{Status: 201, Request: req201, Body: body201}
+	tr := baseline(t)
+	ok, id := *tr.answer(callSettled, 2), tr.Calls[callSettled].Receipt.EndToEndID
 	if !keepsContract(ok) || distorted(ok) {
-		t.Fatalf("keepsContract(baseline 201) = false, want true")
+		t.Fatalf("keepsContract(the PSP's 201) = false, want true")
 	}
-	for name, body := range map[string]string{
-		"not JSON":             "<html></html>",
-		"cut short":            string(body201[:40]),
-		"another amount":       strings.Replace(string(body201), "150.00", "150.01", 1),
-		"another Pix key":      strings.Replace(string(body201), `"pix@`, `"0pix@`, 1),
-		"endToEndId too short": strings.Replace(string(body201), "abcdefghijk", "abcdefghij", 1),
-		"no status":            strings.Replace(string(body201), `"status":"REALIZADO",`, "", 1),
-		"no horario":           strings.Replace(string(body201), `,"horario":"2026-01-02T10:00:00Z"`, "", 1),
+	for name, body := range map[string][]byte{
+		"not JSON":             []byte("<html></html>"),
+		"cut short":            ok.Body[:40],
+		"another amount":       withBody(ok.Body, "150.00", "150.01"),
+		"another Pix key":      withBody(ok.Body, `"pix@`, `"0pix@`),
+		"endToEndId too short": withBody(ok.Body, id, id[:len(id)-1]),
+		"no status":            withBody(ok.Body, `"status":"REALIZADO",`, ""),
+		"no horario":           withBody(ok.Body, `"horario"`, `"hora"`),
 	} {
 		ex := ok
-		ex.Body = []byte(body)
+		ex.Body = body
 		if keepsContract(ex) || !distorted(ex) {
 			t.Errorf("%s: keepsContract() = true, want false", name)
 		}
 	}
-	if ex := (Exchange{Status: 200, Request: req201, Body: body201}); !distorted(ex) {
+	if ex := (Exchange{Status: 200, Request: ok.Request, Body: ok.Body}); !distorted(ex) {
 		t.Errorf("distorted(200 with a receipt) = false, want true")
 	}
 }

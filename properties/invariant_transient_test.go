@@ -49,15 +49,15 @@ func stoppedForDeadline(p retry.Policy, c Call) bool {
 
 // transientPlanted are violations of this invariant, planted in the baseline trace.
 var transientPlanted = []planted{
-	{"giving up with budget left", checkTransientRetried, "call 2 stopped after a transient failure (status 503",
+	{"giving up with budget left", "call 2 stopped after a transient failure (status 503",
 		func(tr *Trace) { tr.Policy.AttemptsMax = 5 }},
-	{"giving up long before the caller's deadline", checkTransientRetried, "call 4 stopped after a transient failure",
+	{"giving up long before the caller's deadline", "call 4 stopped after a transient failure",
 		func(tr *Trace) { tr.Calls[callDeadline].Deadline = tr.Calls[callDeadline].End.Add(time.Hour) }},
-	{"a lost connection taken as permanent", checkTransientRetried,
+	{"a lost connection taken as permanent",
 		"call 2 stopped after a transient failure (status 0, error EOF) at attempt 2 of 3",
 		func(tr *Trace) { stopAfter(tr, callUnknown, 2) }},
-	{"a reset fresh connection taken as permanent", checkTransientRetried,
-		"call 1 stopped after a transient failure (status 0, error read tcp", func(tr *Trace) {
+	{"a reset fresh connection taken as permanent", "call 1 stopped after a transient failure (status 0, error read tcp",
+		func(tr *Trace) {
 			lostConnection(tr, callRefused, 1, errReset)
 			tr.Calls[callRefused].Err = errReset
 		}},

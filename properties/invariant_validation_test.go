@@ -46,15 +46,15 @@ func checkValidation(tr Trace) error {
 
 // validationPlanted are violations of this invariant, planted in the baseline trace.
 var validationPlanted = []planted{
-	{"a valid payment refused locally", checkValidation, "but the contract accepts it",
+	{"a valid payment refused locally", "but the contract accepts it",
 		func(tr *Trace) { tr.Calls[callLocal].Payment.AmountCents = 1 }},
-	{"an invalid payment sent", checkValidation, "breaks the contract, yet pix sent it",
+	{"an invalid payment sent", "breaks the contract, yet pix sent it",
 		func(tr *Trace) { tr.Calls[callRefused].Payment.PixKey = "Pix@Example.com" }},
-	{"a description of 141 characters sent", checkValidation, "breaks the contract, yet pix sent it",
+	{"a description of 141 characters sent", "breaks the contract, yet pix sent it",
 		func(tr *Trace) { tr.Calls[callRefused].Payment.Description = strings.Repeat("ç", 141) }},
-	{"a local refusal that logged attempts", checkValidation, "yet logged 1 attempts",
+	{"a local refusal that logged attempts", "yet logged 1 attempts",
 		func(tr *Trace) { tr.Calls[callLocal].Attempts = []Attempt{{Number: 1}} }},
-	{"a request the PSP found invalid", checkValidation, "the PSP refused request", func(tr *Trace) {
+	{"a request the PSP found invalid", "the PSP refused request", func(tr *Trace) {
 		tr.answer(callRefused, 1).Status = 400
 		tr.answer(callRefused, 1).Body = []byte(`{"status":400,"code":"invalid_request"}`)
 	}},

@@ -47,25 +47,21 @@ func checkCallTime(v *violations, tr Trace, i int, c Call) {
 		if want := a.At.Sub(c.Start); a.Elapsed != want {
 			v.addf("call %d: attempt %d logged elapsed %v, it ended %v after the call began", i, a.Number, a.Elapsed, want)
 		}
-		if j == len(c.Attempts)-1 && stoppedByBreaker(c) { // it waited, then the breaker refused the retry
-			checkWait(v, tr.Policy, i, c, j)
-			budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
-			if !c.End.Equal(a.At.Add(a.Wait)) {
-				v.addf("call %d: the breaker refused the retry after attempt %d and its wait %v, the call returned %v after it",
-					i, a.Number, a.Wait, c.End.Sub(a.At))
-			}
-			break
-		}
-		if j == len(c.Attempts)-1 {
+		switch last := j == len(c.Attempts)-1; {
+		case last && !stoppedByBreaker(c):
 			if a.Wait != 0 || !c.End.Equal(a.At) {
 				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait,
 					c.End.Sub(a.At))
 			}
-			break
-		}
-		if hint := hintOf(t); hint > tr.Policy.DelayMax {
-			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number, hint,
-				tr.Policy.DelayMax, a.Number+1)
+			continue
+		case last: // it waited, then the breaker refused the retry
+			if !c.End.Equal(a.At.Add(a.Wait)) {
+				v.addf("call %d: the breaker refused the retry after attempt %d and its wait %v, the call returned %v after it",
+					i, a.Number, a.Wait, c.End.Sub(a.At))
+			}
+		case hintOf(t) > tr.Policy.DelayMax:
+			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number,
+				hintOf(t), tr.Policy.DelayMax, a.Number+1)
 		}
 		budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
 		checkWait(v, tr.Policy, i, c, j)
@@ -149,39 +145,39 @@ func attemptBound(tr Trace) time.Duration {
 
 // waitsPlanted are violations of this invariant, planted in the baseline trace.
 var waitsPlanted = []planted{
-	{"a wait above the ceiling", checkWaits, "outside [0, ceiling 100ms]",
+	{"a wait above the ceiling", "outside [0, ceiling 100ms]",
 		func(tr *Trace) { setWait(tr, callSettled, 1, 150*time.Millisecond) }},
-	{"a wait below the hint", checkWaits, "outside [hint 1s",
+	{"a wait below the hint", "outside [hint 1s",
 		func(tr *Trace) { setWait(tr, callUnknown, 1, 500*time.Millisecond) }},
-	{"a wait above hint and ceiling", checkWaits, "outside [hint 1s",
+	{"a wait above hint and ceiling", "outside [hint 1s",
 		func(tr *Trace) { setWait(tr, callUnknown, 1, 1100*time.Millisecond) }},
-	{"a wait that is not the draw's", checkWaits, "want max(FullJitter",
+	{"a wait that is not the draw's", "want max(FullJitter",
 		func(tr *Trace) { tr.Calls[callSettled].Draws[0] = 0.9 }},
-	{"a next attempt that did not wait the logged wait", checkWaits, "the logged wait is",
+	{"a next attempt that did not wait the logged wait", "the logged wait is",
 		func(tr *Trace) { tr.attempt(callSettled, 1).Wait -= time.Millisecond }},
-	{"a wait logged after the last attempt", checkWaits, "last attempt 2 logged wait 1ms",
+	{"a wait logged after the last attempt", "last attempt 2 logged wait 1ms",
 		func(tr *Trace) { tr.attempt(callSettled, 2).Wait = time.Millisecond }},
-	{"a call that returns after its last attempt", checkWaits, "returned 1ms after it",
+	{"a call that returns after its last attempt", "returned 1ms after it",
 		func(tr *Trace) { tr.Calls[callRefused].End = tr.Calls[callRefused].End.Add(time.Millisecond) }},
-	{"an attempt longer than its timeout", checkWaits, "attempt 1 took 500ms, the bound is 400ms",
+	{"an attempt longer than its timeout", "attempt 1 took 500ms, the bound is 400ms",
 		func(tr *Trace) { tr.AttemptTimeout = 400 * time.Millisecond }},
-	{"an attempt longer than the PSP held it", checkWaits, "attempt 1 took 500ms, the bound is 300ms",
+	{"an attempt longer than the PSP held it", "attempt 1 took 500ms, the bound is 300ms",
 		func(tr *Trace) { tr.AttemptTimeout, tr.SlowestFault = 0, 300*time.Millisecond }},
-	{"a wrong elapsed time", checkWaits, "logged elapsed",
+	{"a wrong elapsed time", "logged elapsed",
 		func(tr *Trace) { tr.attempt(callUnknown, 2).Elapsed = 0 }},
-	{"a retry after a hint above DelayMax", checkWaits, "Retry-After 2s > DelayMax 1s",
+	{"a retry after a hint above DelayMax", "Retry-After 2s > DelayMax 1s",
 		func(tr *Trace) { tr.trip(callUnknown, 1).RetryAfter = "2" }},
-	{"a call longer than its budget", checkWaits, "more than its budget", func(tr *Trace) {
+	{"a call longer than its budget", "more than its budget", func(tr *Trace) {
 		tr.Calls[callRefused].Start = tr.Calls[callRefused].Start.Add(-time.Hour)
 		tr.attempt(callRefused, 1).Elapsed += time.Hour
 	}},
-	{"a draw taken after the last attempt", checkWaits, "took 2 jitter draws for 1 waits",
+	{"a draw taken after the last attempt", "took 2 jitter draws for 1 waits",
 		func(tr *Trace) { tr.Calls[callSettled].Draws = append(tr.Calls[callSettled].Draws, 0.1) }},
-	{"no draw for the wait the deadline refused", checkWaits, "took 1 jitter draws for 2 waits",
+	{"no draw for the wait the deadline refused", "took 1 jitter draws for 2 waits",
 		func(tr *Trace) { tr.Calls[callDeadline].Draws = tr.Calls[callDeadline].Draws[:1] }},
-	{"an attempt at the caller's deadline", checkWaits, "attempt 2 started 0s after the caller's deadline",
+	{"an attempt at the caller's deadline", "attempt 2 started 0s after the caller's deadline",
 		func(tr *Trace) { tr.Calls[callDeadline].Deadline = tr.trip(callDeadline, 2).Start }},
-	{"a call that outlives its caller's deadline", checkWaits, "outlived its caller's deadline by 1ms",
+	{"a call that outlives its caller's deadline", "outlived its caller's deadline by 1ms",
 		func(tr *Trace) {
 			c := &tr.Calls[callRefused]
 			c.Deadline = c.End.Add(-time.Millisecond)

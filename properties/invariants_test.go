@@ -14,27 +14,28 @@ import (
 // invariant is one named check over a Trace. check returns nil when the invariant holds, else an
 // error naming every violation. Each lives in invariant_NAME_test.go.
 type invariant struct {
-	name  string
-	check func(Trace) error
+	name    string
+	check   func(Trace) error
+	planted []planted // violations of it, each planted in the baseline trace
 }
 
 // invariants are the checks of the Retry Pattern, numbered as in docs/properties.md.
 var invariants = []invariant{
-	{"1 attempt budget", checkAttemptBudget},
-	{"2 permanent errors stop", checkPermanentStops},
-	{"3 one settlement per key", checkSettlements},
-	{"4 one key per payment", checkKeys},
-	{"5 waits and elapsed time", checkWaits},
-	{"6 final error is the last attempt's", checkFinalError},
-	{"7 honest outcome", checkHonesty},
-	{"8 byte-identical replays", checkReplays},
-	{"9 money conserved", checkMoney},
-	{"10 local validation agrees with the PSP", checkValidation},
-	{"11 transient failures are retried", checkTransientRetried},
-	{"12 a refused attempt never reaches the wire", checkBreakerRefusals},
-	{"13 an open breaker is honest", checkBreakerHonesty},
-	{"14 business refusals are not failures", checkBreakerBusiness},
-	{"15 the breaker's counts match the wire", checkBreakerCounts},
+	{"1 attempt budget", checkAttemptBudget, budgetPlanted},
+	{"2 permanent errors stop", checkPermanentStops, permanentPlanted},
+	{"3 one settlement per key", checkSettlements, settlementsPlanted},
+	{"4 one key per payment", checkKeys, keysPlanted},
+	{"5 waits and elapsed time", checkWaits, waitsPlanted},
+	{"6 final error is the last attempt's", checkFinalError, finalErrorPlanted},
+	{"7 honest outcome", checkHonesty, honestyPlanted},
+	{"8 byte-identical replays", checkReplays, replaysPlanted},
+	{"9 money conserved", checkMoney, moneyPlanted},
+	{"10 local validation agrees with the PSP", checkValidation, validationPlanted},
+	{"11 transient failures are retried", checkTransientRetried, transientPlanted},
+	{"12 a refused attempt never reaches the wire", checkBreakerRefusals, breakerRefusalsPlanted},
+	{"13 an open breaker is honest", checkBreakerHonesty, breakerHonestyPlanted},
+	{"14 business refusals are not failures", checkBreakerBusiness, breakerBusinessPlanted},
+	{"15 the breaker's counts match the wire", checkBreakerCounts, breakerCountsPlanted},
 }
 
 // checkAll joins the violations of every invariant over tr, each under its invariant's name. It

@@ -10,37 +10,43 @@ import (
 // TestOnePaymentKeepsInvariants: one Send, under any policy and fault sequence, then up to two
 // reconciliations under its key, one after the other, keep every invariant. The calls never
 // overlap: virtual time fixes the order of every event, and a failure replays exactly.
-func TestOnePaymentKeepsInvariants(t *testing.T) { checkPayments(t, onePaymentScenarios()) }
+func TestOnePaymentKeepsInvariants(t *testing.T) {
+	checkPayments(t, onePaymentScenarios())
+}
 
 // TestInterleavedPaymentsKeepInvariants: up to five calls interleaved in virtual time keep every
 // invariant. Some are duplicate senders that share a key, with the same payment or another; some
 // reconcile the call before them. The generated start times fix which call meets which fault
 // (startGen): a failure replays.
-func TestInterleavedPaymentsKeepInvariants(t *testing.T) { checkPayments(t, interleavedScenarios()) }
+func TestInterleavedPaymentsKeepInvariants(t *testing.T) {
+	checkPayments(t, interleavedScenarios())
+}
 
 // TestBreakerKeepsInvariants: interleaved calls that share a real gobreaker two-step breaker,
 // drawn at random, keep every invariant, 12 to 15 on the breaker included. The breaker trips
 // after 1 to 5 consecutive failures, stays open 0 to 5 s and lets 1 to 3 probes through.
 func TestBreakerKeepsInvariants(t *testing.T) {
-	var cov coverage
-	rapid.Check(t, checkScenarios(rapid.Custom(func(t *rapid.T) scenario {
+	checkRuns(t, rapid.Custom(func(t *rapid.T) scenario {
 		sc := interleavedScenarios().Draw(t, "scenario")
 		sc.Breaker = &breakerSettings{Failures: rapid.Uint32Range(1, 5).Draw(t, "breaker failures"),
 			Timeout:     msRange(0, 5000).Draw(t, "breaker timeout"),
 			MaxRequests: rapid.Uint32Range(1, 3).Draw(t, "breaker probes")}
 		return sc
-	}), &cov))
-	t.Log(&cov)
-	cov.require(t, 100, "breaker: refused a first attempt", "breaker: refused a retry",
-		"breaker: outcome unknown when refused", "breaker: counted a refusal as a success", "call: settled")
+	}), "breaker: refused a first attempt", "breaker: refused a retry", "breaker: outcome unknown when refused",
+		"breaker: counted a refusal as a success", "call: settled")
 }
 
 // checkPayments checks every run of scenarios, and that the runs reach every paymentEvents.
 func checkPayments(t *testing.T, scenarios *rapid.Generator[scenario]) {
+	checkRuns(t, scenarios, paymentEvents...)
+}
+
+// checkRuns checks every run of scenarios, and that the runs reach every one of events.
+func checkRuns(t *testing.T, scenarios *rapid.Generator[scenario], events ...string) {
 	var cov coverage
 	rapid.Check(t, checkScenarios(scenarios, &cov))
 	t.Log(&cov)
-	cov.require(t, 100, paymentEvents...)
+	cov.require(t, 100, events...)
 }
 
 // onePaymentScenarios are the runs of TestOnePaymentKeepsInvariants.
@@ -62,7 +68,7 @@ func checkScenarios(gen *rapid.Generator[scenario], cov *coverage) func(*rapid.T
 			if err != nil {
 				t.Fatalf("%v", err)
 			}
-			cov.add(tr)
+			cov.addSeen(events(tr))
 			if broken := brokenInvariants(tr); len(broken) > 0 {
 				t.Logf("%v\ntrace:\n%s", checkAll(tr), tr)
 				t.Fatalf("invariants broken: %s", strings.Join(broken, "; "))

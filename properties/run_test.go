@@ -29,6 +29,7 @@ const (
 type scenario struct {
 	Policy         retry.Policy
 	AttemptTimeout time.Duration
+	BaseURL        string // the clients' BaseURL; "": the PSP's
 	BalanceCents   int64
 	Faults         []psp.Fault
 	Gateway        []gatewayAnswer  // a gateway's answers to the payment requests; none: it passes all on
@@ -71,7 +72,7 @@ func runScenario(sc scenario) (Trace, error) {
 	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
 		Distortions: distortions(sc.Faults), KeyTTL: runKeyTTL, Token: runToken,
 		BalanceStart: srv.BalanceCents(), Calls: make([]Call, len(sc.Calls))}
-	run := &runner{url: pipe.URL, transport: transport, line: network, sc: sc}
+	run := &runner{url: cmp.Or(sc.BaseURL, pipe.URL), transport: transport, line: network, sc: sc}
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
 	}
