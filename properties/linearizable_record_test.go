@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing/synctest"
@@ -189,7 +190,8 @@ func operations(client int, in keyInput, out keyOutput, call, ret int64) []porcu
 }
 
 // checkLedger checks what keyModel leaves out: the ledger and the balance. Only a drop fault loses
-// an answer. A key holds at most one settlement, and every 201 under it is that settlement's receipt.
+// an answer. Each settlement is under a key a client sent, and no other settlement is under it.
+// Every 201 under a key is the receipt of its settlement.
 // A key refused for insufficient funds holds none, and its amount exceeds what remains: the balance
 // only falls. The balance is the start less the settlements.
 func (r *recorder) checkLedger(srv *psp.Server, start int64) error {
@@ -200,8 +202,8 @@ func (r *recorder) checkLedger(srv *psp.Server, start int64) error {
 	left := start
 	for _, s := range srv.Settlements() {
 		sc := scope{s.Token, s.IdempotencyKey}
-		if _, twice := settled[sc]; twice {
-			return fmt.Errorf("two settlements under %v", sc)
+		if _, twice := settled[sc]; twice || !slices.Contains(linKeys, sc.key) {
+			return fmt.Errorf("a settlement under %v: a second one under its key, or one under a key no client sent", sc)
 		}
 		settled[sc], left = s, left-s.AmountCents
 	}
