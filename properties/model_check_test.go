@@ -46,7 +46,7 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 			"the stored status is %d", live, r.Status, problemCode(r.Body), r.Replayed, r.Err, k.status)
 	}
 	if out.Kind != answerReused && k.Answer == "" {
-		mc.learn(t, s.scope, k, r.Body)
+		mc.learn(t, k, r.Body)
 	}
 	k.keyState = next
 }
@@ -76,9 +76,9 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 	return false
 }
 
-// learn checks body, the first answer seen for k under sc. A 201 is the receipt of the commit,
-// with a new endToEndId, which the ledger entry learns. A 422 is insufficient_funds.
-func (mc *pspMachine) learn(t *rapid.T, sc scope, k *modelKey, body []byte) {
+// learn checks body, the first answer seen for k. A 201 is the receipt of the commit, with a new
+// endToEndId, which k learns. A 422 is insufficient_funds.
+func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
 	if k.status == 422 {
 		if problemCode(body) != codeInsufficientFunds {
 			t.Fatalf("a stored 422 has code %q, want insufficient_funds", problemCode(body))
@@ -94,7 +94,7 @@ func (mc *pspMachine) learn(t *rapid.T, sc scope, k *modelKey, body []byte) {
 		t.Fatalf("an endToEndId was answered for two settlements")
 	}
 	mc.seen[got.EndToEndID] = true
-	mc.m.learn(sc, got.EndToEndID)
+	k.endToEndID = got.EndToEndID
 }
 
 // wantClosed checks that the PSP closed the connection without an answer.
@@ -127,8 +127,8 @@ func (mc *pspMachine) check(t *rapid.T) {
 	}
 	for i, s := range got {
 		if e := mc.m.ledger[i]; s.Token != e.scope.token || s.IdempotencyKey != e.scope.key ||
-			s.AmountCents != e.payload.cents() || s.PixKey != e.payload.Chave || s.Description != e.payload.InfoPagador ||
-			!s.SettledAt.Equal(e.at) || e.endToEndID != "" && s.EndToEndID != e.endToEndID {
+			s.AmountCents != e.Payload.cents() || s.PixKey != e.Payload.Chave || s.Description != e.Payload.InfoPagador ||
+			!s.SettledAt.Equal(e.settled) || e.endToEndID != "" && s.EndToEndID != e.endToEndID {
 			t.Logf("ledger %+v\nmodel  %+v", s, e)
 			t.Fatalf("settlement %d differs from the model", i)
 		}

@@ -8,24 +8,18 @@ type pspModel struct {
 	balance   int64
 	ttl       time.Duration
 	keys      map[scope]*modelKey
-	ledger    []modelSettlement // in settlement order
+	ledger    []*modelKey // the keys that settled, in settlement order
 	downUntil time.Time
 }
 
 // modelKey is a completed key: its state under keyModel, and what the balance and the clock made of it.
 type modelKey struct {
-	keyState           // complete; Answer is "" while only a dropped answer held it
-	status   int       // 201, or 422 insufficient_funds
-	settled  time.Time // the commit instant
-	expires  time.Time // settled + KeyTTL: from then on the key is new again
-}
-
-// modelSettlement is one ledger entry. Its endToEndID is "" until an answer has shown it.
-type modelSettlement struct {
+	keyState             // complete; Answer is "" while only a dropped answer held it
 	scope      scope
-	payload    payload
-	endToEndID string
-	at         time.Time
+	status     int       // 201, or 422 insufficient_funds
+	endToEndID string    // of a 201: "" until an answer has shown it
+	settled    time.Time // the commit instant
+	expires    time.Time // settled + KeyTTL: from then on the key is new again
 }
 
 func newPSPModel(balance int64, ttl time.Duration) *pspModel {
@@ -47,25 +41,15 @@ func (m *pspModel) down(now time.Time) bool { return now.Before(m.downUntil) }
 // commit settles p under sc at now if the balance allows it, else stores a refusal. It returns
 // the key, whose status is the one to expect.
 func (m *pspModel) commit(sc scope, p payload, now time.Time) *modelKey {
-	status := 422
-	if p.cents() <= m.balance {
-		status = 201
-		m.balance -= p.cents()
-		m.ledger = append(m.ledger, modelSettlement{scope: sc, payload: p, at: now})
-	}
-	k := &modelKey{keyState: keyState{Phase: keyComplete, Payload: p}, status: status, settled: now,
+	k := &modelKey{keyState: keyState{Phase: keyComplete, Payload: p}, scope: sc, status: 422, settled: now,
 		expires: now.Add(m.ttl)}
+	if p.cents() <= m.balance {
+		k.status = 201
+		m.balance -= p.cents()
+		m.ledger = append(m.ledger, k)
+	}
 	m.keys[sc] = k
 	return k
-}
-
-// learn records endToEndID in the ledger entry of sc's key.
-func (m *pspModel) learn(sc scope, endToEndID string) {
-	for i := range m.ledger {
-		if e := &m.ledger[i]; e.scope == sc && e.at.Equal(m.keys[sc].settled) {
-			e.endToEndID = endToEndID
-		}
-	}
 }
 
 // otherPayload differs from p in its description alone.
