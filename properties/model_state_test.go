@@ -14,7 +14,7 @@ type pspModel struct {
 
 // modelKey is a completed key: its state under keyModel, and what the balance and the clock made of it.
 type modelKey struct {
-	keyState             // complete; Answer is "" while only a dropped answer held it
+	keyState   // complete; Answer is "" while only a dropped answer held it
 	scope      scope
 	status     int       // 201, or 422 insufficient_funds
 	endToEndID string    // of a 201: "" until an answer has shown it
