@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 )
 
+// The planted bugs wrap the PSP. Those that edit its answer serve it into an httptest recorder,
+// then relay it. A drop fault cannot take a recorder's connection over, so it aborts the handler
+// instead, and net/http closes the client's connection all the same.
+
 // nonAtomicReserve is a planted bug: checking that a key is new and reserving it are two steps.
-// A key is remembered once an answer under it is out, so each request that arrives while the first
-// is in flight is sent under a new inner key, and settles.
+// A key is remembered once a request under it is processed, so each request that arrives while
+// the first is in flight is sent under a new inner key, and settles.
 func nonAtomicReserve(next http.Handler) http.Handler {
 	var (
 		mu       sync.Mutex
@@ -28,15 +34,14 @@ func nonAtomicReserve(next http.Handler) http.Handler {
 		}
 		mu.Unlock()
 		r.Header.Set("Idempotency-Key", inner)
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		if !known && sw.status != 0 {
-			mu.Lock()
-			if _, ok := reserved[sc]; !ok {
-				reserved[sc] = inner
-			}
-			mu.Unlock()
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		mu.Lock()
+		if _, ok := reserved[sc]; !ok {
+			reserved[sc] = inner
 		}
+		mu.Unlock()
+		relay(w, rec)
 	})
 }
 
@@ -70,57 +75,52 @@ func replayAcrossPayloads(next http.Handler) http.Handler {
 // conflictAfterCompletion is a planted bug: every replay goes out as 409 idempotency_key_in_use.
 func conflictAfterCompletion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&replayAsInUse{ResponseWriter: w}, r)
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		if rec.Header().Get("Idempotent-Replayed") != "true" {
+			relay(w, rec)
+			return
+		}
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusConflict)
+		fmt.Fprintf(w, `{"status":409,"code":%q}`, codeIdempotencyKeyInUse)
 	})
 }
 
-// notingStatus is the planted bugs' control: the PSP behind nonAtomicReserve's statusWriter.
-func notingStatus(next http.Handler) http.Handler {
+// paysTwice is a planted bug: a payment settles twice. After a fresh 201 the request goes to the
+// PSP again under a shadow key, whose answer nobody sees. Every answer stays right: only the
+// ledger shows the second settlement.
+func paysTwice(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&statusWriter{ResponseWriter: w}, r)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		again := r.Clone(r.Context())
+		again.Header.Set("Idempotency-Key", r.Header.Get("Idempotency-Key")+"-again")
+		r.Body, again.Body = io.NopCloser(bytes.NewReader(body)), io.NopCloser(bytes.NewReader(body))
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		if rec.Code == http.StatusCreated && rec.Header().Get("Idempotent-Replayed") != "true" {
+			next.ServeHTTP(httptest.NewRecorder(), again)
+		}
+		relay(w, rec)
 	})
 }
 
-// statusWriter notes the status of the answer it passes on: 0 if none went out, as after a drop.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
+// relayed is the planted bugs' control: the PSP's answers served into a recorder and relayed.
+func relayed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		relay(w, rec)
+	})
 }
 
-func (w *statusWriter) WriteHeader(status int) {
-	w.status = status
-	w.ResponseWriter.WriteHeader(status)
+// relay writes the answer rec holds to w.
+func relay(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
+	maps.Copy(w.Header(), rec.Header())
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
 }
-
-// Unwrap lets a drop fault take the connection (http.ResponseController).
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// replayAsInUse answers 409 idempotency_key_in_use instead of a replay.
-type replayAsInUse struct {
-	http.ResponseWriter
-	hidden bool
-}
-
-func (w *replayAsInUse) WriteHeader(status int) {
-	h := w.Header()
-	if h.Get("Idempotent-Replayed") != "true" {
-		w.ResponseWriter.WriteHeader(status)
-		return
-	}
-	w.hidden = true
-	h.Del("Idempotent-Replayed")
-	h.Set("Content-Type", "application/problem+json")
-	h.Del("Content-Length")
-	w.ResponseWriter.WriteHeader(http.StatusConflict)
-	fmt.Fprintf(w.ResponseWriter, `{"status":409,"code":%q}`, codeIdempotencyKeyInUse)
-}
-
-func (w *replayAsInUse) Write(b []byte) (int, error) {
-	if w.hidden {
-		return len(b), nil
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets a drop fault take the connection (http.ResponseController).
-func (w *replayAsInUse) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -2,11 +2,13 @@ package properties
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
 
-// keyModel is the sequential contract of one token and key, for porcupine and judgeBurst. A key
+// keyModel is the sequential contract of one token and key, for porcupine and pspMachine. A key
 // starts free. The first request reserves it (in flight), then completes it with its answer: 201,
 // or 422 insufficient_funds. The same payload then gets that answer, byte for byte, as a replay.
 // The same payload gets 409 only while the key is in flight. Another payload gets 422
@@ -135,19 +137,12 @@ func takeKey(s keyState, in keyInput, answer string) (bool, keyState) {
 	return false, s
 }
 
-// partitionByKey splits a history by token and key, in the order of first appearance.
+// partitionByKey splits a history by token and key.
 func partitionByKey(history []porcupine.Operation) [][]porcupine.Operation {
-	index := map[scope]int{}
-	var parts [][]porcupine.Operation
+	parts := map[scope][]porcupine.Operation{}
 	for _, op := range history {
 		id := op.Input.(keyInput).ID
-		i, ok := index[id]
-		if !ok {
-			i = len(parts)
-			index[id] = i
-			parts = append(parts, nil)
-		}
-		parts[i] = append(parts[i], op)
+		parts[id] = append(parts[id], op)
 	}
-	return parts
+	return slices.Collect(maps.Values(parts))
 }

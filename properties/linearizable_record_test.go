@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing/synctest"
@@ -20,6 +21,7 @@ import (
 // linPlan is a history to record: what each client sends, in order.
 type linPlan struct {
 	BalanceCents int64
+	Burst        bool // every client's first request goes under one key at the same instant
 	Clients      [][]linSend
 }
 
@@ -43,12 +45,19 @@ var (
 
 const linPixKey = "pix@example.com"
 
-// drawPlan draws 2 to 16 clients of 1 to 10 requests each.
+// drawPlan draws 2 to 16 clients of 1 to 10 requests each, maybe starting with a same-key burst.
 func drawPlan(t *rapid.T) linPlan {
-	plan := linPlan{BalanceCents: rapid.Int64Range(0, 150_000).Draw(t, "balance")}
+	plan := linPlan{
+		BalanceCents: rapid.Int64Range(0, 150_000).Draw(t, "balance"),
+		Burst:        rapid.Bool().Draw(t, "burst"),
+	}
 	sends := rapid.SliceOfN(rapid.Custom(drawSend), 1, 10)
 	for c := range rapid.IntRange(2, 16).Draw(t, "clients") {
 		plan.Clients = append(plan.Clients, sends.Draw(t, fmt.Sprintf("client %d", c)))
+		if plan.Burst {
+			first := &plan.Clients[c][0]
+			first.Pause, first.Token, first.Key = 0, linTokens[0], linKeys[0]
+		}
 	}
 	return plan
 }
@@ -73,6 +82,7 @@ func drawSend(t *rapid.T) linSend {
 
 // recordHistory sends plan from one goroutine per client to wrap(PSP), or to the PSP if wrap is
 // nil, over in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are virtual.
+// It returns the history, and what checkLedger says of the PSP's ledger after it.
 func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
 	srv, err := psp.NewServer(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents})
 	if err != nil {
@@ -100,6 +110,9 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 			for _, s := range sends {
 				time.Sleep(s.Pause)
 				if s.Fault.Kind != "" {
+					if s.Fault.Kind == faultDrop {
+						rec.drops.Add(1)
+					}
 					srv.Inject(s.Fault)
 				}
 				rec.send(c, s)
@@ -110,7 +123,7 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 	// A slow fault goes on after its client gave up. The bubble may end only once it is over.
 	synctest.Wait()
 	handlers.Wait()
-	return rec.history, nil
+	return rec.history, rec.checkLedger(srv, plan.BalanceCents)
 }
 
 // recorder records each request's call and return on a logical clock shared by all clients.
@@ -119,8 +132,17 @@ type recorder struct {
 	base     string
 	clock    atomic.Int64
 	requests atomic.Int64
+	drops    atomic.Int64 // drop faults queued
 	mu       sync.Mutex
 	history  []porcupine.Operation
+	lost     int         // answers lost
+	outcomes []linAnswer // the answers 201 or 422 insufficient_funds, fresh or replayed
+}
+
+// linAnswer is a request and its answer.
+type linAnswer struct {
+	sent
+	reply
 }
 
 // send sends s for client and records it. A request without an answer was given up if its timeout
@@ -134,14 +156,21 @@ func (r *recorder) send(client int, s linSend) {
 	p := payload{Valor: formatAmount(s.Cents), Chave: linPixKey}
 	in := keyInput{ID: scope{s.Token, s.Key}, Request: int(r.requests.Add(1)), Payload: p}
 	call := r.clock.Add(1)
-	out := classify(post(ctx, r.client, r.base, s.Token, s.Key, p))
+	rep := post(ctx, r.client, r.base, s.Token, s.Key, p)
 	ret := r.clock.Add(1)
+	out := classify(rep)
 	if out.Kind == answerLost && ctx.Err() != nil {
 		out.Kind = answerNone
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.history = append(r.history, operations(client, in, out, call, ret)...)
+	if out.Kind == answerLost {
+		r.lost++
+	}
+	if out.Kind == answerFresh || out.Kind == answerReplay {
+		r.outcomes = append(r.outcomes, linAnswer{sent{in.ID, p}, rep})
+	}
 }
 
 // operations are a request's operations: a reserve and a commit for a fresh answer or none, else
@@ -158,4 +187,42 @@ func operations(client int, in keyInput, out keyOutput, call, ret int64) []porcu
 		return []porcupine.Operation{op(stepReserve), op(stepCommit)}
 	}
 	return []porcupine.Operation{op(stepObserve)}
+}
+
+// checkLedger checks what keyModel leaves out: the ledger and the balance. Only a drop fault loses
+// an answer. Each settlement is under a key a client sent, and no other settlement is under it.
+// Every 201 under a key is the receipt of its settlement.
+// A key refused for insufficient funds holds none, and its amount exceeds what remains: the balance
+// only falls. The balance is the start less the settlements.
+func (r *recorder) checkLedger(srv *psp.Server, start int64) error {
+	if drops := r.drops.Load(); int64(r.lost) > drops {
+		return fmt.Errorf("%d answers lost, with %d drop faults", r.lost, drops)
+	}
+	settled := map[scope]psp.Settlement{}
+	left := start
+	for _, s := range srv.Settlements() {
+		sc := scope{s.Token, s.IdempotencyKey}
+		if _, twice := settled[sc]; twice || !slices.Contains(linKeys, sc.key) {
+			return fmt.Errorf("a settlement under %v: a second one under its key, or one under a key no client sent", sc)
+		}
+		settled[sc], left = s, left-s.AmountCents
+	}
+	if got := srv.BalanceCents(); got != left || left < 0 {
+		return fmt.Errorf("BalanceCents() = %d, want %d less the settlements: %d", got, start, left)
+	}
+	for _, a := range r.outcomes {
+		e, ok := settled[a.scope]
+		if a.Status != 201 {
+			if ok || a.cents() <= left {
+				return fmt.Errorf("%v refused %d cents for insufficient funds, yet settled=%v and %d cents remain",
+					a.scope, a.cents(), ok, left)
+			}
+			continue
+		}
+		if got, receipt := wantReceipt(a.Body, a.payload, e.SettledAt); !ok || !receipt ||
+			got.EndToEndID != e.EndToEndID || e.AmountCents != a.cents() {
+			return fmt.Errorf("a 201 under %v is not the receipt of its settlement (settled=%v)", a.scope, ok)
+		}
+	}
+	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,64 +15,72 @@ import (
 )
 
 // TestPSPIsLinearizable: many clients send at once under several tokens and keys, with payloads
-// that collide under a key. Slow faults keep a key in flight, drops lose answers, some clients
-// give up. What the clients see must be what some order of the requests gives under keyModel. A
-// failure writes porcupine's visualization to failurePath. RAPID_CHECKS sets the number of
-// histories: 100 in make test, 10000 in make properties.
+// that collide under a key, often in a burst under one key at one instant. Slow faults keep a key
+// in flight, drops lose answers, some clients give up. What the clients see must be what some
+// order of the requests gives under keyModel, and the ledger must agree (checkLedger). Under
+// -race it is the PSP's data-race test. A failure writes porcupine's visualization to failurePath.
+// RAPID_CHECKS sets the number of histories: 100 in make test, 10000 in make properties.
 func TestPSPIsLinearizable(t *testing.T) {
-	var seen answerCounts
+	var cov coverage
+	var operations atomic.Int64
 	rapid.Check(t, func(t *rapid.T) {
 		plan := drawPlan(t)
 		var history []porcupine.Operation
-		rapid.SyncTest(t, func(t *rapid.T) {
-			var err error
-			if history, err = recordHistory(plan, nil); err != nil {
-				t.Fatalf("recordHistory() error = %v", err)
-			}
-		})
-		seen.add(history)
+		var ledger error
+		rapid.SyncTest(t, func(t *rapid.T) { history, ledger = recordHistory(plan, nil) })
+		cov.addSeen(historyEvents(plan, history))
+		operations.Add(int64(len(history)))
 		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res != porcupine.Ok {
 			t.Fatalf("the PSP's history of %d operations is %s under keyModel; see %s",
 				len(history), res, visualize(info, failurePath()))
 		}
+		if ledger != nil {
+			t.Fatalf("after a linearizable history: %v", ledger)
+		}
 	})
-	t.Log(&seen)
-	if err := seen.covers(); err != nil {
-		t.Error(err)
-	}
+	t.Logf("%d operations per history on average; %v", operations.Load()/int64(max(cov.runs, 1)), &cov)
+	cov.require(t, 100, append(answerEvents[:], "a same-key burst")...)
 }
 
 // TestPlantedBugsAreNotLinearizable: each planted bug, through the same plans, recorder and
-// checker, gives an illegal history among the first plantedPlans, with a visualization.
+// checkers, is caught among the first plantedPlans: a bug in the answers by keyModel, with a
+// visualization, a bug in the ledger by checkLedger. Behind relayed, the control, the PSP passes
+// both, so a planted bug is caught for its bug, not for being a wrapper.
 func TestPlantedBugsAreNotLinearizable(t *testing.T) {
 	bugs := []struct {
-		name string
-		wrap func(http.Handler) http.Handler
+		name     string
+		wrap     func(http.Handler) http.Handler
+		caughtBy string
 	}{
-		{"nonAtomicReserve", nonAtomicReserve},
-		{"replayAcrossPayloads", replayAcrossPayloads},
-		{"conflictAfterCompletion", conflictAfterCompletion},
+		{"nonAtomicReserve", nonAtomicReserve, "keyModel"},
+		{"replayAcrossPayloads", replayAcrossPayloads, "keyModel"},
+		{"conflictAfterCompletion", conflictAfterCompletion, "keyModel"},
+		{"paysTwice", paysTwice, "checkLedger"},
+		{"relayed", relayed, ""},
 	}
 	for _, bug := range bugs {
 		t.Run(bug.name, func(t *testing.T) {
-			info, n, found := firstIllegal(t, bug.wrap)
-			if !found {
-				t.Fatalf("all %d histories of %s are linearizable, want one illegal", n, bug.name)
+			n, illegal, ledger := firstCaught(t, bug.wrap)
+			switch {
+			case bug.caughtBy == "" && n <= plantedPlans:
+				t.Fatalf("behind %s, history %d is caught: illegal=%v, ledger: %v", bug.name, n, illegal != nil, ledger)
+			case bug.caughtBy == "":
+			case n > plantedPlans:
+				t.Fatalf("all %d histories of %s pass, want one caught by %s", plantedPlans, bug.name, bug.caughtBy)
+			case bug.caughtBy == "checkLedger" && (illegal != nil || ledger == nil):
+				t.Fatalf("history %d of %s is illegal, want it linearizable with its ledger wrong", n, bug.name)
+			case bug.caughtBy == "checkLedger":
+				t.Logf("%s: the ledger after history %d of the plans is wrong: %v", bug.name, n, ledger)
+			case illegal == nil:
+				t.Fatalf("history %d of %s is linearizable, want it illegal; ledger: %v", n, bug.name, ledger)
+			default:
+				path := visualize(*illegal, filepath.Join(t.TempDir(), bug.name+".html"))
+				if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+					t.Fatalf("the visualization of %s is empty or missing: %v", bug.name, err)
+				}
+				t.Logf("%s: history %d of the plans is illegal", bug.name, n)
 			}
-			path := visualize(info, filepath.Join(t.TempDir(), bug.name+".html"))
-			if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-				t.Fatalf("the visualization of %s is empty or missing: %v", bug.name, err)
-			}
-			t.Logf("%s: history %d of the plans is illegal", bug.name, n)
 		})
-	}
-}
-
-// TestWrappedPSPStaysLinearizable: behind notingStatus the PSP stays linearizable on the same
-// plans, so a planted bug is illegal for its bug, not for being a wrapper.
-func TestWrappedPSPStaysLinearizable(t *testing.T) {
-	if info, n, found := firstIllegal(t, notingStatus); found {
-		t.Fatalf("history %d of the PSP behind notingStatus is illegal; see %s", n, visualize(info, failurePath()))
 	}
 }
 
@@ -81,24 +89,24 @@ const (
 	checkTimeout = time.Minute // bounds one porcupine check: Unknown is then a failure, not a hang
 )
 
-// firstIllegal records plans through wrap until porcupine finds one illegal. It returns its
-// linearization info and how many histories it checked.
-func firstIllegal(t *testing.T, wrap func(http.Handler) http.Handler) (porcupine.LinearizationInfo, int, bool) {
+// firstCaught records plans through wrap until one is illegal under keyModel or its ledger is
+// wrong. It returns its number (plantedPlans+1 if none is), porcupine's account if illegal, and
+// what checkLedger said.
+func firstCaught(t *testing.T, wrap func(http.Handler) http.Handler) (int, *porcupine.LinearizationInfo, error) {
 	plans := rapid.Custom(drawPlan)
 	for i := range plantedPlans {
 		plan := plans.Example(i)
 		var history []porcupine.Operation
-		synctest.Test(t, func(t *testing.T) {
-			var err error
-			if history, err = recordHistory(plan, wrap); err != nil {
-				t.Fatalf("recordHistory() error = %v", err)
-			}
-		})
+		var ledger error
+		synctest.Test(t, func(*testing.T) { history, ledger = recordHistory(plan, wrap) })
 		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res == porcupine.Illegal {
-			return info, i + 1, true
+			return i + 1, &info, ledger
+		}
+		if ledger != nil {
+			return i + 1, nil, ledger
 		}
 	}
-	return porcupine.LinearizationInfo{}, plantedPlans, false
+	return plantedPlans + 1, nil, nil
 }
 
 // visualize writes porcupine's visualization of info to path, and returns path or an error.
@@ -118,42 +126,18 @@ func failurePath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("psp-linearizability-%d.html", os.Getpid()))
 }
 
-// answerCounts counts the histories, their operations, and their requests' answers by kind.
-type answerCounts struct {
-	mu                          sync.Mutex
-	histories, operations, most int
-	requests                    [answerOther]int
-}
+// answerEvents name the requests by answer. A run of 100 histories must meet each, lest the rule
+// of keyModel that classes it go unchecked.
+var answerEvents = [answerOther]string{"request: fresh", "request: replayed", "request: 409 in use",
+	"request: 422 reused", "request: lost", "request: given up"}
 
-// answerNames are the answers that a run of 100 histories or more must meet, lest the rule of
-// keyModel that classes one go unchecked.
-var answerNames = [answerOther]string{"fresh", "replayed", "409 in use", "422 reused", "lost", "given up"}
-
-func (c *answerCounts) add(history []porcupine.Operation) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.histories, c.operations, c.most = c.histories+1, c.operations+len(history), max(c.most, len(history))
+// historyEvents names what happened in a history of plan.
+func historyEvents(plan linPlan, history []porcupine.Operation) map[string]bool {
+	seen := map[string]bool{"a same-key burst": plan.Burst}
 	for _, op := range history {
-		if kind := op.Output.(keyOutput).Kind; op.Input.(keyInput).Step != stepCommit && kind < answerOther {
-			c.requests[kind]++
+		if kind := op.Output.(keyOutput).Kind; kind < answerOther {
+			seen[answerEvents[kind]] = true
 		}
 	}
-}
-
-func (c *answerCounts) covers() error {
-	for kind, n := range c.requests {
-		if n == 0 && c.histories >= 100 {
-			return fmt.Errorf("%d histories met no %s request", c.histories, answerNames[kind])
-		}
-	}
-	return nil
-}
-
-func (c *answerCounts) String() string {
-	s := fmt.Sprintf("%d histories, %d operations each on average (at most %d); requests:", c.histories,
-		c.operations/max(c.histories, 1), c.most)
-	for kind, n := range c.requests {
-		s += fmt.Sprintf(" %d %s", n, answerNames[kind])
-	}
-	return s
+	return seen
 }

@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"bytes"
 	"strconv"
 	"time"
 
@@ -13,53 +12,43 @@ import (
 // The checks of TestPSPMatchesModel. A t.Fatalf message holds no endToEndId: rapid shrinks only
 // while the failure message stays the same.
 
-// fresh sends p under sc, a key with no live answer, with fault f queued (the zero Fault for none).
-func (mc *pspMachine) fresh(t *rapid.T, sc scope, p payload, f psp.Fault) {
+// send sends s with fault f queued (the zero Fault for none) and checks the answer. A key with no
+// live answer is processed afresh: the answer is fresh, with the status the balance gives, and the
+// model commits it. A live key answers as stepKey says: its stored answer, byte for byte, to the
+// same payload, with the stored status; 422 idempotency_key_reused to another.
+func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 	start := time.Now()
-	r := mc.post(sc, p)
+	k, live := mc.m.live(s.scope, start)
+	r := mc.post(s)
 	if mc.struckFirst(t, r, start, f) {
 		return
 	}
-	commitAt := start
-	if f.Kind == faultSlow {
-		commitAt = start.Add(f.Duration)
-	}
-	status := mc.m.commit(sc, p, commitAt)
-	if f.Kind == faultDrop {
-		wantClosed(t, r)
-		return
-	}
-	wantElapsed(t, start, f, false)
-	if r.Err != nil || r.Status != status || r.Replayed {
-		t.Fatalf("a fresh payment got %d (replayed=%v, error %v), want %d", r.Status, r.Replayed, r.Err, status)
-	}
-	mc.learn(t, sc, r.Body)
-}
-
-// replay sends sc's stored payload again, with fault f queued: the stored answer, byte for byte.
-func (mc *pspMachine) replay(t *rapid.T, sc scope, f psp.Fault) {
-	k := mc.m.keys[sc]
-	start := time.Now()
-	r := mc.post(sc, k.payload)
-	if mc.struckFirst(t, r, start, f) {
-		return
+	if !live {
+		at := start
+		if f.Kind == faultSlow {
+			at = start.Add(f.Duration)
+		}
+		k = mc.m.commit(s.scope, s.payload, at)
 	}
 	if f.Kind == faultDrop {
 		wantClosed(t, r)
 		return
 	}
-	wantElapsed(t, start, f, true)
-	if r.Err != nil || r.Status != k.status || !r.Replayed {
-		t.Fatalf("a replay got %d (replayed=%v, error %v), want the stored %d replayed", r.Status, r.Replayed, r.Err,
-			k.status)
+	wantElapsed(t, start, f, live)
+	out := classify(r)
+	ok, next := out.Kind == answerFresh, keyState{Phase: keyComplete, Payload: s.payload, Answer: out.Answer}
+	if live {
+		ok, next = stepKey(k.keyState, keyInput{Step: stepObserve, Payload: s.payload}, out)
 	}
-	if k.body != nil && !bytes.Equal(r.Body, k.body) {
-		t.Logf("replay %s\nfirst  %s", r.Body, k.body)
-		t.Fatalf("a replay differs from the first answer")
+	if r.Err != nil || !ok || out.Kind != answerReused && r.Status != k.status {
+		t.Logf("stored %q", k.Answer)
+		t.Fatalf("a request under a key live=%v got %d %q (replayed=%v, error %v), which the contract forbids; "+
+			"the stored status is %d", live, r.Status, problemCode(r.Body), r.Replayed, r.Err, k.status)
 	}
-	if k.body == nil {
-		mc.learn(t, sc, r.Body)
+	if out.Kind != answerReused && k.Answer == "" {
+		mc.learn(t, k, r.Body)
 	}
+	k.keyState = next
 }
 
 // struckFirst checks a request sent at start that met a fault striking before any processing (an
@@ -87,27 +76,25 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 	return false
 }
 
-// learn checks body, the first answer seen for sc, and records it. A 201 is the receipt of the
-// commit, with a new endToEndId. A 422 is insufficient_funds.
-func (mc *pspMachine) learn(t *rapid.T, sc scope, body []byte) {
-	k := mc.m.keys[sc]
+// learn checks body, the first answer seen for k. A 201 is the receipt of the commit, with a new
+// endToEndId, which k learns. A 422 is insufficient_funds.
+func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
 	if k.status == 422 {
 		if problemCode(body) != codeInsufficientFunds {
 			t.Fatalf("a stored 422 has code %q, want insufficient_funds", problemCode(body))
 		}
-		mc.m.learn(sc, body, "")
 		return
 	}
-	got, ok := wantReceipt(body, k.payload, k.settled)
+	got, ok := wantReceipt(body, k.Payload, k.settled)
 	if !ok {
 		t.Logf("body %s", body)
-		t.Fatalf("a 201 is not the receipt of %+v settled at %v", k.payload, k.settled)
+		t.Fatalf("a 201 is not the receipt of %+v settled at %v", k.Payload, k.settled)
 	}
 	if mc.seen[got.EndToEndID] {
 		t.Fatalf("an endToEndId was answered for two settlements")
 	}
 	mc.seen[got.EndToEndID] = true
-	mc.m.learn(sc, body, got.EndToEndID)
+	k.endToEndID = got.EndToEndID
 }
 
 // wantClosed checks that the PSP closed the connection without an answer.
@@ -119,41 +106,13 @@ func wantClosed(t *rapid.T, r reply) {
 
 // wantElapsed checks the answer took exactly as long as f holds it: a late fault any answer, a
 // slow one only a fresh payment.
-func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, replay bool) {
+func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, live bool) {
 	var want time.Duration
-	if f.Kind == faultLate || f.Kind == faultSlow && !replay {
+	if f.Kind == faultLate || f.Kind == faultSlow && !live {
 		want = f.Duration
 	}
 	if got := time.Since(start); got != want {
 		t.Fatalf("the answer took %v under fault %s, want %v", got, formatFaults([]psp.Fault{f}), want)
-	}
-}
-
-// burst sends base (a live key's payload instead) from 2 to n goroutines under sc at once, some
-// with another payload, maybe behind a slow fault. The request processed afresh is committed.
-func (mc *pspMachine) burst(t *rapid.T, sc scope, base payload, n int) {
-	if mc.m.down(time.Now()) {
-		t.Skip("the PSP is down")
-	}
-	var before keyState
-	if k, live := mc.m.live(sc, time.Now()); live {
-		base, before = k.payload, k.state()
-	}
-	payloads := burstPayloads(t, base, n)
-	if rapid.Bool().Draw(t, "slow first request") {
-		mc.srv.Inject(psp.Slow(msRange(1, 2000).Draw(t, "slow")))
-	}
-	replies := burst(mc.client, mc.url, sc.token, sc.key, payloads)
-	winner, err := judgeBurst(replies, payloads, before)
-	if err != nil {
-		t.Logf("replies %+v", replies)
-		t.Fatalf("burst: %v", err)
-	}
-	if winner >= 0 {
-		if status := mc.m.commit(sc, payloads[winner], replies[winner].At); status != replies[winner].Status {
-			t.Fatalf("burst: the request processed afresh got %d, the balance says %d", replies[winner].Status, status)
-		}
-		mc.learn(t, sc, replies[winner].Body)
 	}
 }
 
@@ -168,15 +127,15 @@ func (mc *pspMachine) check(t *rapid.T) {
 	}
 	for i, s := range got {
 		if e := mc.m.ledger[i]; s.Token != e.scope.token || s.IdempotencyKey != e.scope.key ||
-			s.AmountCents != e.payload.cents() || s.PixKey != e.payload.Chave || s.Description != e.payload.InfoPagador ||
-			!s.SettledAt.Equal(e.at) || e.endToEndID != "" && s.EndToEndID != e.endToEndID {
+			s.AmountCents != e.Payload.cents() || s.PixKey != e.Payload.Chave || s.Description != e.Payload.InfoPagador ||
+			!s.SettledAt.Equal(e.settled) || e.endToEndID != "" && s.EndToEndID != e.endToEndID {
 			t.Logf("ledger %+v\nmodel  %+v", s, e)
 			t.Fatalf("settlement %d differs from the model", i)
 		}
 	}
-	if !mc.m.down(time.Now()) {
-		for _, sc := range mc.m.liveScopes(time.Now()) {
-			mc.replay(t, sc, psp.Fault{})
+	if now := time.Now(); !mc.m.down(now) {
+		for _, sc := range mc.scopes(true, now) {
+			mc.send(t, sent{sc, mc.m.keys[sc].Payload}, psp.Fault{})
 		}
 	}
 }

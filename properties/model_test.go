@@ -21,21 +21,27 @@ var (
 
 // TestPSPMatchesModel drives the PSP with random actions, and after each compares its ledger,
 // balance and stored answers (replayed byte for byte) with pspModel, written from the contract.
+// Each answer is judged by stepKey, the step function TestPSPIsLinearizable judges with.
 func TestPSPMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
 		ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(defaultKeyTTL)).Draw(t, "KeyTTL")
 		rapid.SyncTest(t, func(t *rapid.T) {
-			mc := newPSPMachine(t, balance, ttl)
+			srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
+			if err != nil {
+				t.Fatalf("psp.NewServer() error = %v", err)
+			}
+			pipe := pipenet.NewServer(srv)
+			t.Cleanup(pipe.Close)
+			mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
+				seen: map[string]bool{}}
 			t.Repeat(map[string]func(*rapid.T){
-				"send":                             mc.send,
-				"duplicate send":                   mc.duplicate,
-				"reuse a key with another payload": mc.reuse,
-				"burst of same-key sends":          mc.burstAny,
-				"inject a fault, then send":        mc.fault,
-				"advance time":                     mc.advance,
-				"reset":                            mc.reset,
-				"":                                 mc.check,
+				"send under a free key":     func(t *rapid.T) { mc.send(t, mc.request(t, false), psp.Fault{}) },
+				"send under a live key":     func(t *rapid.T) { mc.send(t, mc.request(t, true), psp.Fault{}) },
+				"inject a fault, then send": mc.fault,
+				"advance time":              mc.advance,
+				"reset":                     mc.reset,
+				"":                          mc.check,
 			})
 		})
 	})
@@ -49,16 +55,10 @@ type pspMachine struct {
 	seen   map[string]bool // every endToEndId answered so far: they must be unique
 }
 
-// newPSPMachine starts a PSP and its model. Call it inside a synctest bubble.
-func newPSPMachine(t *rapid.T, balance int64, ttl time.Duration) *pspMachine {
-	srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
-	if err != nil {
-		t.Fatalf("psp.NewServer() error = %v", err)
-	}
-	pipe := pipenet.NewServer(srv)
-	t.Cleanup(pipe.Close)
-	return &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
-		seen: map[string]bool{}}
+// sent is a request of the machine: a key and a payload.
+type sent struct {
+	scope
+	payload
 }
 
 // payloadGen draws a valid payment: affordable from balance, at the edge, or beyond it.
@@ -72,65 +72,46 @@ func payloadGen(balance int64) *rapid.Generator[payload] {
 	})
 }
 
-func (mc *pspMachine) burstAny(t *rapid.T) {
-	sc := scope{rapid.SampledFrom(modelTokens).Draw(t, "token"), rapid.SampledFrom(modelKeys).Draw(t, "key")}
-	mc.burst(t, sc, payloadGen(mc.m.start).Draw(t, "payload"), 8)
-}
-
-// freeScope draws a token and a key with no live answer, or skips the action.
-func (mc *pspMachine) freeScope(t *rapid.T) scope {
-	var free []scope
+// scopes are the tokens and keys that hold a live answer at now if live is true, else the others.
+func (mc *pspMachine) scopes(live bool, now time.Time) []scope {
+	var out []scope
 	for _, token := range modelTokens {
 		for _, key := range modelKeys {
-			if _, live := mc.m.live(scope{token, key}, time.Now()); !live {
-				free = append(free, scope{token, key})
+			if _, ok := mc.m.live(scope{token, key}, now); ok == live {
+				out = append(out, scope{token, key})
 			}
 		}
 	}
-	if len(free) == 0 {
-		t.Skip("every key holds a live answer")
-	}
-	return rapid.SampledFrom(free).Draw(t, "free key")
+	return out
 }
 
-// liveScope draws a token and a key with a live answer, or skips the action.
-func (mc *pspMachine) liveScope(t *rapid.T) scope {
-	live := mc.m.liveScopes(time.Now())
-	if len(live) == 0 {
-		t.Skip("no key holds a live answer")
+// request draws a fresh payment under a key with no live answer, or, if live, the stored payload
+// or another one under a live key. It skips the action if no key fits.
+func (mc *pspMachine) request(t *rapid.T, live bool) sent {
+	fit := mc.scopes(live, time.Now())
+	if len(fit) == 0 {
+		t.Skipf("no key fits (live=%v)", live)
 	}
-	return rapid.SampledFrom(live).Draw(t, "live key")
+	sc := rapid.SampledFrom(fit).Draw(t, "key")
+	if !live {
+		return sent{sc, payloadGen(mc.m.start).Draw(t, "payload")}
+	}
+	p := mc.m.keys[sc].Payload
+	if rapid.Bool().Draw(t, "another payload") {
+		p = otherPayload(p)
+	}
+	return sent{sc, p}
 }
 
-func (mc *pspMachine) post(sc scope, p payload) reply {
-	return post(context.Background(), mc.client, mc.url, sc.token, sc.key, p)
-}
-
-func (mc *pspMachine) send(t *rapid.T) {
-	mc.fresh(t, mc.freeScope(t), payloadGen(mc.m.start).Draw(t, "payload"), psp.Fault{})
-}
-
-func (mc *pspMachine) duplicate(t *rapid.T) { mc.replay(t, mc.liveScope(t), psp.Fault{}) }
-
-// reuse sends another payload under a live key: 422 idempotency_key_reused.
-func (mc *pspMachine) reuse(t *rapid.T) {
-	sc := mc.liveScope(t)
-	r := mc.post(sc, otherPayload(mc.m.keys[sc].payload))
-	if mc.m.down(time.Now()) {
-		wantClosed(t, r)
-		return
-	}
-	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyReused || r.Replayed {
-		t.Fatalf("a key reused with another payload got %d %q (replayed=%v, error %v), want 422 idempotency_key_reused",
-			r.Status, problemCode(r.Body), r.Replayed, r.Err)
-	}
+func (mc *pspMachine) post(s sent) reply {
+	return post(context.Background(), mc.client, mc.url, s.token, s.key, s.payload)
 }
 
 // advance lets virtual time pass: up to 10 s, exactly the key lifetime, or just past it.
 func (mc *pspMachine) advance(t *rapid.T) {
 	ttl := mc.m.ttl
-	time.Sleep(rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond})).Draw(t,
-		"advance by"))
+	by := rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond}))
+	time.Sleep(by.Draw(t, "advance by"))
 }
 
 func (mc *pspMachine) reset(*rapid.T) {
@@ -138,8 +119,8 @@ func (mc *pspMachine) reset(*rapid.T) {
 	mc.m = newPSPModel(mc.m.start, mc.m.ttl)
 }
 
-// fault queues a fault, then sends a fresh payment or a replay to take it. A request takes no fault
-// while the PSP is down, so the action waits for the window to close.
+// fault queues a fault, then sends under a free or a live key to take it. A request takes no
+// fault while the PSP is down, so the action waits for the window to close.
 func (mc *pspMachine) fault(t *rapid.T) {
 	if mc.m.down(time.Now()) {
 		t.Skip("the PSP is down: the fault would stay queued")
@@ -157,14 +138,7 @@ func (mc *pspMachine) fault(t *rapid.T) {
 		rapid.Just(psp.ResetConn()),
 		rapid.Map(msRange(0, 10_000), psp.Down),
 	).Draw(t, "fault")
-	live := mc.m.liveScopes(time.Now())
-	if len(live) > 0 && rapid.Bool().Draw(t, "on a replay") {
-		sc := rapid.SampledFrom(live).Draw(t, "live key")
-		mc.srv.Inject(f)
-		mc.replay(t, sc, f)
-		return
-	}
-	sc, p := mc.freeScope(t), payloadGen(mc.m.start).Draw(t, "payload")
+	s := mc.request(t, rapid.Bool().Draw(t, "under a live key"))
 	mc.srv.Inject(f)
-	mc.fresh(t, sc, p, f)
+	mc.send(t, s, f)
 }
