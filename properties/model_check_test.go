@@ -159,8 +159,8 @@ func (mc *pspMachine) burst(t *rapid.T, sc scope, base payload, n int) {
 
 // check compares the balance, the ledger and, unless the PSP is down, each live key's replay.
 func (mc *pspMachine) check(t *rapid.T) {
-	if got, want := mc.srv.BalanceCents(), mc.m.balance; got != want {
-		t.Fatalf("BalanceCents() = %d, model %d", got, want)
+	if got, want := mc.srv.Stats().BalanceCents, mc.m.balance; got != want {
+		t.Fatalf("Stats().BalanceCents = %d, model %d", got, want)
 	}
 	got := mc.srv.Settlements()
 	if len(got) != len(mc.m.ledger) {
