@@ -36,7 +36,7 @@ func (sc Scenario) result(srv *psp.Server, arrived *arrivals, ends []ending) Res
 	if len(settled) > 0 {
 		r.FirstSettled = settled[0]
 	}
-	r.Violations = check(ends, srv.Settlements(), srv.BalanceCents())
+	r.Violations = check(ends, srv.Settlements(), stats.BalanceCents)
 	if stats.Settled != len(srv.Settlements()) {
 		r.Violations = append(r.Violations, fmt.Sprintf("stats count %d settlements, the ledger %d", stats.Settled, len(srv.Settlements())))
 	}

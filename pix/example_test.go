@@ -35,7 +35,7 @@ func ExampleClient_Send() {
 		return
 	}
 	fmt.Println(r.Status, r.AmountCents, r.PixKey, "attempts:", r.Attempts, "replayed:", r.Replayed)
-	fmt.Println("settlements:", len(bank.Settlements()), "balance:", psp.FormatAmount(bank.BalanceCents()))
+	fmt.Println("settlements:", len(bank.Settlements()), "balance:", psp.FormatAmount(bank.Stats().BalanceCents))
 	// Output:
 	// REALIZADO 15000 pix@example.com attempts: 2 replayed: false
 	// settlements: 1 balance: 850.00

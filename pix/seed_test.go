@@ -50,7 +50,7 @@ func TestLostResponseAfterSettlementPaysOnce(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("Send() receipt mismatch (-want +got):\n%s", diff)
 				}
-				if got, want := f.psp.BalanceCents(), startBalance-payment.AmountCents; got != want {
+				if got, want := f.psp.Stats().BalanceCents, startBalance-payment.AmountCents; got != want {
 					t.Errorf("balance = %d, want %d (debited once)", got, want)
 				}
 				if diff := cmp.Diff(tc.wantAt, offsets(f.rec.requests(), start)); diff != "" {
@@ -115,7 +115,7 @@ func TestBusinessRefusalIsRepeatedOnReplay(t *testing.T) {
 	if got := f.psp.Settlements(); len(got) != 0 {
 		t.Errorf("ledger = %+v, want empty", got)
 	}
-	if got, want := f.psp.BalanceCents(), int64(10000); got != want {
+	if got, want := f.psp.Stats().BalanceCents, int64(10000); got != want {
 		t.Errorf("balance = %d, want %d", got, want)
 	}
 }

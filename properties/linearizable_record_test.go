@@ -207,8 +207,8 @@ func (r *recorder) checkLedger(srv *psp.Server, start int64) error {
 		}
 		settled[sc], left = s, left-s.AmountCents
 	}
-	if got := srv.BalanceCents(); got != left || left < 0 {
-		return fmt.Errorf("BalanceCents() = %d, want %d less the settlements: %d", got, start, left)
+	if got := srv.Stats().BalanceCents; got != left || left < 0 {
+		return fmt.Errorf("Stats().BalanceCents = %d, want %d less the settlements: %d", got, start, left)
 	}
 	for _, a := range r.outcomes {
 		e, ok := settled[a.scope]

@@ -118,8 +118,8 @@ func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, live bool) {
 
 // check compares the balance, the ledger and, unless the PSP is down, each live key's replay.
 func (mc *pspMachine) check(t *rapid.T) {
-	if got, want := mc.srv.BalanceCents(), mc.m.balance; got != want {
-		t.Fatalf("BalanceCents() = %d, model %d", got, want)
+	if got, want := mc.srv.Stats().BalanceCents, mc.m.balance; got != want {
+		t.Fatalf("Stats().BalanceCents = %d, model %d", got, want)
 	}
 	got := mc.srv.Settlements()
 	if len(got) != len(mc.m.ledger) {

@@ -71,7 +71,7 @@ func runScenario(sc scenario) (Trace, error) {
 	srv.Inject(sc.Faults...)
 	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
 		Distortions: distortions(sc.Faults), KeyTTL: runKeyTTL, Token: runToken,
-		BalanceStart: srv.BalanceCents(), Calls: make([]Call, len(sc.Calls))}
+		BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
 	run := &runner{url: cmp.Or(sc.BaseURL, pipe.URL), transport: transport, line: network, sc: sc}
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
@@ -92,7 +92,7 @@ func runScenario(sc scenario) (Trace, error) {
 	wg.Wait()
 	wire.wait()
 	srv.Wait() // the first copies of duplicated requests commit with no handler
-	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.BalanceCents()
+	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.Stats().BalanceCents
 	for i := range tr.Calls {
 		c := &tr.Calls[i]
 		if c.Attempts, c.Summary, err = parseRecords(c.Records); err != nil {

@@ -60,7 +60,7 @@ func TestCapacityShedsTheRequestsBeyondIt(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.Capacity = 2; c.ServiceTime = time.Second })
 		first, second := payInBackground(s, "k1"), payInBackground(s, "k2")
 		synctest.Wait() // both in processing, waiting out the service time
-		wantStats(t, s, psp.Stats{Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000, Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
 
 		shed := pay(s, "k3", validBody)
 		p := wantProblem(t, shed, 503, psp.CodeOverloaded)
@@ -73,12 +73,12 @@ func TestCapacityShedsTheRequestsBeyondIt(t *testing.T) {
 		if got := shed.header.Get(psp.IdempotencyKeyHeader); got != "" {
 			t.Errorf("%s = %q on a shed answer, want none: the key was never read", psp.IdempotencyKeyHeader, got)
 		}
-		wantStats(t, s, psp.Stats{Requests: 3, Shed: 1, Keys: 2, InFlight: 2, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000, Requests: 3, Shed: 1, Keys: 2, InFlight: 2, MaxInFlight: 2})
 
 		wantSettled(t, <-first)
 		wantSettled(t, <-second)
 		wantSettled(t, pay(s, "k3", validBody)) // nothing was stored for the shed request
-		wantStats(t, s, psp.Stats{Requests: 4, Shed: 1, Settled: 3, Keys: 3, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000 - 3*15000, Requests: 4, Shed: 1, Settled: 3, Keys: 3, MaxInFlight: 2})
 	})
 }
 
@@ -89,7 +89,7 @@ func TestCapacityAdmitsUpToIt(t *testing.T) {
 		synctest.Wait()
 		second := payInBackground(s, "k2")
 		synctest.Wait()
-		wantStats(t, s, psp.Stats{Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000, Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
 		wantSettled(t, <-first)
 		wantSettled(t, <-second)
 	})
@@ -103,7 +103,7 @@ func TestZeroCapacityIsNoLimit(t *testing.T) {
 			answers = append(answers, payInBackground(s, "k"+itoa(i)))
 		}
 		synctest.Wait()
-		wantStats(t, s, psp.Stats{Requests: 50, Keys: 50, InFlight: 50, MaxInFlight: 50})
+		wantStats(t, s, psp.Stats{BalanceCents: 1e9, Requests: 50, Keys: 50, InFlight: 50, MaxInFlight: 50})
 		for _, a := range answers {
 			wantSettled(t, <-a)
 		}
@@ -139,7 +139,7 @@ func TestSlotIsFreedByEveryAnswer(t *testing.T) {
 		t.Errorf("replay = %d %v, want a replayed 201", got.status, got.header)
 	}
 	wantSettled(t, pay(s, "k2", validBody))
-	wantStats(t, s, psp.Stats{Requests: 5, Settled: 2, Keys: 2, MaxInFlight: 1})
+	wantStats(t, s, psp.Stats{BalanceCents: 100000 - 2*15000, Requests: 5, Settled: 2, Keys: 2, MaxInFlight: 1})
 }
 
 // TestFaultsComeBeforeShedding checks the order of processing: a queued fault acts on the
@@ -151,13 +151,14 @@ func TestFaultsComeBeforeShedding(t *testing.T) {
 		late := payInBackground(s, "k1")
 		time.Sleep(time.Second)
 		synctest.Wait() // k1 committed; its answer is held
-		wantStats(t, s, psp.Stats{Requests: 1, Settled: 1, Keys: 1, MaxInFlight: 1})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000 - 15000, Requests: 1, Settled: 1, Keys: 1, MaxInFlight: 1})
 
 		blocker := payInBackground(s, "k2")
 		synctest.Wait()
 		s.Inject(psp.Status(500))
 		wantProblem(t, pay(s, "k3", validBody), 500, psp.CodeInjectedFault)
-		wantStats(t, s, psp.Stats{Requests: 3, Settled: 1, Keys: 2, InFlight: 1, MaxInFlight: 1})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000 - 15000, Requests: 3, Settled: 1, Keys: 2, InFlight: 1,
+			MaxInFlight: 1})
 		wantSettled(t, <-blocker)
 		wantSettled(t, <-late)
 	})
@@ -170,9 +171,9 @@ func TestResetRestartsTheStats(t *testing.T) {
 		inFlight := payInBackground(s, "k2")
 		synctest.Wait()
 		s.Reset()
-		wantStats(t, s, psp.Stats{InFlight: 1, MaxInFlight: 1})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000, InFlight: 1, MaxInFlight: 1})
 		wantSettled(t, <-inFlight) // settled in the book Reset discarded
-		wantStats(t, s, psp.Stats{MaxInFlight: 1})
+		wantStats(t, s, psp.Stats{BalanceCents: 100000, MaxInFlight: 1})
 	})
 }
 

@@ -40,8 +40,8 @@ func TestZeroValuesOfConfig(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) {
 		*c = psp.Config{Tokens: []string{"t"}} // balance 0, default TTL and ISPB, no logger
 	})
-	if got := s.BalanceCents(); got != 0 {
-		t.Errorf("BalanceCents() = %d, want 0", got)
+	if got := s.Stats().BalanceCents; got != 0 {
+		t.Errorf("Stats().BalanceCents = %d, want 0", got)
 	}
 	r := paymentRequest("k1", validBody)
 	r.Header.Set("Authorization", "Bearer t")

@@ -56,8 +56,8 @@ func TestPaymentSettles(t *testing.T) {
 		t.Errorf("SettledAt = %v, want a recent UTC time", settledAt)
 	}
 	wantEndToEndID(t, got.EndToEndID, psp.DefaultISPB, settledAt)
-	if got, want := s.BalanceCents(), int64(100000-15000); got != want {
-		t.Errorf("BalanceCents() = %d, want %d", got, want)
+	if got, want := s.Stats().BalanceCents, int64(100000-15000); got != want {
+		t.Errorf("Stats().BalanceCents = %d, want %d", got, want)
 	}
 }
 
@@ -142,8 +142,8 @@ func TestAcceptedEdgeCases(t *testing.T) {
 			if got.Valor != valor {
 				t.Errorf("valor = %q, want %q", got.Valor, valor)
 			}
-			if b := s.BalanceCents(); b != 100000-cents {
-				t.Errorf("BalanceCents() = %d, want %d", b, 100000-cents)
+			if b := s.Stats().BalanceCents; b != 100000-cents {
+				t.Errorf("Stats().BalanceCents = %d, want %d", b, 100000-cents)
 			}
 		})
 	}

@@ -42,8 +42,8 @@ func TestDuplicateMakesAFreshKeys409Real(t *testing.T) {
 			ledger[0].IdempotencyKey != "k1" || ledger[0].AmountCents != 15000 {
 			t.Fatalf("ledger = %+v, want one settlement of 150.00 under k1 at the copy's commit", ledger)
 		}
-		if got, want := s.BalanceCents(), int64(psp.DefaultBalanceCents-15000); got != want {
-			t.Errorf("BalanceCents() = %d, want %d", got, want)
+		if got, want := s.Stats().BalanceCents, int64(psp.DefaultBalanceCents-15000); got != want {
+			t.Errorf("Stats().BalanceCents = %d, want %d", got, want)
 		}
 		stored := storedReceipt(ledger[0])
 		for range 2 { // a retry after the commit replays the stored 201
@@ -73,7 +73,7 @@ func TestDuplicateStoresARefusal(t *testing.T) {
 		if got := a.header.Get(psp.ReplayedHeader); got != "true" {
 			t.Errorf("%s = %q, want the stored refusal replayed", psp.ReplayedHeader, got)
 		}
-		if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 14999 {
+		if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 0 || b != 14999 {
 			t.Errorf("%d settlements, balance %d; want none and 14999", n, b)
 		}
 	})
@@ -94,7 +94,7 @@ func TestDuplicateOfACompletedKeyReplays(t *testing.T) {
 		if got := time.Since(start); got != 0 {
 			t.Errorf("Wait returned after %v, want at once: no copy runs", got)
 		}
-		if n, b := len(s.Settlements()), s.BalanceCents(); n != 1 || b != psp.DefaultBalanceCents-15000 {
+		if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 1 || b != psp.DefaultBalanceCents-15000 {
 			t.Errorf("%d settlements, balance %d; want 1 and one payment less", n, b)
 		}
 	})

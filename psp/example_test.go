@@ -1,6 +1,7 @@
 package psp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -29,7 +30,7 @@ func ExampleNewServer() {
 	}
 	resp.Body.Close()
 	fmt.Println(resp.Status)
-	fmt.Println(psp.FormatAmount(srv.BalanceCents()))
+	fmt.Println(psp.FormatAmount(srv.Stats().BalanceCents))
 	// Output:
 	// 201 Created
 	// 850.00
@@ -87,27 +88,32 @@ func ExampleFormatAmount() {
 	// Output: 150.00 0.05
 }
 
-func ExampleValidPixKey() {
+// A chave that is not a Pix key in one of the five formats (CPF, CNPJ, phone, e-mail, EVP) gets
+// 400 invalid_request, with a violation naming chave.
+func ExampleServer_ServeHTTP_invalidPixKey() {
+	srv, _ := psp.NewServer(psp.DefaultConfig())
 	for _, k := range []string{"12345678901", "+5511987654321", "pix@example.com", "Pix@example.com"} {
-		fmt.Println(k, psp.ValidPixKey(k))
+		req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
+			strings.NewReader(`{"valor":"1.00","chave":"`+k+`"}`))
+		req.Header.Set("Authorization", "Bearer test-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "order-"+k)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusBadRequest {
+			fmt.Println(k, rec.Code)
+			continue
+		}
+		var problem struct {
+			Code      string
+			Violacoes []struct{ Campo string }
+		}
+		json.Unmarshal(rec.Body.Bytes(), &problem)
+		fmt.Println(k, rec.Code, problem.Code, problem.Violacoes[0].Campo)
 	}
 	// Output:
-	// 12345678901 true
-	// +5511987654321 true
-	// pix@example.com true
-	// Pix@example.com false
-}
-
-func ExampleServer_Settlements() {
-	srv, _ := psp.NewServer(psp.DefaultConfig())
-	req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
-		strings.NewReader(`{"valor":"10.00","chave":"12345678901","infoPagador":"lunch"}`))
-	req.Header.Set("Authorization", "Bearer test-token")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", "lunch-1")
-	srv.ServeHTTP(httptest.NewRecorder(), req)
-	for _, s := range srv.Settlements() {
-		fmt.Println(s.IdempotencyKey, s.AmountCents, s.PixKey, s.Description, len(s.EndToEndID))
-	}
-	// Output: lunch-1 1000 12345678901 lunch 32
+	// 12345678901 201
+	// +5511987654321 201
+	// pix@example.com 201
+	// Pix@example.com 400 invalid_request chave
 }

@@ -37,7 +37,7 @@ func TestCompletedKeyReplaysByteForByte(t *testing.T) {
 			t.Errorf("echoed key = %q, want k1", got)
 		}
 	}
-	if n, b := len(s.Settlements()), s.BalanceCents(); n != 1 || b != 85000 {
+	if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 1 || b != 85000 {
 		t.Errorf("after replays: %d settlements, balance %d; want 1, 85000", n, b)
 	}
 }
@@ -85,8 +85,8 @@ func TestKeysAreScopedPerToken(t *testing.T) {
 	if len(ledger) != 2 || ledger[0].Token != "alice" || ledger[1].Token != "bob" {
 		t.Errorf("Settlements() = %+v, want alice's then bob's", ledger)
 	}
-	if got, want := s.BalanceCents(), int64(100000-15000-1000); got != want {
-		t.Errorf("BalanceCents() = %d, want %d", got, want)
+	if got, want := s.Stats().BalanceCents, int64(100000-15000-1000); got != want {
+		t.Errorf("Stats().BalanceCents = %d, want %d", got, want)
 	}
 }
 
@@ -120,16 +120,16 @@ func TestInsufficientFundsIsStoredAndReplayed(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) { c.BalanceCents = 15000 })
 	refused := pay(s, "big", `{"valor":"150.01","chave":"pix@example.com"}`)
 	wantProblem(t, refused, 422, psp.CodeInsufficientFunds)
-	if s.BalanceCents() != 15000 || len(s.Settlements()) != 0 {
-		t.Fatalf("a refusal changed the balance (%d) or the ledger (%d)", s.BalanceCents(), len(s.Settlements()))
+	if s.Stats().BalanceCents != 15000 || len(s.Settlements()) != 0 {
+		t.Fatalf("a refusal changed the balance (%d) or the ledger (%d)", s.Stats().BalanceCents, len(s.Settlements()))
 	}
 	wantReplay(t, pay(s, "big", `{"valor":"150.01","chave":"pix@example.com"}`), refused)
 	wantProblem(t, pay(s, "big", validBody), 422, psp.CodeIdempotencyKeyReused)
 
 	// The whole balance may be spent, and not a cent more.
 	wantSettled(t, pay(s, "all", validBody))
-	if b := s.BalanceCents(); b != 0 {
-		t.Errorf("BalanceCents() = %d, want 0", b)
+	if b := s.Stats().BalanceCents; b != 0 {
+		t.Errorf("Stats().BalanceCents = %d, want 0", b)
 	}
 	wantProblem(t, pay(s, "cent", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeInsufficientFunds)
 }
@@ -245,7 +245,7 @@ func TestExactlyOnceUnderConcurrency(t *testing.T) {
 			wantReplay(t, a, settled[0])
 		}
 	}
-	if got, b := len(s.Settlements()), s.BalanceCents(); got != 1 || b != 85000 {
+	if got, b := len(s.Settlements()), s.Stats().BalanceCents; got != 1 || b != 85000 {
 		t.Errorf("%d settlements, balance %d; want 1, 85000", got, b)
 	}
 }
@@ -298,9 +298,9 @@ func TestDistinctKeysSettleExactly(t *testing.T) {
 	for _, st := range ledger {
 		keys[st.IdempotencyKey] = true
 	}
-	if len(ledger) != n || len(keys) != n || s.BalanceCents() != 0 {
+	if len(ledger) != n || len(keys) != n || s.Stats().BalanceCents != 0 {
 		t.Errorf("%d settlements of %d distinct keys, balance %d; want %d, %d, 0",
-			len(ledger), len(keys), s.BalanceCents(), n, n)
+			len(ledger), len(keys), s.Stats().BalanceCents, n, n)
 	}
 	wantProblem(t, pay(s, "one-more", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeInsufficientFunds)
 }

@@ -43,11 +43,9 @@ func TestFullStoreRefusesANewKeyAndKeepsItsPromises(t *testing.T) {
 			wantReplay(t, pay(s, key, body), a)
 		}
 		wantProblem(t, pay(s, "k1", `{"valor":"2.00","chave":"pix@example.com"}`), 422, psp.CodeIdempotencyKeyReused)
-		if got, want := s.Stats(), (psp.Stats{Requests: 8, Settled: 3, Keys: 3, MaxInFlight: 1}); got != want {
-			t.Errorf("Stats() = %+v, want %+v", got, want)
-		}
-		if got := s.BalanceCents(); got != 100000-15000-15000-100 {
-			t.Errorf("BalanceCents() = %d, want nothing paid for k4", got)
+		want := psp.Stats{BalanceCents: 100000 - 15000 - 15000 - 100, Requests: 8, Settled: 3, Keys: 3, MaxInFlight: 1}
+		if got := s.Stats(); got != want {
+			t.Errorf("Stats() = %+v, want %+v (nothing paid for k4)", got, want)
 		}
 
 		time.Sleep(50*time.Minute - time.Nanosecond)
@@ -139,8 +137,8 @@ func TestLedgerKeepsTheLatestMaxKeysSettlements(t *testing.T) {
 		if st := s.Stats(); st.Settled != 2 || st.Dropped != 2 {
 			t.Errorf("Stats() = %+v, want 2 settled and 2 dropped", st)
 		}
-		if got := s.BalanceCents(); got != 100000-4*15000 {
-			t.Errorf("BalanceCents() = %d, want every payment debited", got)
+		if got := s.Stats().BalanceCents; got != 100000-4*15000 {
+			t.Errorf("Stats().BalanceCents = %d, want every payment debited", got)
 		}
 		s.Reset()
 		if st := s.Stats(); st.Settled != 0 || st.Dropped != 0 || st.Keys != 0 {
@@ -158,7 +156,7 @@ func TestResetDuringAFlightKeepsTheNewLedgerClean(t *testing.T) {
 		synctest.Wait()
 		s.Reset()
 		wantSettled(t, <-done) // it settles against the discarded state
-		if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 100000 {
+		if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 0 || b != 100000 {
 			t.Errorf("after a reset mid-flight: %d settlements, balance %d; want 0, 100000", n, b)
 		}
 		wantSettled(t, pay(s, "k1", validBody))

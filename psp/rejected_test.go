@@ -176,8 +176,8 @@ func TestRejectedRequestsStoreNothing(t *testing.T) {
 			if tt.status == 401 && a.header.Get("WWW-Authenticate") != `Bearer realm="psp"` {
 				t.Errorf("WWW-Authenticate = %q, want a Bearer challenge", a.header.Get("WWW-Authenticate"))
 			}
-			if n := len(s.Settlements()); n != 0 || s.BalanceCents() != 100000 {
-				t.Fatalf("after the rejection: %d settlements, balance %d; want none, 100000", n, s.BalanceCents())
+			if n := len(s.Settlements()); n != 0 || s.Stats().BalanceCents != 100000 {
+				t.Fatalf("after the rejection: %d settlements, balance %d; want none, 100000", n, s.Stats().BalanceCents)
 			}
 			wantSettled(t, pay(s, "key-1", validBody))
 		})

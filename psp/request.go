@@ -166,7 +166,7 @@ func textViolation(name, s string) string {
 		return `must match ^\d{1,10}\.\d{2}$, as in "150.00"`
 	case name == "valor" && cents == 0:
 		return "must be greater than zero"
-	case name == "chave" && !ValidPixKey(s):
+	case name == "chave" && !validPixKey(s):
 		return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
 			"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
 	case name == "infoPagador" && utf8.RuneCountInString(s) > MaxInfoPagadorLen:
@@ -210,10 +210,10 @@ var (
 	evpPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
-// ValidPixKey reports whether k is a Pix key in one of the five formats. They are CPF (11
+// validPixKey reports whether k is a Pix key in one of the five formats. They are CPF (11
 // digits), CNPJ (14 digits), phone in E.164 ("+5511987654321"), e-mail (lower case, at most 77
 // characters) and EVP (a random key, a lower-case UUID). Digits are ASCII digits.
-func ValidPixKey(k string) bool {
+func validPixKey(k string) bool {
 	return cpfPattern.MatchString(k) || cnpjPattern.MatchString(k) ||
 		phonePattern.MatchString(k) || evpPattern.MatchString(k) ||
 		len(k) <= MaxEmailKeyLen && emailPattern.MatchString(k)

@@ -96,13 +96,6 @@ func (s *Server) Settlements() []Settlement {
 	return ledger
 }
 
-// BalanceCents returns the payer's balance, in cents.
-func (s *Server) BalanceCents() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.book.balance
-}
-
 // Wait returns once the first copy of every duplicated request (FaultDuplicate) has committed.
 // Those copies run in the background, with no handler to wait for. Call Wait after the last
 // request's handler has returned.
@@ -121,23 +114,26 @@ func (s *Server) Reset() {
 	s.downUntil = time.Time{}
 }
 
-// Stats counts what a Server has done since it was made or last Reset.
+// Stats is a snapshot of a Server: the payer's balance and what the Server holds now, and what
+// it has done since it was made or last Reset.
 type Stats struct {
-	Requests    int64 // payment requests received, whatever their answer
-	Shed        int64 // payment requests refused with 503 overloaded
-	Settled     int   // settlements in the ledger
-	Dropped     int64 // settlements dropped from the front of the ledger (see Config.MaxKeys)
-	Keys        int   // Idempotency-Keys stored now, expired ones not yet forgotten included
-	InFlight    int   // payment requests in processing now
-	MaxInFlight int   // the most payment requests in processing at once; a Reset starts it at InFlight
-	Faults      int   // faults queued now
+	BalanceCents int64 // the payer's balance now, in cents
+	Requests     int64 // payment requests received, whatever their answer
+	Shed         int64 // payment requests refused with 503 overloaded
+	Settled      int   // settlements in the ledger
+	Dropped      int64 // settlements dropped from the front of the ledger (see Config.MaxKeys)
+	Keys         int   // Idempotency-Keys stored now, expired ones not yet forgotten included
+	InFlight     int   // payment requests in processing now
+	MaxInFlight  int   // the most payment requests in processing at once; a Reset starts it at InFlight
+	Faults       int   // faults queued now
 }
 
-// Stats returns the counters since the Server was made or last Reset.
+// Stats returns a snapshot of the Server, taken at one instant.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.book.stats
+	st.BalanceCents = s.book.balance
 	st.Settled, st.Keys, st.InFlight, st.Faults = len(s.book.ledger), len(s.book.keys), s.inFlight, len(s.faults)
 	return st
 }

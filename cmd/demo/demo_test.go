@@ -80,7 +80,7 @@ func TestDemoWalksTheFiveScenarios(t *testing.T) {
 		if diff := cmp.Diff(wantLedger, ledger); diff != "" {
 			t.Errorf("PSP ledger mismatch (-want +got):\n%s", diff)
 		}
-		if got, want := p.BalanceCents(), int64(100000-45000); got != want {
+		if got, want := p.Stats().BalanceCents, int64(100000-45000); got != want {
 			t.Errorf("PSP balance = %d cents, want %d", got, want)
 		}
 	})

@@ -26,7 +26,7 @@ func TestFaultsDoNotLeakIntoTheNextScenario(t *testing.T) {
 		sent := &roundtrip.Recorder{Next: srv.Transport()}
 		payer := &pix.Client{BaseURL: srv.URL, Token: psp.DefaultToken, HTTPClient: &http.Client{Transport: sent},
 			Policy: policy, AttemptTimeout: attemptTimeout, Jitter: rand.New(rand.NewPCG(1, pcgStream)).Float64}
-		start := p.BalanceCents()
+		start := p.Stats().BalanceCents
 		results, final := make([]result, len(scenarios)), start
 		for i, s := range scenarios {
 			p.Inject(psp.Status(503), psp.Status(503), psp.Status(503), psp.Status(503)) // left over

@@ -89,8 +89,8 @@ func (c Client) Settlements(ctx context.Context) ([]psp.Settlement, error) {
 	return ledger, nil
 }
 
-// Stats returns the counters since the PSP started or was last reset. Faults is 0, because the
-// control API does not carry it.
+// Stats returns the counters since the PSP started or was last reset. BalanceCents and Faults are
+// 0, because GET StatsPath does not carry them: [Client.BalanceCents] reads the balance.
 func (c Client) Stats(ctx context.Context) (psp.Stats, error) {
 	var s statsJSON
 	if err := c.call(ctx, http.MethodGet, StatsPath, nil, http.StatusOK, &s); err != nil {

@@ -42,8 +42,8 @@ func TestControlClientDrivesAServer(t *testing.T) {
 	wantSettled(t, pay(s, "k1", validBody))
 	wantSettled(t, pay(s, "k2", `{"valor":"0.01","chave":"12345678901"}`))
 
-	if got, err := c.BalanceCents(ctx); err != nil || got != s.BalanceCents() {
-		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.BalanceCents())
+	if got, err := c.BalanceCents(ctx); err != nil || got != s.Stats().BalanceCents {
+		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.Stats().BalanceCents)
 	}
 	if got, err := c.Stats(ctx); err != nil || got != (psp.Stats{Requests: 3, Settled: 2, Keys: 2, MaxInFlight: 1}) {
 		t.Errorf("Stats() = %+v, %v; want 3 requests, 2 settled and 2 keys, one in flight at most", got, err)
@@ -60,7 +60,7 @@ func TestControlClientDrivesAServer(t *testing.T) {
 	if err := c.Reset(ctx); err != nil {
 		t.Fatalf("Reset() error = %v", err)
 	}
-	if got, want := s.BalanceCents(), psp.DefaultConfig().BalanceCents; got != want || len(s.Settlements()) != 0 {
+	if got, want := s.Stats().BalanceCents, psp.DefaultConfig().BalanceCents; got != want || len(s.Settlements()) != 0 {
 		t.Errorf("after Reset() the balance is %d and the ledger holds %d, want %d and none", got, len(s.Settlements()), want)
 	}
 }

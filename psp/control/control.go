@@ -232,7 +232,7 @@ type balanceJSON struct {
 }
 
 func (h *handler) getBalance(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, "application/json", balanceJSON{psp.FormatAmount(h.srv.BalanceCents())}, nil)
+	writeJSON(w, http.StatusOK, "application/json", balanceJSON{psp.FormatAmount(h.srv.Stats().BalanceCents)}, nil)
 }
 
 // statsJSON is psp.Stats as GET StatsPath writes it.

@@ -172,7 +172,7 @@ func TestControlReset(t *testing.T) {
 	pay(s, "k1", validBody)
 	s.Inject(psp.Status(503))
 	wantNoContent(t, ctl(s, "POST", control.ResetPath, ""))
-	if n, b := len(s.Settlements()), s.BalanceCents(); n != 0 || b != 100000 {
+	if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 0 || b != 100000 {
 		t.Errorf("after reset: %d settlements, balance %d; want 0, 100000", n, b)
 	}
 	wantSettled(t, pay(s, "k1", validBody)) // the key is forgotten and the fault gone

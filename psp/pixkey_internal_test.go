@@ -1,10 +1,8 @@
-package psp_test
+package psp
 
 import (
 	"strings"
 	"testing"
-
-	"pixretry/psp"
 )
 
 func TestValidPixKey(t *testing.T) {
@@ -48,8 +46,8 @@ func TestValidPixKey(t *testing.T) {
 		{"١٢٣٤٥٦٧٨٩٠١", false}, // non-ASCII digits
 	}
 	for _, tt := range tests {
-		if got := psp.ValidPixKey(tt.key); got != tt.want {
-			t.Errorf("ValidPixKey(%q) = %v, want %v", tt.key, got, tt.want)
+		if got := validPixKey(tt.key); got != tt.want {
+			t.Errorf("validPixKey(%q) = %v, want %v", tt.key, got, tt.want)
 		}
 	}
 }
