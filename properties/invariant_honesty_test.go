@@ -15,7 +15,8 @@ import (
 // means the PSP holds no settlement for this key and this payment; a success means the ledger
 // holds exactly the receipt's settlement (endToEndId, amount, Pix key, time), and the receipt
 // describes the payment and the answer that made it (Replayed as the wire said), a 201 that
-// keeps the contract. The closing record's outcome_unknown agrees with the error.
+// keeps the contract. The closing record agrees: its outcome_unknown with the error, its
+// endToEndId and replayed with the receipt.
 //
 // The converse holds for a Send, whose fresh key has no history at the PSP: it ends in
 // ErrOutcomeUnknown only when one of its requests may have settled.
@@ -98,6 +99,10 @@ func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
 	if t, ok := lastOf(c.Trips); ok && r.Replayed != t.Replayed {
 		v.addf("call %d: Receipt.Replayed = %v, the answer's Idempotent-Replayed header said %v", i, r.Replayed, t.Replayed)
 	}
+	if sum := c.Summary; sum != nil && (sum.EndToEndID != r.EndToEndID || sum.Replayed != r.Replayed) {
+		v.addf("call %d: closing record says end_to_end_id %q, replayed=%v; the receipt %q, %v", i,
+			sum.EndToEndID, sum.Replayed, r.EndToEndID, r.Replayed)
+	}
 }
 
 // checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it for
@@ -144,4 +149,8 @@ var honestyPlanted = []planted{
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
 	{"a receipt that hides the replay", "Receipt.Replayed = false",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
+	{"a closing record with another endToEndId", "closing record says end_to_end_id",
+		func(tr *Trace) { tr.Calls[callSettled].Summary.EndToEndID = "E12345678202601021000abcdefghijz" }},
+	{"a closing record that hides the replay", "replayed=false",
+		func(tr *Trace) { tr.Calls[callSettled].Summary.Replayed = false }},
 }
