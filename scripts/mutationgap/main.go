@@ -8,6 +8,13 @@
 // mutant is named by a key that stays put when lines move (key.go), read from the package's
 // source, which must be the code the reports were made of.
 //
+// gremlins reports a mutant NOT COVERED when Go counts no coverage block for it, as for every
+// switch case's condition, even one the tests run. With -prove, each mutant the properties'
+// report leaves NOT COVERED is applied through `go test -overlay` and run against the tests of
+// properties/ (prove.go), and a mutant the full report leaves NOT COVERED counts as killed by the
+// full suite when it builds: make mutation's gate fails unless it proves every such mutant killed
+// or not buildable.
+//
 // With -explained FILE, every gap must be named in FILE by its key, whole, in a code span,
 // beside the reason no property can see it. One reason may cover several gaps when it names
 // each. A span that names a mutant of PKG (it opens with "PKG/" and holds ".go:") but no gap is
@@ -15,11 +22,12 @@
 //
 // Usage:
 //
-//	go run ./scripts/mutationgap [-explained properties/survivors.md] PKG [PKG ...]
+//	go run ./scripts/mutationgap [-prove] [-explained properties/survivors.md] PKG [PKG ...]
 package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -36,8 +44,17 @@ var errGaps = errors.New("mutationgap: mutants the full suite kills live under t
 
 func main() {
 	explained := flag.String("explained", "", "a file that must name every gap")
+	prove := flag.Bool("prove", false, "run the NOT COVERED mutants against the properties through go test -overlay")
 	flag.Parse()
-	if err := run(".mutation", ".", *explained, flag.Args(), os.Stdout); err != nil {
+	var p *prover
+	if *prove {
+		var err error
+		if p, err = newProver(context.Background(), "."); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if err := run(".mutation", ".", *explained, p, flag.Args(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -56,20 +73,19 @@ type report struct {
 	} `json:"files"`
 }
 
-// mutant is one mutant of a report, with its key and status.
+// mutant is one mutant of a report: its key, its status, and where it is (file as in the key,
+// PKG/FILE).
 type mutant struct {
-	key, status string
+	key, status  string
+	file         string
+	line, column int
+	typ          string
 }
 
 // mutants returns r's mutants of pkg, keyed from the source under root, in the order of the
 // source.
 func (r report) mutants(src *sources, pkg string) ([]mutant, error) {
-	type at struct {
-		file         string
-		line, column int
-		m            mutant
-	}
-	var all []at
+	var all []mutant
 	seen := map[string]bool{}
 	for _, f := range r.Files {
 		name := pkg + "/" + filepath.ToSlash(f.Name)
@@ -82,21 +98,18 @@ func (r report) mutants(src *sources, pkg string) ([]mutant, error) {
 				return nil, fmt.Errorf("mutationgap: two mutants of the report share the key %q", k)
 			}
 			seen[k] = true
-			all = append(all, at{name, m.Line, m.Column, mutant{k, m.Status}})
+			all = append(all, mutant{k, m.Status, name, m.Line, m.Column, m.Type})
 		}
 	}
-	slices.SortFunc(all, func(a, b at) int {
+	slices.SortFunc(all, func(a, b mutant) int {
 		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line), cmp.Compare(a.column, b.column))
 	})
-	out := make([]mutant, len(all))
-	for i, a := range all {
-		out[i] = a.m
-	}
-	return out, nil
+	return all, nil
 }
 
-// run compares the reports in dir of each package of pkgs, whose source is under root.
-func run(dir, root, explainedPath string, pkgs []string, out io.Writer) error {
+// run compares the reports in dir of each package of pkgs, whose source is under root. With a
+// prover, the NOT COVERED mutants are run against the properties first.
+func run(dir, root, explainedPath string, p *prover, pkgs []string, out io.Writer) error {
 	if len(pkgs) == 0 {
 		return errors.New("mutationgap: usage: mutationgap [-explained FILE] PKG [PKG ...]")
 	}
@@ -111,7 +124,7 @@ func run(dir, root, explainedPath string, pkgs []string, out io.Writer) error {
 	src := &sources{root: root}
 	unexplained, stale := 0, 0
 	for _, pkg := range pkgs {
-		u, s, err := compare(dir, src, pkg, explainedPath != "", explained, out)
+		u, s, err := compare(dir, src, pkg, p, explainedPath != "", explained, out)
 		if err != nil {
 			return err
 		}
@@ -126,8 +139,8 @@ func run(dir, root, explainedPath string, pkgs []string, out io.Writer) error {
 
 // compare prints pkg's tally and gaps. When check is set, it returns how many gaps explained
 // does not name, and how many of its explanations of pkg name no gap.
-func compare(dir string, src *sources, pkg string, check bool, explained string, out io.Writer) (unexplained, stale int,
-	err error) {
+func compare(dir string, src *sources, pkg string, p *prover, check bool, explained string, out io.Writer) (
+	unexplained, stale int, err error) {
 	props, err := read(filepath.Join(dir, "properties-"+pkg+".json"))
 	if err != nil {
 		return 0, 0, err
@@ -136,13 +149,24 @@ func compare(dir string, src *sources, pkg string, check bool, explained string,
 	if err != nil {
 		return 0, 0, err
 	}
+	if p != nil {
+		if err := p.settle(context.Background(), byProps); err != nil {
+			return 0, 0, err
+		}
+	}
 	counts, statusOf := map[string]int{}, map[string]string{}
 	for _, m := range byProps {
 		counts[m.status]++
 		statusOf[m.key] = m.status
 	}
-	fmt.Fprintf(out, "%s: the properties alone kill %d of %d mutants (%d lived, %d timed out, %d not covered, %d not viable)\n",
-		pkg, counts["KILLED"], len(byProps), counts["LIVED"], counts["TIMED OUT"], counts["NOT COVERED"], counts["NOT VIABLE"])
+	proven := ""
+	if p != nil {
+		proven = fmt.Sprintf("%d of them proven through -overlay; ", counts[provenKilled])
+	}
+	fmt.Fprintf(out, "%s: the properties alone kill %d of %d mutants (%s%d lived, %d timed out, %d not covered, "+
+		"%d not viable)\n", pkg, counts["KILLED"]+counts[provenKilled], len(byProps), proven,
+		counts["LIVED"]+counts[provenLived], counts["TIMED OUT"]+counts[provenTimedOut], counts["NOT COVERED"],
+		counts["NOT VIABLE"])
 	full, err := read(filepath.Join(dir, pkg+".json"))
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(out, "%s: no full-suite report (make mutation) to compare with\n", pkg)
@@ -158,11 +182,11 @@ func compare(dir string, src *sources, pkg string, check bool, explained string,
 	named := explanations(explained, pkg)
 	killedByFull, gaps := 0, 0
 	for _, m := range byFull {
-		if m.status != "KILLED" {
+		if !fullKills(m, statusOf[m.key], p != nil) {
 			continue
 		}
 		killedByFull++
-		if statusOf[m.key] == "KILLED" {
+		if killed(statusOf[m.key]) {
 			continue
 		}
 		gaps++
@@ -184,6 +208,23 @@ func compare(dir string, src *sources, pkg string, check bool, explained string,
 		pkg, killedByFull, killedByFull-gaps, gaps)
 	return unexplained, stale, nil
 }
+
+// fullKills reports whether the full suite kills m, whose status under the properties is props.
+// gremlins' KILLED counts. With proofs, so does a mutant the full report leaves NOT COVERED once
+// the properties' run showed that it builds: make mutation's gate proves it killed, or fails.
+func fullKills(m mutant, props string, proved bool) bool {
+	switch {
+	case m.status == "KILLED":
+		return true
+	case m.status != "NOT COVERED" || !proved:
+		return false
+	default:
+		return props == provenKilled || props == provenLived || props == provenTimedOut
+	}
+}
+
+// killed reports whether a status under the properties is a kill.
+func killed(status string) bool { return status == "KILLED" || status == provenKilled }
 
 func read(path string) (report, error) {
 	var r report

@@ -7,7 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // doGo is the source the reports of writeReport are of: at 4:7 the `<` of an if, and at 5:12
 // and 7:11 the `==` of two identical lines.
@@ -63,7 +67,7 @@ func TestGapsAreListedAndMustBeExplained(t *testing.T) {
 	os.WriteFile(why, []byte("- `"+keyFirst+"`: no property can see it\n"), 0o600)
 
 	var out strings.Builder
-	err := run(dir, root, why, []string{"retry"}, &out)
+	err := run(dir, root, why, nil, []string{"retry"}, &out)
 	if !errors.Is(err, errGaps) {
 		t.Fatalf("run() = %v, want %v (%s is not explained)", err, errGaps, keySecond)
 	}
@@ -82,10 +86,10 @@ func TestGapsAreListedAndMustBeExplained(t *testing.T) {
 	}
 
 	os.WriteFile(why, []byte("Both are seen by no property: `"+keyFirst+"`, ``"+keySecond+"``."), 0o600)
-	if err := run(dir, root, why, []string{"retry"}, &out); err != nil {
+	if err := run(dir, root, why, nil, []string{"retry"}, &out); err != nil {
 		t.Errorf("run() with every gap explained = %v, want nil", err)
 	}
-	if err := run(dir, root, "", []string{"retry"}, &out); err != nil {
+	if err := run(dir, root, "", nil, []string{"retry"}, &out); err != nil {
 		t.Errorf("run() without -explained = %v, want nil", err)
 	}
 }
@@ -109,7 +113,7 @@ func TestAnExplanationNamesOneGapWhole(t *testing.T) {
 		why := filepath.Join(dir, "why.md")
 		os.WriteFile(why, []byte(strings.TrimSuffix(explained+"\n", "\x00\n")), 0o600)
 		var out strings.Builder
-		if err := run(dir, root, why, []string{"retry"}, &out); !errors.Is(err, errGaps) {
+		if err := run(dir, root, why, nil, []string{"retry"}, &out); !errors.Is(err, errGaps) {
 			t.Errorf("%s: run() = %v, want %v; output:\n%s", name, err, errGaps, &out)
 		}
 	}
@@ -119,7 +123,7 @@ func TestWithoutTheFullReport(t *testing.T) {
 	dir := t.TempDir()
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED")
 	var out strings.Builder
-	if err := run(dir, mustModule(t), "", []string{"retry"}, &out); err != nil {
+	if err := run(dir, mustModule(t), "", nil, []string{"retry"}, &out); err != nil {
 		t.Fatalf("run() = %v, want nil", err)
 	}
 	if !strings.Contains(out.String(), "retry: no full-suite report") {
@@ -151,7 +155,7 @@ func TestBadInput(t *testing.T) {
 		"a column no token starts at": {stale, "", []string{"retry"}},
 		"a line the file lacks":       {beyond, "", []string{"retry"}},
 	} {
-		if err := run(tc.dir, root, tc.explained, tc.pkgs, &strings.Builder{}); err == nil {
+		if err := run(tc.dir, root, tc.explained, nil, tc.pkgs, &strings.Builder{}); err == nil {
 			t.Errorf("%s: run() = nil, want an error", name)
 		}
 	}

@@ -173,7 +173,7 @@ func apply(ctx context.Context, r *overlay.Runner, name string, m mutation) (ove
 	if err != nil {
 		return 0, fmt.Errorf("mutationgate: %w", err)
 	}
-	mutant, err := mutate(src, name, m.Line, m.Column, m.Type)
+	mutant, err := overlay.Mutate(src, name, m.Line, m.Column, m.Type)
 	if err != nil {
 		return 0, err
 	}

@@ -65,7 +65,7 @@ func TestRunFailsOnNotCoveredMutantsItCannotReproduce(t *testing.T) {
 	if err := run(context.Background(), []string{"testdata/mod/sign=" + path}, &out); !errors.Is(err, errSurvivors) {
 		t.Fatalf("run() = %v, want %v", err, errSurvivors)
 	}
-	want := "sign.go:8:10 CONDITIONALS_BOUNDARY NOT COVERED, unproven: mutationgate: sign.go:8:10: 0 operators there"
+	want := "sign.go:8:10 CONDITIONALS_BOUNDARY NOT COVERED, unproven: overlay: sign.go:8:10: 0 operators there"
 	if got := out.String(); !strings.Contains(got, want) {
 		t.Errorf("output = %q, want it to contain %q", got, want)
 	}

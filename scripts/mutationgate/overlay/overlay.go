@@ -1,6 +1,6 @@
-// Package overlay runs a package's tests against one mutated source file, of that package or
-// of one it builds on, through `go test -overlay`, so that no tree is copied and the real file
-// is never written.
+// Package overlay makes one of gremlins' token mutations in a source file (Mutate) and runs a
+// package's tests against the mutated file, of that package or of one it builds on, through
+// `go test -overlay`, so that no tree is copied and the real file is never written.
 //
 // A Runner is safe for concurrent use: each call writes its mutant and its overlay file to a
 // directory of its own.

@@ -1,4 +1,4 @@
-package main
+package overlay
 
 import (
 	"strings"
@@ -38,9 +38,9 @@ func TestMutateReproducesGremlinsTokenSwaps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.typ, func(t *testing.T) {
-			got, err := mutate([]byte(source), "p.go", c.line, c.column, c.typ)
+			got, err := Mutate([]byte(source), "p.go", c.line, c.column, c.typ)
 			if err != nil {
-				t.Fatalf("mutate() error = %v", err)
+				t.Fatalf("Mutate() error = %v", err)
 			}
 			lines := strings.Split(string(got), "\n")
 			if gotLine := strings.TrimSpace(lines[c.line-1]); gotLine != c.want {
@@ -48,7 +48,7 @@ func TestMutateReproducesGremlinsTokenSwaps(t *testing.T) {
 			}
 			lines[c.line-1] = strings.Split(source, "\n")[c.line-1]
 			if strings.Join(lines, "\n") != source {
-				t.Errorf("mutate() changed another line:\n%s", got)
+				t.Errorf("Mutate() changed another line:\n%s", got)
 			}
 		})
 	}
@@ -66,12 +66,12 @@ func TestMutateRejectsWhatItCannotReproduce(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got, err := mutate([]byte(source), "p.go", c.line, c.column, c.typ); err == nil {
-				t.Errorf("mutate() = %q, want an error", got)
+			if got, err := Mutate([]byte(source), "p.go", c.line, c.column, c.typ); err == nil {
+				t.Errorf("Mutate() = %q, want an error", got)
 			}
 		})
 	}
-	if _, err := mutate([]byte("package p\nfunc {"), "p.go", 2, 1, "INVERT_LOGICAL"); err == nil {
-		t.Error("mutate() of a file that does not parse = nil error, want one")
+	if _, err := Mutate([]byte("package p\nfunc {"), "p.go", 2, 1, "INVERT_LOGICAL"); err == nil {
+		t.Error("Mutate() of a file that does not parse = nil error, want one")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package overlay
 
 import (
 	"fmt"
@@ -44,21 +44,21 @@ var tokenMutations = map[string]map[token.Token]token.Token{
 	},
 }
 
-// mutate returns src with the one mutation gremlins names: the token of type typ at
+// Mutate returns src with the one mutation gremlins names: the token of type typ at
 // line:column (1-based, columns in bytes, as go/token counts them). Like gremlins, it looks
 // for the token only as the operator of an assignment, a binary or unary expression, a
 // branch or an increment statement; the bytes outside the token are kept, so that every line
 // and column stays where the report says. A position with no such token, or a token the type
 // does not mutate, is an error: the gate cannot prove what it cannot reproduce.
-func mutate(src []byte, filename string, line, column int, typ string) ([]byte, error) {
+func Mutate(src []byte, filename string, line, column int, typ string) ([]byte, error) {
 	table, ok := tokenMutations[typ]
 	if !ok {
-		return nil, fmt.Errorf("mutationgate: %s:%d:%d: unknown mutator type %s", filename, line, column, typ)
+		return nil, fmt.Errorf("overlay: %s:%d:%d: unknown mutator type %s", filename, line, column, typ)
 	}
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
 	if err != nil {
-		return nil, fmt.Errorf("mutationgate: %w", err)
+		return nil, fmt.Errorf("overlay: %w", err)
 	}
 	var found []token.Token
 	var offset int
@@ -74,16 +74,16 @@ func mutate(src []byte, filename string, line, column int, typ string) ([]byte, 
 		return true
 	})
 	if len(found) != 1 {
-		return nil, fmt.Errorf("mutationgate: %s:%d:%d: %d operators there, want 1 (is the report older than the source?)",
+		return nil, fmt.Errorf("overlay: %s:%d:%d: %d operators there, want 1 (is the report older than the source?)",
 			filename, line, column, len(found))
 	}
 	to, ok := table[found[0]]
 	if !ok {
-		return nil, fmt.Errorf("mutationgate: %s:%d:%d: %s does not mutate %s", filename, line, column, typ, found[0])
+		return nil, fmt.Errorf("overlay: %s:%d:%d: %s does not mutate %s", filename, line, column, typ, found[0])
 	}
 	from := found[0].String()
 	if string(src[offset:offset+len(from)]) != from {
-		return nil, fmt.Errorf("mutationgate: %s:%d:%d: source has %q, want %q", filename, line, column,
+		return nil, fmt.Errorf("overlay: %s:%d:%d: source has %q, want %q", filename, line, column,
 			src[offset:offset+len(from)], from)
 	}
 	out := append([]byte(nil), src[:offset]...)

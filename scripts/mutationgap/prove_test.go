@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// signGo has a switch whose case conditions gremlins reports NOT COVERED: at 5:9 the `<` of
+// x < 0, which the fixture's property checks, and at 7:9 the `>` of x > 0, whose boundary (x == 0)
+// it never tries.
+const signGo = `package sign
+
+func Sign(x int) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+`
+
+// mustProverModule writes a module with package sign, package other (which the properties do
+// not build on) and a property test of sign, and returns its root.
+func mustProverModule(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":         "module pixretry\n\ngo 1.26\n",
+		"sign/sign.go":   signGo,
+		"other/other.go": "package other\n\nfunc Less(a, b int) bool { return a < b }\n",
+		"properties/sign_test.go": "package properties\n\nimport (\n\t\"testing\"\n\n\t\"pixretry/sign\"\n)\n\n" +
+			"func TestSign(t *testing.T) {\n\tif sign.Sign(-2) != -1 || sign.Sign(3) != 1 {\n\t\tt.Fatal(\"wrong sign\")\n\t}\n}\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestProverSettlesNotCoveredMutants(t *testing.T) {
+	root := mustProverModule(t)
+	p, err := newProver(context.Background(), root)
+	if err != nil {
+		t.Fatalf("newProver() = %v", err)
+	}
+	ms := []mutant{
+		{key: "negated <", status: "NOT COVERED", file: "sign/sign.go", line: 5, column: 9, typ: "CONDITIONALS_NEGATION"},
+		{key: "> to >=", status: "NOT COVERED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_BOUNDARY"},
+		{key: "gremlins' kill", status: "KILLED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_NEGATION"},
+		{key: "not built on", status: "NOT COVERED", file: "other/other.go", line: 3, column: 37,
+			typ: "CONDITIONALS_BOUNDARY"},
+	}
+	if err := p.settle(context.Background(), ms); err != nil {
+		t.Fatalf("settle() = %v", err)
+	}
+	want := []string{provenKilled, provenLived, "KILLED", "NOT COVERED"}
+	for i, m := range ms {
+		if m.status != want[i] {
+			t.Errorf("mutant %q: status %q, want %q", m.key, m.status, want[i])
+		}
+	}
+}
+
+func TestProverRefusesAMutantItCannotReproduce(t *testing.T) {
+	p, err := newProver(context.Background(), mustProverModule(t))
+	if err != nil {
+		t.Fatalf("newProver() = %v", err)
+	}
+	ms := []mutant{{key: "no operator there", status: "NOT COVERED", file: "sign/sign.go", line: 3, column: 1,
+		typ: "CONDITIONALS_NEGATION"}}
+	if err := p.settle(context.Background(), ms); err == nil {
+		t.Errorf("settle() of a position with no operator = nil, want an error; status %q", ms[0].status)
+	}
+}
+
+// With proofs, a mutant both reports leave NOT COVERED counts: as killed by the full suite once
+// it builds, and as a gap when the properties let it live.
+func TestRunWithProofsComparesNotCoveredMutants(t *testing.T) {
+	root := mustProverModule(t)
+	p, err := newProver(context.Background(), root)
+	if err != nil {
+		t.Fatalf("newProver() = %v", err)
+	}
+	dir := t.TempDir()
+	report := `{"files":[{"file_name":"sign.go","mutations":[` +
+		`{"type":"CONDITIONALS_NEGATION","status":"NOT COVERED","line":5,"column":9},` +
+		`{"type":"CONDITIONALS_BOUNDARY","status":"NOT COVERED","line":7,"column":9},` +
+		`{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":7,"column":9}]}]}`
+	for _, name := range []string{"sign.json", "properties-sign.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(report), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	if err := run(dir, root, "", p, []string{"sign"}, &out); err != nil {
+		t.Fatalf("run() = %v", err)
+	}
+	for _, want := range []string{
+		"sign: the properties alone kill 2 of 3 mutants (1 of them proven through -overlay; 1 lived, 0 timed out, " +
+			"0 not covered, 0 not viable)\n",
+		"  sign/sign.go:Sign CONDITIONALS_BOUNDARY: case x «>» 0: LIVED (proven)\n",
+		"sign: the full suite kills 3; the properties alone kill 2 of those (1 gaps)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, &out)
+		}
+	}
+}
