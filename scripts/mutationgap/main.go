@@ -182,7 +182,8 @@ func compare(dir string, src *sources, pkg string, p *prover, check bool, explai
 	named := explanations(explained, pkg)
 	killedByFull, gaps := 0, 0
 	for _, m := range byFull {
-		if !fullKills(m, statusOf[m.key], p != nil) {
+		// gremlins reports KILLED a mutant that does not build; a proof says NOT VIABLE.
+		if statusOf[m.key] == "NOT VIABLE" || !fullKills(m, statusOf[m.key], p != nil) {
 			continue
 		}
 		killedByFull++

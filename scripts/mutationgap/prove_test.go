@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 // signGo has a switch whose case conditions gremlins reports NOT COVERED: at 5:9 the `<` of
 // x < 0, which the fixture's property checks, and at 7:9 the `>` of x > 0, whose boundary (x == 0)
-// it never tries.
+// it never tries. At 13:45, a `+` of strings, which does not build as `-`.
 const signGo = `package sign
 
 func Sign(x int) int {
@@ -22,6 +23,8 @@ func Sign(x int) int {
 	}
 	return 0
 }
+
+func Name(s string) string { return "sign " + s }
 `
 
 // mustProverModule writes a module with package sign, package other (which the properties do
@@ -96,9 +99,12 @@ func TestRunWithProofsComparesNotCoveredMutants(t *testing.T) {
 	report := `{"files":[{"file_name":"sign.go","mutations":[` +
 		`{"type":"CONDITIONALS_NEGATION","status":"NOT COVERED","line":5,"column":9},` +
 		`{"type":"CONDITIONALS_BOUNDARY","status":"NOT COVERED","line":7,"column":9},` +
-		`{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":7,"column":9}]}]}`
-	for _, name := range []string{"sign.json", "properties-sign.json"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(report), 0o600); err != nil {
+		`{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":7,"column":9},` +
+		`{"type":"ARITHMETIC_BASE","status":"%s","line":13,"column":45}]}]}`
+	// gremlins reports KILLED a mutant that does not build when a test runs its line (the
+	// full suite here), NOT COVERED when none does (the properties): it is no gap.
+	for name, unbuilt := range map[string]string{"sign.json": "KILLED", "properties-sign.json": "NOT COVERED"} {
+		if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, report, unbuilt), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -107,8 +113,8 @@ func TestRunWithProofsComparesNotCoveredMutants(t *testing.T) {
 		t.Fatalf("run() = %v", err)
 	}
 	for _, want := range []string{
-		"sign: the properties alone kill 2 of 3 mutants (1 of them proven through -overlay; 1 lived, 0 timed out, " +
-			"0 not covered, 0 not viable)\n",
+		"sign: the properties alone kill 2 of 4 mutants (1 of them proven through -overlay; 1 lived, 0 timed out, " +
+			"0 not covered, 1 not viable)\n",
 		"  sign/sign.go:Sign CONDITIONALS_BOUNDARY: case x «>» 0: LIVED (proven)\n",
 		"sign: the full suite kills 3; the properties alone kill 2 of those (1 gaps)\n",
 	} {
