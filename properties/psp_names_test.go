@@ -1,13 +1,7 @@
 package properties
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"slices"
-	"strings"
-
+	"pixretry/internal/pspcheck"
 	"pixretry/psp"
 )
 
@@ -51,39 +45,12 @@ var (
 	defaultKeyTTL = psp.DefaultConfig().KeyTTL
 )
 
-// validPixKey reports whether the PSP takes k as a chave, asked through the contract: a payment
-// of 0.01 to k, posted in process to a fresh psp.Server, settles (201) or is refused with 400
-// invalid_request whose only violation is chave. Any other answer is a bug of the suite: it
-// panics.
+// validPixKey reports whether the PSP takes k as a chave, asked through the contract
+// (pspcheck.TakesPixKey). Any answer but a verdict on k is a bug of the suite: it panics.
 func validPixKey(k string) bool {
-	srv, err := psp.NewServer(psp.DefaultConfig())
+	takes, err := pspcheck.TakesPixKey(k)
 	if err != nil {
 		panic(err)
 	}
-	body, _ := json.Marshal(map[string]string{"valor": "0.01", "chave": k})
-	req := httptest.NewRequest(http.MethodPost, paymentsPath, strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+psp.DefaultToken)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", "pix-key-check")
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
-	var problem struct {
-		Code       string `json:"code"`
-		Violations []struct {
-			Field string `json:"campo"`
-		} `json:"violacoes"`
-	}
-	json.Unmarshal(rec.Body.Bytes(), &problem)
-	fields := make([]string, len(problem.Violations))
-	for i, v := range problem.Violations {
-		fields[i] = v.Field
-	}
-	refused := problem.Code == codeInvalidRequest && slices.Equal(fields, []string{"chave"})
-	switch {
-	case rec.Code == http.StatusCreated:
-		return true
-	case rec.Code == http.StatusBadRequest && refused:
-		return false
-	}
-	panic(fmt.Sprintf("payment to chave %q: the PSP answered %d %s", k, rec.Code, rec.Body))
+	return takes
 }
