@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -27,6 +28,9 @@ const (
 	CodeInjectedFault         = "injected_fault"          // the fault's status
 	CodeOverloaded            = "overloaded"              // 503
 	CodeKeyStoreFull          = "key_store_full"          // 503
+	CodeIdempotencyKeyClosed  = "idempotency_key_closed"  // 422
+	CodePaymentNotFound       = "payment_not_found"       // 404
+	CodeOutcomeUnprovable     = "outcome_unprovable"      // 410
 )
 
 // ProblemTypePrefix begins the type member of every problem: the code follows it.
@@ -52,6 +56,9 @@ var statusOf = map[string]int{
 	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	CodeOverloaded:            http.StatusServiceUnavailable,
 	CodeKeyStoreFull:          http.StatusServiceUnavailable,
+	CodeIdempotencyKeyClosed:  http.StatusUnprocessableEntity,
+	CodePaymentNotFound:       http.StatusNotFound,
+	CodeOutcomeUnprovable:     http.StatusGone,
 }
 
 // answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
@@ -76,7 +83,8 @@ type problem struct {
 }
 
 // violation names one field of a rejected request, a body member ("valor"), a header
-// ("Idempotency-Key") or "body" for the body as a whole, and why it was rejected.
+// ("Idempotency-Key"), a query parameter ("idempotency_key"), or "body" or "query" as a whole,
+// and why it was rejected.
 type violation struct {
 	Field  string `json:"campo"`
 	Reason string `json:"motivo"`
@@ -147,7 +155,15 @@ func marshal(v any) []byte {
 	return append(b, '\n')
 }
 
-// receipt is the body of a 201 answer.
+// receiptAnswer is the answer carrying s's receipt with status, a payment's 201 or a lookup's
+// 200. The body is the same bytes for both, every time.
+func (s *Settlement) receiptAnswer(status int) answer {
+	body := marshal(receipt{s.EndToEndID, FormatAmount(s.AmountCents), s.PixKey, s.Description, "REALIZADO",
+		s.SettledAt.Format(time.RFC3339Nano)})
+	return answer{status: status, contentType: jsonContentType, body: body}
+}
+
+// receipt is the body of a 201 answer, and of a lookup's 200.
 type receipt struct {
 	EndToEndID  string `json:"endToEndId"`
 	Valor       string `json:"valor"`

@@ -26,20 +26,29 @@ type Settlement struct {
 // takes new ones, and no request pays for a long backlog.
 const maxEvictions = 8
 
-// book is the state that Reset starts afresh: the balance, the ledger and the key store. The
-// Server's mutex guards it.
+// book is the state that Reset starts afresh: the balance, the key store, and the records that
+// outlive a key (ledger.go). The Server's mutex guards it.
 type book struct {
 	balance int64
-	ledger  []*Settlement // the latest maxKeys settlements, in settlement order
 	keys    map[scope]*entry
 	maxKeys int
 	keyTTL  time.Duration
 	expiry  *list.List // of the committed *entry, in commit and so in expiry order
-	stats   Stats      // its counters: Requests, Shed, Dropped and MaxInFlight
+
+	maxRecords int                     // Config.MaxSettlements: the most settlements, and closed keys, kept
+	ledger     []*Settlement           // the latest maxRecords settlements, in settlement order
+	latest     map[scope]*Settlement   // the latest settlement in the ledger under each key
+	closed     map[scope]*list.Element // the closed keys: a lookup found no payment under them
+	closedList *list.List              // of the closed keys' scopes, in closing order
+
+	stats Stats // its counters: Requests, Lookups, Shed, Dropped and MaxInFlight
 }
 
 // scope is where a key lives: keys are per token.
 type scope struct{ token, key string }
+
+// scope is where s's key lives.
+func (s *Settlement) scope() scope { return scope{s.Token, s.IdempotencyKey} }
 
 // entry is a stored key. p is the payment it was first used for, as the Settlement it makes.
 // The commit sets elem, SettledAt (of a refusal too), and EndToEndID if the payment settled.
@@ -51,12 +60,13 @@ type entry struct {
 
 func newBook(cfg Config) *book {
 	return &book{balance: cfg.BalanceCents, keys: map[scope]*entry{}, maxKeys: cfg.MaxKeys, keyTTL: cfg.KeyTTL,
-		expiry: list.New()}
+		expiry: list.New(), maxRecords: cfg.MaxSettlements, latest: map[scope]*Settlement{},
+		closed: map[scope]*list.Element{}, closedList: list.New()}
 }
 
-// reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known
-// or if the store is full. It first forgets at most maxEvictions expired keys and sc itself if
-// it has expired. A key expires at its commit time plus the key TTL, exactly.
+// reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known,
+// closed or if the store is full. It first forgets at most maxEvictions expired keys and sc
+// itself if it has expired. A key expires at its commit time plus the key TTL, exactly.
 func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 	b.evict(now)
 	e := b.keys[sc]
@@ -65,7 +75,11 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 		e = nil
 	}
 	if e == nil {
-		if len(b.keys) >= b.maxKeys {
+		switch {
+		case b.closed[sc] != nil:
+			return nil, fail(CodeIdempotencyKeyClosed,
+				"a status lookup found no payment under this Idempotency-Key and closed it; use a new key").answer()
+		case len(b.keys) >= b.maxKeys:
 			return nil, b.fullAnswer(now)
 		}
 		e = &entry{p: &Settlement{Token: sc.token, IdempotencyKey: sc.key,
@@ -78,8 +92,7 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 			"this Idempotency-Key was used for a different payment").answer()
 	}
 	if e.elem == nil {
-		return nil, fail(CodeIdempotencyKeyInUse,
-			"a request with this Idempotency-Key is still being processed; retry later").answer()
+		return nil, inUse()
 	}
 	replay := e.answer()
 	replay.replayed = true
@@ -99,16 +112,6 @@ func (b *book) commit(e *entry, now time.Time, ispb string) answer {
 	return e.answer()
 }
 
-// record appends s to the ledger, dropping its oldest settlement if it holds maxKeys.
-func (b *book) record(s *Settlement) {
-	if len(b.ledger) == b.maxKeys {
-		b.ledger[0] = nil
-		b.ledger = b.ledger[1:]
-		b.stats.Dropped++
-	}
-	b.ledger = append(b.ledger, s)
-}
-
 // evict forgets at most maxEvictions keys expired at now, the oldest first.
 func (b *book) evict(now time.Time) {
 	for range maxEvictions {
@@ -125,7 +128,7 @@ func (b *book) expiresAt(e *entry) time.Time { return e.p.SettledAt.Add(b.keyTTL
 
 // forget removes the committed e from the store.
 func (b *book) forget(e *entry) {
-	delete(b.keys, scope{e.p.Token, e.p.IdempotencyKey})
+	delete(b.keys, e.p.scope())
 	b.expiry.Remove(e.elem)
 }
 
@@ -142,15 +145,18 @@ func (b *book) fullAnswer(now time.Time) answer {
 	return f.answer()
 }
 
+// inUse is the 409 of a key in flight.
+func inUse() answer {
+	return fail(CodeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later").answer()
+}
+
 // answer is the answer of the committed e: its 201, or its refusal for insufficient funds.
 func (e *entry) answer() answer {
 	if e.p.EndToEndID == "" {
 		return fail(CodeInsufficientFunds,
 			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)).answer()
 	}
-	body := marshal(receipt{e.p.EndToEndID, FormatAmount(e.p.AmountCents), e.p.PixKey, e.p.Description, "REALIZADO",
-		e.p.SettledAt.Format(time.RFC3339Nano)})
-	return answer{status: http.StatusCreated, contentType: jsonContentType, body: body}
+	return e.p.receiptAnswer(http.StatusCreated)
 }
 
 // endToEndSeq numbers endToEndIds for the life of the process, across Servers and Resets.

@@ -12,11 +12,12 @@ import (
 
 // The values of DefaultConfig.
 const (
-	DefaultToken        = "test-token"
-	DefaultBalanceCents = 100000 // 1000.00
-	DefaultKeyTTL       = 24 * time.Hour
-	DefaultMaxKeys      = 500_000
-	DefaultISPB         = "12345678"
+	DefaultToken          = "test-token"
+	DefaultBalanceCents   = 100000 // 1000.00
+	DefaultKeyTTL         = 24 * time.Hour
+	DefaultMaxKeys        = 500_000
+	DefaultMaxSettlements = 1_000_000
+	DefaultISPB           = "12345678"
 )
 
 var (
@@ -36,13 +37,18 @@ type Config struct {
 	// then new again. 0 means DefaultKeyTTL. A negative KeyTTL is invalid.
 	KeyTTL time.Duration
 	// MaxKeys is the most Idempotency-Keys stored at once, over all tokens. A new key beyond it
-	// gets 503 key_store_full, and no stored key is forgotten before its TTL. The ledger keeps
-	// the latest MaxKeys settlements. 0 means DefaultMaxKeys; negative is invalid.
+	// gets 503 key_store_full, and no stored key is forgotten before its TTL. 0 means
+	// DefaultMaxKeys; negative is invalid.
 	MaxKeys int
+	// MaxSettlements is the most settlements the ledger keeps: the latest ones, the oldest
+	// dropped first (Stats.Dropped). The latest MaxSettlements closed keys are kept too. Once a
+	// settlement has been dropped, a lookup that finds nothing answers 410 outcome_unprovable.
+	// 0 means DefaultMaxSettlements; negative is invalid.
+	MaxSettlements int
 	// ISPB is the 8-digit participant code in every endToEndId. "" means DefaultISPB.
 	ISPB string
-	// Logger receives one record per payment request. Nil discards them. Tokens are never
-	// logged.
+	// Logger receives one record per payment request and per lookup. Nil discards them.
+	// Tokens are never logged.
 	Logger *slog.Logger
 	// ServiceTime is how long every payment takes before its commit, with its key in flight;
 	// a slow fault adds to it. 0 means none; negative is invalid.
@@ -56,14 +62,15 @@ type Config struct {
 }
 
 // DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, at most
-// 500000 keys, the ISPB 12345678, no capacity limit and no logging.
+// 500000 keys and 1000000 settlements, the ISPB 12345678, no capacity limit and no logging.
 func DefaultConfig() Config {
 	return Config{
-		Tokens:       []string{DefaultToken},
-		BalanceCents: DefaultBalanceCents,
-		KeyTTL:       DefaultKeyTTL,
-		MaxKeys:      DefaultMaxKeys,
-		ISPB:         DefaultISPB,
+		Tokens:         []string{DefaultToken},
+		BalanceCents:   DefaultBalanceCents,
+		KeyTTL:         DefaultKeyTTL,
+		MaxKeys:        DefaultMaxKeys,
+		MaxSettlements: DefaultMaxSettlements,
+		ISPB:           DefaultISPB,
 	}
 }
 
@@ -79,6 +86,8 @@ func (c Config) withDefaults() (Config, error) {
 		err = fmt.Errorf("negative key TTL %v", c.KeyTTL)
 	case c.MaxKeys < 0:
 		err = fmt.Errorf("negative MaxKeys %d", c.MaxKeys)
+	case c.MaxSettlements < 0:
+		err = fmt.Errorf("negative MaxSettlements %d", c.MaxSettlements)
 	case c.ISPB != "" && !ispbPattern.MatchString(c.ISPB):
 		err = fmt.Errorf("ISPB %q is not 8 digits", c.ISPB)
 	case c.ServiceTime < 0:
@@ -97,6 +106,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
 	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
 	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)
+	c.MaxSettlements = cmp.Or(c.MaxSettlements, DefaultMaxSettlements)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
 }

@@ -18,6 +18,7 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 		"negative balance":         func(c *psp.Config) { c.BalanceCents = -1 },
 		"negative TTL":             func(c *psp.Config) { c.KeyTTL = -1 },
 		"negative MaxKeys":         func(c *psp.Config) { c.MaxKeys = -1 },
+		"negative MaxSettlements":  func(c *psp.Config) { c.MaxSettlements = -1 },
 		"short ISPB":               func(c *psp.Config) { c.ISPB = "1234567" },
 		"ISPB with letters":        func(c *psp.Config) { c.ISPB = "1234567a" },
 		"negative service time":    func(c *psp.Config) { c.ServiceTime = -time.Nanosecond },
@@ -91,7 +92,8 @@ func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {
 func TestDefaultConfig(t *testing.T) {
 	cfg := psp.DefaultConfig()
 	if len(cfg.Tokens) != 1 || cfg.Tokens[0] != "test-token" || cfg.BalanceCents != 100000 ||
-		cfg.KeyTTL != 24*time.Hour || cfg.MaxKeys != 500_000 || cfg.ISPB != "12345678" || cfg.Logger != nil ||
+		cfg.KeyTTL != 24*time.Hour || cfg.MaxKeys != 500_000 || cfg.MaxSettlements != 1_000_000 ||
+		cfg.ISPB != "12345678" || cfg.Logger != nil ||
 		cfg.ServiceTime != 0 || cfg.Capacity != 0 || cfg.ShedRetryAfter != 0 {
 		t.Errorf("DefaultConfig() = %+v", cfg)
 	}
@@ -114,6 +116,38 @@ func TestLoggerRecordsAClosedConnection(t *testing.T) {
 	serveAborted(t, s, paymentRequest("k1", validBody))
 	got, want := buf.String(), ` level=INFO msg="psp: payment: connection closed" fault=reset`+"\n"
 	if !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 1 {
+		t.Errorf("log = %q, want one record ending %q", got, want)
+	}
+}
+
+func TestLoggerGetsARecordPerLookup(t *testing.T) {
+	var buf bytes.Buffer
+	s := mustServer(t, func(c *psp.Config) { c.Logger = slog.New(slog.NewTextHandler(&buf, nil)) })
+	s.Inject(psp.Status(503).ForLookup())
+	pay(s, "k1", validBody)
+	lookUp(s, "k1") // the fault's 503
+	lookUp(s, "k1")
+	lookUp(s, "k2")
+	want := []string{
+		`level=INFO msg="psp: payment" status=201 key=k1 replayed=false fault=none`,
+		`level=INFO msg="psp: lookup" status=503 key="" fault=status`, // before any processing
+		`level=INFO msg="psp: lookup" status=200 key=k1 fault=none`,
+		`level=INFO msg="psp: lookup" status=404 key=k2 fault=none`,
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d records, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, line := range lines {
+		if !strings.HasSuffix(line, " "+want[i]) {
+			t.Errorf("record %d = %q, want it to end %q", i, line, want[i])
+		}
+	}
+
+	buf.Reset()
+	s.Inject(psp.ResetConn().ForLookup())
+	serveAborted(t, s, lookupRequest("k1"))
+	if got, want := buf.String(), ` level=INFO msg="psp: lookup: connection closed" fault=reset`+"\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("log = %q, want one record ending %q", got, want)
 	}
 }

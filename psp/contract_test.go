@@ -171,8 +171,9 @@ func TestRouting(t *testing.T) {
 		status       int
 		code, allow  string
 	}{
-		{http.MethodGet, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "POST"},
-		{http.MethodPut, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "POST"},
+		{http.MethodPut, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "GET, POST"},
+		{http.MethodDelete, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "GET, POST"},
+		{http.MethodHead, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "GET, POST"},
 		{http.MethodPost, "/v1/pix/payments/", 404, psp.CodeNotFound, ""},
 		{http.MethodPost, "/", 404, psp.CodeNotFound, ""},
 		{http.MethodGet, "/_psp/balance", 404, psp.CodeNotFound, ""}, // the control API is package control's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"time"
 
@@ -116,4 +117,38 @@ func ExampleServer_ServeHTTP_invalidPixKey() {
 	// +5511987654321 201
 	// pix@example.com 201
 	// Pix@example.com 400 invalid_request chave
+}
+
+// A status lookup tells what became of a key, however long ago the PSP forgot it. Its 404
+// proves that nothing was paid under the key, and closes the key so that nothing ever is.
+func ExampleServer_ServeHTTP_lookup() {
+	srv, _ := psp.NewServer(psp.DefaultConfig())
+	do := func(method, key string) {
+		var req *http.Request
+		if method == http.MethodGet {
+			query := url.Values{psp.LookupParam: {key}}.Encode()
+			req = httptest.NewRequest(method, psp.PaymentsPath+"?"+query, nil)
+		} else {
+			req = httptest.NewRequest(method, psp.PaymentsPath, strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", key)
+		}
+		req.Header.Set("Authorization", "Bearer test-token")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		var body struct{ Code, Valor string }
+		json.Unmarshal(rec.Body.Bytes(), &body)
+		fmt.Println(method, key, rec.Code, body.Code+body.Valor)
+	}
+	do(http.MethodPost, "order-42")
+	do(http.MethodGet, "order-42") // the settlement's receipt
+	do(http.MethodGet, "order-43") // nothing was paid: the key is closed
+	do(http.MethodPost, "order-43")
+	fmt.Println(len(srv.Settlements()), "settlement")
+	// Output:
+	// POST order-42 201 150.00
+	// GET order-42 200 150.00
+	// GET order-43 404 payment_not_found
+	// POST order-43 422 idempotency_key_closed
+	// 1 settlement
 }

@@ -19,18 +19,19 @@ var ErrInvalidFault = errors.New("psp: invalid fault")
 // can then let every slow and late fault complete.
 const MaxFaultDuration = time.Hour
 
-// FaultKind names what a Fault does to the payment request that consumes it.
+// FaultKind names what a Fault does to the request that consumes it.
 type FaultKind string
 
 // The fault kinds. "Before any processing" means before the token is even looked at. Waits do
-// not stop when the client leaves.
+// not stop when the client leaves. Aimed at lookups (TargetLookup), late holds the lookup's
+// answer and down closes lookups only. A down window of a payment fault closes lookups too.
 const (
 	FaultStatus   FaultKind = "status"   // answers Status (injected_fault) before any processing
 	FaultSlow     FaultKind = "slow"     // waits Duration before the commit, the key in flight (409)
 	FaultLate     FaultKind = "late"     // commits at once, then holds the answer for Duration
 	FaultDrop     FaultKind = "drop"     // commits, then closes the connection: the client reads EOF
 	FaultReset    FaultKind = "reset"    // closes the connection (RST over TCP) before any processing
-	FaultDown     FaultKind = "down"     // closes every payment's connection for Duration, consuming none
+	FaultDown     FaultKind = "down"     // closes every connection of its target for Duration, consuming none
 	FaultRedirect FaultKind = "redirect" // answers Status (3xx) with a Location and no body
 	// FaultDuplicate delivers the request twice, as a gateway that repeats it would. The first
 	// copy is processed as under a FaultSlow of Duration, and its answer goes nowhere. The second
@@ -42,11 +43,25 @@ const (
 	// 5xx is a problem+json (injected_fault), a 2xx keeps the stored body. The next request
 	// with the key gets the stored answer. No 4xx: a 4xx is a refusal made before the commit.
 	FaultCommitStatus FaultKind = "commit_status"
-	// FaultBadBody commits as usual and breaks the body of a 201 (a replay too) as Breach says.
+	// FaultBadBody commits as usual and breaks the body of a 201 (a replay too), or of a
+	// lookup's 200, as Breach says.
 	FaultBadBody FaultKind = "bad_body"
 )
 
-// Breach is how a FaultBadBody breaks the body of a 201.
+// Target is the kind of request a Fault waits for. Each has its own queue.
+type Target string
+
+// The targets.
+const (
+	TargetPayment Target = ""       // a payment request (POST), the zero value
+	TargetLookup  Target = "lookup" // a status lookup (GET)
+)
+
+// lookupKinds are the kinds a fault aimed at lookups may have.
+var lookupKinds = map[FaultKind]bool{FaultStatus: true, FaultRedirect: true, FaultReset: true, FaultDown: true,
+	FaultLate: true, FaultBadBody: true}
+
+// Breach is how a FaultBadBody breaks the body of a 201 or of a lookup's 200.
 type Breach string
 
 // The breaches. Short and cut leave the client an unexpected EOF.
@@ -60,12 +75,16 @@ const (
 	BreachEndToEndID Breach = "end_to_end_id" // endToEndId one character short
 )
 
-// Fault is one misbehaviour, consumed by one payment request. Make one with a constructor
-// (Status, Slow, Late, Drop, ResetConn, Down, Redirect, CommitStatus, BadBody, Duplicate) and set
-// RetryAfter or Member where the kind takes them. The zero value is no fault and may not be
+// Fault is one misbehaviour, consumed by one payment request, or by one lookup if its Target
+// is TargetLookup. Make one with a constructor (Status, Slow, Late, Drop, ResetConn, Down,
+// Redirect, CommitStatus, BadBody, Duplicate), set RetryAfter or Member where the kind takes
+// them, and call ForLookup to aim it at lookups. The zero value is no fault and may not be
 // injected.
 type Fault struct {
 	Kind FaultKind
+	// Target is the request the fault waits for: TargetPayment, or TargetLookup for the kinds
+	// status, redirect, reset, down, late and bad_body.
+	Target Target
 	// Status is the status a FaultStatus, FaultCommitStatus or FaultRedirect answers.
 	Status int
 	// RetryAfter, if positive, is sent with a FaultStatus or FaultCommitStatus as Retry-After
@@ -94,18 +113,24 @@ func CommitStatus(code int) Fault     { return Fault{Kind: FaultCommitStatus, St
 func BadBody(b Breach) Fault          { return Fault{Kind: FaultBadBody, Breach: b} }
 func Duplicate(d time.Duration) Fault { return Fault{Kind: FaultDuplicate, Duration: d} }
 
+// ForLookup returns f aimed at lookups: consumed by the next lookup, not the next payment.
+func (f Fault) ForLookup() Fault {
+	f.Target = TargetLookup
+	return f
+}
+
 // receiptMembers are the members of a 201's body that the contract requires: the members a
 // BreachMissing may leave out.
 var receiptMembers = map[string]bool{"endToEndId": true, "valor": true, "chave": true, "status": true, "horario": true}
 
-// Validate reports a fault that cannot be injected: an unknown kind, a status or a breach the
-// kind does not allow, a field set that the kind does not use, or a negative duration or one
-// beyond MaxFaultDuration. The error wraps ErrInvalidFault.
+// Validate reports a fault that cannot be injected: an unknown kind or target, a kind a lookup
+// cannot take, a status or a breach the kind does not allow, a field set that the kind does not
+// use, or a negative duration or one beyond MaxFaultDuration. The error wraps ErrInvalidFault.
 func (f Fault) Validate() error {
 	s, b := f.Status, f.Breach
 	var fits bool
 	var takes string
-	used := Fault{Kind: f.Kind} // f with only the fields its kind uses
+	used := Fault{Kind: f.Kind, Target: f.Target} // f with only the fields its kind uses
 	switch f.Kind {
 	case FaultStatus:
 		fits, takes = s >= 400 && s <= 599, "a Status of 400 to 599, and a RetryAfter if any"
@@ -133,12 +158,27 @@ func (f Fault) Validate() error {
 	default:
 		return fmt.Errorf("%w: unknown kind %q", ErrInvalidFault, f.Kind)
 	}
+	if err := f.validateTarget(); err != nil {
+		return err
+	}
 	if longest := max(f.RetryAfter, f.Duration); f.RetryAfter < 0 || f.Duration < 0 || longest > MaxFaultDuration {
 		return fmt.Errorf("%w: duration %v or retry after %v is negative or exceeds %v", ErrInvalidFault,
 			f.Duration, f.RetryAfter, MaxFaultDuration)
 	}
 	if !fits || f != used {
 		return fmt.Errorf("%w: kind %q takes %s", ErrInvalidFault, f.Kind, takes)
+	}
+	return nil
+}
+
+// validateTarget reports an unknown target or a kind a lookup cannot take.
+func (f Fault) validateTarget() error {
+	switch {
+	case f.Target != TargetPayment && f.Target != TargetLookup:
+		return fmt.Errorf("%w: unknown target %q", ErrInvalidFault, f.Target)
+	case f.Target == TargetLookup && !lookupKinds[f.Kind]:
+		return fmt.Errorf("%w: kind %q cannot target lookups; a lookup fault is status, redirect, reset, down, "+
+			"late or bad_body", ErrInvalidFault, f.Kind)
 	}
 	return nil
 }
@@ -177,11 +217,12 @@ func faultAnswer(f Fault, stored answer) answer {
 	return a
 }
 
-// misdeliver writes a with its body broken as breach says, if a is a 201; else as it is.
+// misdeliver writes a with its body broken as breach says, if a is a receipt (a payment's 201
+// or a lookup's 200); else as it is.
 func misdeliver(w http.ResponseWriter, a answer, rawKey string, breach Breach, member string) {
 	half := a.body[:len(a.body)/2]
 	switch {
-	case a.status != http.StatusCreated:
+	case a.status != http.StatusCreated && a.status != http.StatusOK:
 		a.write(w, rawKey)
 	case breach == BreachShort: // net/http closes the connection after the short body
 		a.writeHeader(w, rawKey, strconv.Itoa(len(a.body)))
@@ -192,7 +233,7 @@ func misdeliver(w http.ResponseWriter, a answer, rawKey string, breach Breach, m
 		http.NewResponseController(w).Flush()
 		hangUp(w, false)
 	case breach == BreachNotJSON:
-		a.body = []byte("<html><body><h1>201 Created</h1></body></html>\n")
+		a.body = []byte("<html><body><h1>" + strconv.Itoa(a.status) + " " + http.StatusText(a.status) + "</h1></body></html>\n")
 		a.write(w, rawKey)
 	default:
 		a.body = brokenReceipt(a.body, breach, member)

@@ -99,8 +99,9 @@ func TestStatusFaultStrikesFirst(t *testing.T) {
 func TestOnlyPaymentRequestsConsumeFaults(t *testing.T) {
 	s := mustServer(t)
 	s.Inject(psp.Status(500))
-	serve(s, httptest.NewRequest(http.MethodGet, psp.PaymentsPath, nil))
+	serve(s, httptest.NewRequest(http.MethodPut, psp.PaymentsPath, nil))
 	serve(s, httptest.NewRequest(http.MethodGet, "/elsewhere", nil))
+	serve(s, lookupRequest("other")) // a lookup consumes lookup faults only
 	wantProblem(t, pay(s, "k1", validBody), 500, psp.CodeInjectedFault)
 	wantSettled(t, pay(s, "k1", validBody))
 }

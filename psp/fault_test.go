@@ -58,6 +58,16 @@ var invalidFaults = map[string]psp.Fault{
 	"duplicate beyond the maximum":   psp.Duplicate(psp.MaxFaultDuration + time.Nanosecond),
 	"retry after beyond the maximum": psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: psp.MaxFaultDuration + time.Nanosecond},
 	"commit_status retry too long":   psp.Fault{Kind: psp.FaultCommitStatus, Status: 503, RetryAfter: psp.MaxFaultDuration + time.Second},
+	"unknown target":                 {Kind: psp.FaultDrop, Target: "refund"},
+	"target payment spelled out":     {Kind: psp.FaultDrop, Target: "payment"},
+	"slow for lookups":               psp.Slow(time.Second).ForLookup(),
+	"drop for lookups":               psp.Drop().ForLookup(),
+	"duplicate for lookups":          psp.Duplicate(time.Second).ForLookup(),
+	"commit_status for lookups":      psp.CommitStatus(502).ForLookup(),
+	"zero for lookups":               psp.Fault{}.ForLookup(),
+	"status 302 for lookups":         psp.Status(302).ForLookup(),
+	"down for lookups too long":      psp.Down(psp.MaxFaultDuration + time.Nanosecond).ForLookup(),
+	"late for lookups with a status": psp.Fault{Kind: psp.FaultLate, Status: 503, Target: psp.TargetLookup},
 }
 
 func TestInvalidFaults(t *testing.T) {
@@ -96,6 +106,10 @@ func TestValidFaults(t *testing.T) {
 		{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "status"},
 		{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario"},
 		psp.Redirect(300), psp.Redirect(399), psp.Duplicate(0), psp.Duplicate(psp.MaxFaultDuration),
+		psp.Status(400).ForLookup(), {Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Second, Target: psp.TargetLookup},
+		psp.Redirect(307).ForLookup(), psp.ResetConn().ForLookup(), psp.Down(psp.MaxFaultDuration).ForLookup(),
+		psp.Late(0).ForLookup(), psp.BadBody(psp.BreachCut).ForLookup(),
+		{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario", Target: psp.TargetLookup},
 	} {
 		if err := f.Validate(); err != nil {
 			t.Errorf("Validate(%+v) = %v, want nil", f, err)
@@ -107,7 +121,7 @@ func TestFaultConstructors(t *testing.T) {
 	got := []psp.Fault{
 		psp.Status(503), psp.Slow(time.Second), psp.Late(2 * time.Second), psp.Drop(), psp.ResetConn(),
 		psp.Down(3 * time.Second), psp.CommitStatus(503), psp.BadBody(psp.BreachAmount), psp.Redirect(302),
-		psp.Duplicate(4 * time.Second),
+		psp.Duplicate(4 * time.Second), psp.Down(time.Second).ForLookup(), psp.Status(503).ForLookup().ForLookup(),
 	}
 	want := []psp.Fault{
 		{Kind: psp.FaultStatus, Status: 503},
@@ -120,16 +134,18 @@ func TestFaultConstructors(t *testing.T) {
 		{Kind: psp.FaultBadBody, Breach: psp.BreachAmount},
 		{Kind: psp.FaultRedirect, Status: 302},
 		{Kind: psp.FaultDuplicate, Duration: 4 * time.Second},
+		{Kind: psp.FaultDown, Duration: time.Second, Target: psp.TargetLookup},
+		{Kind: psp.FaultStatus, Status: 503, Target: psp.TargetLookup},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("constructors mismatch (-want +got):\n%s", diff)
 	}
 }
 
-// Reset empties the fault queue: the next payment meets no fault.
+// Reset empties both fault queues: the next payment meets no fault.
 func TestResetEmptiesTheFaultQueue(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.Status(503), psp.Status(503))
+	s.Inject(psp.Status(503), psp.Status(503), psp.Status(503).ForLookup())
 	s.Reset()
 	if got := s.Stats().Faults; got != 0 {
 		t.Errorf("Stats().Faults = %d after Reset, want 0", got)

@@ -118,9 +118,11 @@ func TestExpiredKeysAreForgottenAFewPerRequest(t *testing.T) {
 	})
 }
 
-func TestLedgerKeepsTheLatestMaxKeysSettlements(t *testing.T) {
+// TestLedgerKeepsTheLatestMaxSettlements: the ledger is cut by MaxSettlements alone, not by
+// MaxKeys.
+func TestLedgerKeepsTheLatestMaxSettlements(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := mustServer(t, withKeys(2))
+		s := mustServer(t, withKeys(1), func(c *psp.Config) { c.MaxSettlements = 2 })
 		var want []string
 		for i := range 4 {
 			r := wantSettled(t, pay(s, "k"+itoa(i), validBody))

@@ -12,11 +12,11 @@ import (
 )
 
 // A settlement the ledger has dropped and whose key has expired is garbage: a long run keeps
-// at most MaxKeys settlements alive.
+// at most MaxSettlements settlements alive, and the lookup's index of them lets go too.
 func TestLedgerLetsGoOfADroppedSettlement(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := DefaultConfig()
-		cfg.MaxKeys, cfg.KeyTTL = 3, time.Minute
+		cfg.MaxSettlements, cfg.KeyTTL = 3, time.Minute
 		s, err := NewServer(cfg)
 		if err != nil {
 			t.Fatal(err)

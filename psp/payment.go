@@ -10,7 +10,7 @@ import (
 
 // servePayment is POST /v1/pix/payments, in the order of processing docs/psp.md gives.
 func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
-	f := s.nextFault()
+	f := s.nextFault(TargetPayment)
 	switch {
 	case f.Kind == FaultReset || f.Kind == FaultDown:
 		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
@@ -24,27 +24,6 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
 		s.release()
 		s.deliver(w, a, rawKey, f)
 	}
-}
-
-// nextFault consumes the fault this payment request draws: a FaultDown while a down window is
-// open (nothing consumed), else the head of the queue, else the zero Fault.
-func (s *Server) nextFault() Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.book.stats.Requests++
-	now := time.Now()
-	if now.Before(s.downUntil) {
-		return Down(s.downUntil.Sub(now))
-	}
-	if len(s.faults) == 0 {
-		return Fault{}
-	}
-	f := s.faults[0]
-	s.faults = s.faults[1:]
-	if f.Kind == FaultDown {
-		s.downUntil = now.Add(f.Duration)
-	}
-	return f
 }
 
 // admit takes a processing slot for a payment request, or counts it as shed and reports false
@@ -135,11 +114,16 @@ func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration) 
 	}, answer{}
 }
 
-// deliver writes a, or distorts it for a fault that acts after processing, or holds it for a
-// late fault, or hangs up instead for a drop fault. rawKey, when not empty, is echoed.
+// deliver logs the payment's answer a, then sends it. rawKey, when not empty, is echoed.
 func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault) {
 	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", slog.Int("status", a.status),
 		slog.String("key", rawKey), slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(f.Kind, "none"))))
+	send(w, a, rawKey, f)
+}
+
+// send writes a, or distorts it for a fault that acts after processing, or holds it for a late
+// fault, or hangs up instead for a drop fault. rawKey, when not empty, is echoed.
+func send(w http.ResponseWriter, a answer, rawKey string, f Fault) {
 	switch f.Kind {
 	case FaultCommitStatus:
 		faultAnswer(f, a).write(w, rawKey)

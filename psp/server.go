@@ -7,8 +7,14 @@
 // answers 409, and a key reused for a different payment answers 422. Keys are scoped per bearer
 // token and forgotten Config.KeyTTL after they complete. At most Config.MaxKeys are stored.
 //
-// A [Fault] is one misbehaviour, such as a 503 or a lost answer. [Server.Inject] queues faults,
-// and each payment request consumes the next one.
+// A status lookup, GET /v1/pix/payments?idempotency_key=KEY, tells what became of a key however
+// long ago it was forgotten. It answers the receipt of the settlement made under the key, or 404
+// when none was made. That 404 closes the key: no payment is ever made under it. The ledger
+// keeps the latest Config.MaxSettlements settlements. Once it has dropped one, a lookup that
+// finds nothing cannot prove that nothing was paid, and answers 410.
+//
+// A [Fault] is one misbehaviour, such as a 503 or a lost answer. [Server.Inject] queues faults.
+// Each payment request consumes the next payment fault, and each lookup the next lookup fault.
 //
 // Package pixretry/psp/control serves the same Server's faults, ledger and balance over HTTP,
 // and command psp serves both on a real address. The HTTP contract is in docs/psp.md.
@@ -17,10 +23,9 @@ package psp
 import (
 	"net/http"
 	"sync"
-	"time"
 )
 
-// PaymentsPath is where payments are posted.
+// PaymentsPath is where payments are posted and looked up.
 const PaymentsPath = "/v1/pix/payments"
 
 // Server is the simulated PSP, an http.Handler serving PaymentsPath. Serve it in process
@@ -29,11 +34,11 @@ const PaymentsPath = "/v1/pix/payments"
 type Server struct {
 	cfg Config
 
-	mu        sync.Mutex
-	book      *book
-	faults    []Fault
-	downUntil time.Time
-	inFlight  int // payment requests in processing (see admit)
+	mu       sync.Mutex
+	book     *book
+	payments queue // the faults for payment requests (queue.go)
+	lookups  queue // the faults for lookups
+	inFlight int   // payment requests in processing (see admit)
 
 	copies sync.WaitGroup // the first copies of duplicated requests, until they commit
 }
@@ -47,22 +52,26 @@ func NewServer(cfg Config) (*Server, error) {
 	return &Server{cfg: cfg, book: newBook(cfg)}, nil
 }
 
-// ServeHTTP serves a payment request. Another path gets 404, and another method 405 with Allow.
+// ServeHTTP serves a payment request (POST) or a status lookup (GET). Another path gets 404,
+// and another method 405 with Allow.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path != PaymentsPath:
 		fail(CodeNotFound, "no resource at %s", r.URL.Path).answer().write(w, "")
-	case r.Method != http.MethodPost:
-		f := fail(CodeMethodNotAllowed, "%s takes POST", PaymentsPath)
-		f.header = http.Header{"Allow": {http.MethodPost}}
-		f.answer().write(w, "")
-	default:
+	case r.Method == http.MethodPost:
 		s.servePayment(w, r)
+	case r.Method == http.MethodGet:
+		s.serveLookup(w, r)
+	default:
+		f := fail(CodeMethodNotAllowed, "%s takes GET and POST", PaymentsPath)
+		f.header = http.Header{"Allow": {"GET, POST"}}
+		f.answer().write(w, "")
 	}
 }
 
-// Inject queues faults. Each payment request consumes the next one, in arrival order. Other
-// requests consume none. An invalid fault is a programming error, like a bad regexp for
+// Inject queues faults, each in the queue of its Target. Each payment request consumes the
+// next payment fault, and each lookup the next lookup fault, in arrival order. Other requests
+// consume none. An invalid fault is a programming error, like a bad regexp for
 // regexp.MustCompile: Inject then panics with the error of Fault.Validate and queues none.
 func (s *Server) Inject(faults ...Fault) {
 	for _, f := range faults {
@@ -72,20 +81,22 @@ func (s *Server) Inject(faults ...Fault) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
+	for _, f := range faults {
+		q := s.queue(f.Target)
+		q.faults = append(q.faults, f)
+	}
 }
 
-// ClearFaults empties the fault queue and ends any down window. The next request meets no
+// ClearFaults empties both fault queues and ends every down window. The next request meets no
 // fault.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults = nil
-	s.downUntil = time.Time{}
+	s.payments, s.lookups = queue{}, queue{}
 }
 
 // Settlements returns a copy of the ledger, in settlement order. The ledger keeps the latest
-// Config.MaxKeys settlements.
+// Config.MaxSettlements settlements.
 func (s *Server) Settlements() []Settlement {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -101,17 +112,16 @@ func (s *Server) Settlements() []Settlement {
 // request's handler has returned.
 func (s *Server) Wait() { s.copies.Wait() }
 
-// Reset forgets every key, empties the ledger and the fault queue, closes any down window,
-// restores the starting balance and starts Stats afresh. It does not wait for requests in
-// flight or duplicated copies. They finish against the state Reset discarded, so their
-// settlements never appear in the new ledger. endToEndIds stay unique across Resets.
+// Reset forgets every key and closed key, empties the ledger and both fault queues, ends every
+// down window, restores the starting balance and starts Stats afresh. It does not wait for
+// requests in flight or duplicated copies. They finish against the state Reset discarded, so
+// their settlements never appear in the new ledger. endToEndIds stay unique across Resets.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.book = newBook(s.cfg)
 	s.book.stats.MaxInFlight = s.inFlight
-	s.faults = nil
-	s.downUntil = time.Time{}
+	s.payments, s.lookups = queue{}, queue{}
 }
 
 // Stats is a snapshot of a Server: the payer's balance and what the Server holds now, and what
@@ -119,13 +129,15 @@ func (s *Server) Reset() {
 type Stats struct {
 	BalanceCents int64 // the payer's balance now, in cents
 	Requests     int64 // payment requests received, whatever their answer
+	Lookups      int64 // status lookups received, whatever their answer
 	Shed         int64 // payment requests refused with 503 overloaded
 	Settled      int   // settlements in the ledger
-	Dropped      int64 // settlements dropped from the front of the ledger (see Config.MaxKeys)
+	Dropped      int64 // settlements dropped from the front of the ledger (see Config.MaxSettlements)
 	Keys         int   // Idempotency-Keys stored now, expired ones not yet forgotten included
+	ClosedKeys   int   // closed keys held now: a lookup found no payment under them
 	InFlight     int   // payment requests in processing now
 	MaxInFlight  int   // the most payment requests in processing at once; a Reset starts it at InFlight
-	Faults       int   // faults queued now
+	Faults       int   // faults queued now, for payments and lookups
 }
 
 // Stats returns a snapshot of the Server, taken at one instant.
@@ -134,6 +146,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	st := s.book.stats
 	st.BalanceCents = s.book.balance
-	st.Settled, st.Keys, st.InFlight, st.Faults = len(s.book.ledger), len(s.book.keys), s.inFlight, len(s.faults)
+	st.Settled, st.Keys, st.ClosedKeys = len(s.book.ledger), len(s.book.keys), len(s.book.closed)
+	st.InFlight, st.Faults = s.inFlight, len(s.payments.faults)+len(s.lookups.faults)
 	return st
 }

@@ -27,6 +27,12 @@ func TestWireStringsAreTheContract(t *testing.T) {
 		{psp.CodeInjectedFault, "injected_fault"},
 		{psp.CodeOverloaded, "overloaded"},
 		{psp.CodeKeyStoreFull, "key_store_full"},
+		{psp.CodeIdempotencyKeyClosed, "idempotency_key_closed"},
+		{psp.CodePaymentNotFound, "payment_not_found"},
+		{psp.CodeOutcomeUnprovable, "outcome_unprovable"},
+		{psp.LookupParam, "idempotency_key"},
+		{string(psp.TargetPayment), ""},
+		{string(psp.TargetLookup), "lookup"},
 		{string(psp.FaultStatus), "status"},
 		{string(psp.FaultSlow), "slow"},
 		{string(psp.FaultLate), "late"},
@@ -62,6 +68,7 @@ func TestBadConfigErrorTexts(t *testing.T) {
 		{func(c *psp.Config) { c.BalanceCents = -1 }, "negative balance -1 cents"},
 		{func(c *psp.Config) { c.KeyTTL = -time.Second }, "negative key TTL -1s"},
 		{func(c *psp.Config) { c.MaxKeys = -2 }, "negative MaxKeys -2"},
+		{func(c *psp.Config) { c.MaxSettlements = -3 }, "negative MaxSettlements -3"},
 		{func(c *psp.Config) { c.ISPB = "1234567a" }, `ISPB "1234567a" is not 8 digits`},
 		{func(c *psp.Config) { c.ServiceTime = -time.Millisecond }, "negative service time -1ms"},
 		{func(c *psp.Config) { c.Capacity = -3 }, "negative capacity -3"},
@@ -93,6 +100,11 @@ func TestInvalidFaultErrorTexts(t *testing.T) {
 		{psp.Fault{Kind: psp.FaultSlow, Status: 503}, `kind "slow" takes a Duration`},
 		{psp.Fault{Kind: psp.FaultDrop, Duration: time.Second}, `kind "drop" takes no other field`},
 		{psp.Slow(-time.Second), "duration -1s or retry after 0s is negative or exceeds 1h0m0s"},
+		{psp.Fault{Kind: psp.FaultDrop, Target: "payment"}, `unknown target "payment"`},
+		{psp.Slow(time.Second).ForLookup(),
+			`kind "slow" cannot target lookups; a lookup fault is status, redirect, reset, down, late or bad_body`},
+		{psp.Fault{Kind: "boom", Target: "x"}, `unknown kind "boom"`},
+		{psp.Fault{Kind: psp.FaultReset, Status: 503, Target: psp.TargetLookup}, `kind "reset" takes no other field`},
 	} {
 		if err := tc.fault.Validate(); err == nil || err.Error() != prefix+tc.want {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.fault, err, prefix+tc.want)
@@ -124,8 +136,8 @@ func TestProblemDetailTexts(t *testing.T) {
 			`Content-Type must be application/json, got "text/plain"`},
 		{pay(mustServer(t), "k", strings.Repeat(" ", psp.MaxBodyBytes+1)), http.StatusRequestEntityTooLarge,
 			psp.CodePayloadTooLarge, "the body must be at most 65536 bytes"},
-		{serve(mustServer(t), httptest.NewRequest(http.MethodGet, psp.PaymentsPath, nil)),
-			http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed, "/v1/pix/payments takes POST"},
+		{serve(mustServer(t), httptest.NewRequest(http.MethodPut, psp.PaymentsPath, nil)),
+			http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed, "/v1/pix/payments takes GET and POST"},
 		{pay(faulty, "k", validBody), http.StatusServiceUnavailable, psp.CodeInjectedFault,
 			"fault injected: the PSP answers 503 before any processing"},
 	} {
@@ -141,5 +153,25 @@ func TestNotJSONViolationText(t *testing.T) {
 	if len(p.Violations) != 1 || p.Violations[0].Field != "body" ||
 		!strings.HasPrefix(p.Violations[0].Reason, "is not valid JSON: ") {
 		t.Errorf("violacoes = %+v, want body: is not valid JSON: ...", p.Violations)
+	}
+}
+
+// A bad lookup query's violation says what is wrong, word for word.
+func TestLookupViolationTexts(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  violation
+	}{
+		{"", violation{"idempotency_key", "required"}},
+		{"idempotency_key=", violation{"idempotency_key",
+			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"}},
+		{"idempotency_key=k1&x=1", violation{"x", "unknown parameter"}},
+		{"idempotency_key=%zz", violation{"query", `could not be parsed: invalid URL escape "%zz"`}},
+	} {
+		a := serve(mustServer(t), rawLookupRequest(tc.query))
+		p := mustDecode[problem](t, a.body)
+		if len(p.Violations) != 1 || p.Violations[0] != tc.want {
+			t.Errorf("query %q: violacoes = %+v, want %+v", tc.query, p.Violations, tc.want)
+		}
 	}
 }

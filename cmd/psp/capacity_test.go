@@ -29,8 +29,10 @@ func TestCapacityFlagsReachTheConfig(t *testing.T) {
 func TestStatsAreServed(t *testing.T) {
 	s := mustStart(t, "-tokens", "smoke", "-capacity", "4")
 	s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment))
+	s.do(t, "GET", psp.PaymentsPath+"?idempotency_key=k2", "", nil)
 	status, body := s.do(t, "GET", "/_psp/stats", "", nil)
-	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1}` + "\n"
+	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1,` +
+		`"lookups":1,"closed_keys":1}` + "\n"
 	if status != 200 || body != want {
 		t.Errorf("GET %s = %d %s, want 200 %s", "/_psp/stats", status, body, want)
 	}
@@ -54,6 +56,30 @@ func TestMaxKeysFlag(t *testing.T) {
 	}
 	if status, _ := s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment)); status != 201 {
 		t.Errorf("the first key again = %d, want its replayed 201", status)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("run() = %v, want nil", err)
+	}
+}
+
+func TestMaxSettlementsFlag(t *testing.T) {
+	opts, _, err := parseFlags(nil, io.Discard)
+	if err != nil || opts.cfg.MaxSettlements != psp.DefaultConfig().MaxSettlements {
+		t.Errorf("parseFlags(no flags) = %+v, %v; want MaxSettlements %d", opts.cfg, err, psp.DefaultConfig().MaxSettlements)
+	}
+	s := mustStart(t, "-tokens", "smoke", "-max-settlements", "1")
+	for _, key := range []string{"k1", "k2"} {
+		if status, _ := s.do(t, "POST", psp.PaymentsPath, key, strings.NewReader(payment)); status != 201 {
+			t.Errorf("payment %s = %d, want 201", key, status)
+		}
+	}
+	if status, body := s.do(t, "GET", "/_psp/stats", "", nil); status != 200 ||
+		!strings.Contains(body, `"settled":1,"dropped":1,`) {
+		t.Errorf("GET /_psp/stats = %d %s, want 1 settled and 1 dropped", status, body)
+	}
+	if status, body := s.do(t, "GET", psp.PaymentsPath+"?idempotency_key=k3", "", nil); status != 410 ||
+		!strings.Contains(body, `"code":"outcome_unprovable"`) {
+		t.Errorf("lookup of an unknown key = %d %s, want 410 outcome_unprovable", status, body)
 	}
 	if err := s.stop(); err != nil {
 		t.Errorf("run() = %v, want nil", err)

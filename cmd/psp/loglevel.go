@@ -14,7 +14,7 @@ type logLevel slog.Level
 const levelOff = logLevel(math.MaxInt)
 
 var logLevelNames = map[string]logLevel{
-	"info": logLevel(slog.LevelInfo), // a line per payment, and the start and the stop
+	"info": logLevel(slog.LevelInfo), // a line per payment and per lookup, and the start and the stop
 	"warn": logLevel(slog.LevelWarn), // the server's warnings only
 	"off":  levelOff,
 }

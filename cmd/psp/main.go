@@ -5,15 +5,16 @@
 // Usage:
 //
 //	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000]
-//	    [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s] [-max-conns 1024]
-//	    [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
+//	    [-max-settlements 1000000] [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
+//	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
-// one line per payment request on stderr unless -log is warn or off (buffered: a line may wait
-// up to 0.1 s, and every line is written before it exits), and on SIGINT or SIGTERM stops accepting, lets requests in
-// flight finish for up to 15 s, closes the connections still open and exits 0. It exits 2 on a
-// bad command line, an address it cannot listen on included, after printing the problem and the
-// usage on stderr, and 1 if it cannot serve.
+// one line per payment request and per lookup on stderr unless -log is warn or off (buffered:
+// a line may wait up to 0.1 s, and every line is written before it exits), and on SIGINT or
+// SIGTERM stops accepting, lets requests in flight finish for up to 15 s, closes the
+// connections still open and exits 0. It exits 2 on a bad command line, an address it cannot
+// listen on included, after printing the problem and the usage on stderr, and 1 if it cannot
+// serve.
 //
 // The control API answers on a loopback address. On any other address it answers only with
 // -control-token, and psp warns on stderr that it listens beyond this machine. A control request
@@ -76,7 +77,9 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	tokens := fs.String("tokens", strings.Join(def.Tokens, ","), "accepted bearer tokens, comma-separated")
 	balance := fs.String("balance", psp.FormatAmount(def.BalanceCents), "the payer's starting balance, as in 150.00")
 	keyTTL := fs.Duration("key-ttl", def.KeyTTL, "how long a completed Idempotency-Key is remembered")
-	maxKeys := fs.Int("max-keys", def.MaxKeys, "most Idempotency-Keys stored at once; a new key beyond them gets 503 (also the ledger's length)")
+	maxKeys := fs.Int("max-keys", def.MaxKeys, "most Idempotency-Keys stored at once; a new key beyond them gets 503")
+	maxSettlements := fs.Int("max-settlements", def.MaxSettlements,
+		"most settlements the ledger keeps, and closed keys; once one is dropped, a lookup that finds nothing gets 410")
 	ispb := fs.String("ispb", def.ISPB, "8-digit ISPB used in endToEndIds")
 	serviceTime := fs.Duration("service-time", 0, "how long every payment takes before its commit")
 	capacity := fs.Int("capacity", 0, "most payments in processing at once; the next are shed with 503 (0: no limit)")
@@ -85,10 +88,11 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	controlToken := fs.String("control-token", "", "bearer token every control request must carry (needed for the control API off loopback)")
 	controlHosts := fs.String("control-hosts", "", "more Host values the control API answers for, comma-separated, as in psp:8080")
 	o := options{limits: defaultLimits}
-	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment), warn (the server's warnings) or off (default info)")
+	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
 		o.addr, o.maxConns = *addr, *maxConns
-		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.MaxKeys, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *maxKeys, *ispb
+		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *ispb
+		o.cfg.MaxKeys, o.cfg.MaxSettlements = *maxKeys, *maxSettlements
 		o.cfg.ServiceTime, o.cfg.Capacity, o.cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
 		o.controlToken = *controlToken
 		if *controlHosts != "" {
@@ -103,6 +107,8 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 			return fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", *keyTTL)
 		case *maxKeys <= 0:
 			return fmt.Errorf("psp: -max-keys %d: want a positive number, as in 500000", *maxKeys)
+		case *maxSettlements <= 0:
+			return fmt.Errorf("psp: -max-settlements %d: want a positive number, as in 1000000", *maxSettlements)
 		case *ispb == "":
 			return errors.New("psp: -ispb: want 8 digits")
 		case *maxConns < 0:

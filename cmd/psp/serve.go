@@ -76,6 +76,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.W
 	url := "http://" + ln.Addr().String()
 	logger.Info("psp: listening", "url", url, "tokens", len(cfg.Tokens),
 		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL, "max_keys", cfg.MaxKeys,
+		"max_settlements", cfg.MaxSettlements,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity, "max_conns", o.maxConns,
 		"control", control, "control_token", o.controlToken != "")
 	return serveUntil(ctx, srv, ln, o.limits.grace, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })

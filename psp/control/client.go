@@ -42,13 +42,13 @@ func (c Client) Inject(ctx context.Context, faults ...psp.Fault) error {
 	return c.call(ctx, http.MethodPost, FaultsPath, body, http.StatusNoContent, nil)
 }
 
-// ClearFaults empties the fault queue and ends any down window.
+// ClearFaults empties both fault queues and ends every down window.
 func (c Client) ClearFaults(ctx context.Context) error {
 	return c.call(ctx, http.MethodDelete, FaultsPath, nil, http.StatusNoContent, nil)
 }
 
-// Reset brings the keys, the ledger, the fault queue, the counters and the balance back to the
-// start.
+// Reset brings the keys, the closed keys, the ledger, the fault queues, the counters and the
+// balance back to the start.
 func (c Client) Reset(ctx context.Context) error {
 	return c.call(ctx, http.MethodPost, ResetPath, nil, http.StatusNoContent, nil)
 }
@@ -96,8 +96,8 @@ func (c Client) Stats(ctx context.Context) (psp.Stats, error) {
 	if err := c.call(ctx, http.MethodGet, StatsPath, nil, http.StatusOK, &s); err != nil {
 		return psp.Stats{}, err
 	}
-	return psp.Stats{Requests: s.Requests, Shed: s.Shed, Settled: s.Settled, Dropped: s.Dropped, Keys: s.Keys,
-		InFlight: s.InFlight, MaxInFlight: s.MaxInFlight}, nil
+	return psp.Stats{Requests: s.Requests, Lookups: s.Lookups, Shed: s.Shed, Settled: s.Settled, Dropped: s.Dropped,
+		Keys: s.Keys, ClosedKeys: s.ClosedKeys, InFlight: s.InFlight, MaxInFlight: s.MaxInFlight}, nil
 }
 
 // call sends body (nil: none) with the Token, if any. A request that changes state (any method

@@ -32,28 +32,31 @@ func TestControlClientDrivesAServer(t *testing.T) {
 	if err := c.Inject(ctx); err != nil {
 		t.Fatalf("Inject() with no faults: error = %v", err)
 	}
-	if err := c.Inject(ctx, psp.Status(503), psp.Status(502)); err != nil {
+	if err := c.Inject(ctx, psp.Status(503), psp.Status(504).ForLookup(), psp.Status(502)); err != nil {
 		t.Fatalf("Inject() error = %v", err)
 	}
+	wantProblem(t, lookUp(s, "k1"), 504, psp.CodeInjectedFault)
 	wantProblem(t, pay(s, "k1", validBody), 503, psp.CodeInjectedFault)
 	if err := c.ClearFaults(ctx); err != nil {
 		t.Fatalf("ClearFaults() error = %v", err)
 	}
 	wantSettled(t, pay(s, "k1", validBody))
 	wantSettled(t, pay(s, "k2", `{"valor":"0.01","chave":"12345678901"}`))
+	wantProblem(t, lookUp(s, "k3"), 404, psp.CodePaymentNotFound)
 
 	if got, err := c.BalanceCents(ctx); err != nil || got != s.Stats().BalanceCents {
 		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.Stats().BalanceCents)
 	}
-	if got, err := c.Stats(ctx); err != nil || got != (psp.Stats{Requests: 3, Settled: 2, Keys: 2, MaxInFlight: 1}) {
-		t.Errorf("Stats() = %+v, %v; want 3 requests, 2 settled and 2 keys, one in flight at most", got, err)
+	want := psp.Stats{Requests: 3, Lookups: 2, Settled: 2, Keys: 2, ClosedKeys: 1, MaxInFlight: 1}
+	if got, err := c.Stats(ctx); err != nil || got != want {
+		t.Errorf("Stats() = %+v, %v; want %+v", got, err, want)
 	}
-	want := s.Settlements()
-	for i := range want {
-		want[i].Token, want[i].Description = "", "" // the control API does not carry them
+	ledger := s.Settlements()
+	for i := range ledger {
+		ledger[i].Token, ledger[i].Description = "", "" // the control API does not carry them
 	}
 	got, err := c.Settlements(ctx)
-	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+	if diff := cmp.Diff(ledger, got); err != nil || diff != "" {
 		t.Errorf("Settlements() error = %v, diff (-Server.Settlements +ControlClient.Settlements):\n%s", err, diff)
 	}
 

@@ -37,7 +37,8 @@ const (
 // Options.Hosts does not list.
 const CodeHostNotAllowed = "host_not_allowed"
 
-// MaxQueuedFaults is the most faults the queue may hold after a POST to FaultsPath.
+// MaxQueuedFaults is the most faults the queues, for payments and lookups, may hold together
+// after a POST to FaultsPath.
 const MaxQueuedFaults = 10_000
 
 // Options guard the control API.
@@ -143,7 +144,7 @@ func noContent(do func()) http.HandlerFunc {
 }
 
 // postFaults queues {"faults":[...]} and answers 204, or queues none and answers 400 naming
-// each bad fault ("faults[1]"), or "faults" if they would take the queue past MaxQueuedFaults.
+// each bad fault ("faults[1]"), or "faults" if they would take the queues past MaxQueuedFaults.
 func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 	faults, bad, status := readFaults(w, r)
 	if len(bad) == 0 {
@@ -244,11 +245,13 @@ type statsJSON struct {
 	Keys        int   `json:"keys"`
 	InFlight    int   `json:"in_flight"`
 	MaxInFlight int   `json:"max_in_flight"`
+	Lookups     int64 `json:"lookups"`
+	ClosedKeys  int   `json:"closed_keys"`
 }
 
 func (h *handler) getStats(w http.ResponseWriter, _ *http.Request) {
 	s := h.srv.Stats()
-	body := statsJSON{s.Requests, s.Shed, s.Settled, s.Dropped, s.Keys, s.InFlight, s.MaxInFlight}
+	body := statsJSON{s.Requests, s.Shed, s.Settled, s.Dropped, s.Keys, s.InFlight, s.MaxInFlight, s.Lookups, s.ClosedKeys}
 	writeJSON(w, http.StatusOK, "application/json", body, nil)
 }
 

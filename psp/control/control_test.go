@@ -69,6 +69,20 @@ func TestControlInjectsADuplicate(t *testing.T) {
 	})
 }
 
+// TestControlInjectsLookupFaults: a fault with "target":"lookup" waits for the next lookup, and
+// a payment's fault for the next payment.
+func TestControlInjectsLookupFaults(t *testing.T) {
+	s := mustBank(t)
+	wantNoContent(t, ctl(s, "POST", control.FaultsPath,
+		`{"faults":[{"kind":"status","status":502,"target":"lookup"},{"kind":"status","status":503}]}`))
+	wantProblem(t, lookUp(s, "k1"), 502, psp.CodeInjectedFault)
+	wantProblem(t, pay(s, "k1", validBody), 503, psp.CodeInjectedFault)
+	wantSettled(t, pay(s, "k1", validBody))
+	if a := lookUp(s, "k1"); a.status != 200 {
+		t.Errorf("lookup = %d %s, want 200", a.status, a.body)
+	}
+}
+
 func TestControlEmptyFaultListQueuesNothing(t *testing.T) {
 	s := mustBank(t)
 	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[]}`))
@@ -83,6 +97,8 @@ func TestControlRejectsBadFaults(t *testing.T) {
 		{"unknown kind", `{"faults":[{"kind":"drop"},{"kind":"boom"}]}`, []string{"faults[1]"}},
 		{"bad field", `{"faults":[{"kind":"status","status":"503"}]}`, []string{"faults[0]"}},
 		{"field of another kind", `{"faults":[{"kind":"drop","delay_ms":5}]}`, []string{"faults[0]"}},
+		{"unknown target", `{"faults":[{"kind":"drop"},{"kind":"reset","target":"refund"}]}`, []string{"faults[1]"}},
+		{"a kind a lookup cannot take", `{"faults":[{"kind":"slow","delay_ms":5,"target":"lookup"}]}`, []string{"faults[0]"}},
 		{"each bad fault", `{"faults":[{"kind":"x"},{"kind":"drop"},{"kind":"slow"}]}`, []string{"faults[0]", "faults[2]"}},
 		{"no faults", `{}`, []string{"faults"}},
 		{"faults null", `{"faults":null}`, []string{"faults"}},
@@ -139,9 +155,22 @@ func TestControlFaultsNeedJSON(t *testing.T) {
 
 func TestControlClearsFaults(t *testing.T) {
 	s := mustBank(t)
-	s.Inject(psp.Status(503), psp.Status(503))
+	s.Inject(psp.Status(503), psp.Status(503), psp.Status(503).ForLookup())
 	wantNoContent(t, ctl(s, "DELETE", control.FaultsPath, ""))
 	wantSettled(t, pay(s, "k1", validBody))
+	if a := lookUp(s, "k1"); a.status != 200 {
+		t.Errorf("lookup = %d %s, want 200", a.status, a.body)
+	}
+}
+
+// TestControlCountsBothQueuesAgainstTheLimit: MaxQueuedFaults bounds payment and lookup faults
+// together.
+func TestControlCountsBothQueuesAgainstTheLimit(t *testing.T) {
+	s := mustBank(t)
+	s.Inject(drops(control.MaxQueuedFaults - 1)...)
+	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset","target":"lookup"}]}`))
+	wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset","target":"lookup"}]}`),
+		400, psp.CodeInvalidRequest)
 }
 
 func TestControlReadsLedgerAndBalance(t *testing.T) {
@@ -198,14 +227,18 @@ func TestControlMethods(t *testing.T) {
 func TestStatsOverTheControlSurface(t *testing.T) {
 	s := mustBank(t)
 	wantSettled(t, pay(s, "k1", validBody))
+	lookUp(s, "k1")
+	wantProblem(t, lookUp(s, "k2"), 404, psp.CodePaymentNotFound)
 	got := ctl(s, http.MethodGet, control.StatsPath, "")
-	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1}` + "\n"
+	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1,` +
+		`"lookups":2,"closed_keys":1}` + "\n"
 	if got.status != 200 || got.body != want || got.header.Get("Content-Type") != "application/json" {
 		t.Errorf("GET %s = %d %q %v, want 200 %q as application/json", control.StatsPath, got.status, got.body, got.header, want)
 	}
 	ctl(s, http.MethodPost, control.ResetPath, "")
 	got = ctl(s, http.MethodGet, control.StatsPath, "")
-	want = `{"requests":0,"shed":0,"settled":0,"dropped":0,"keys":0,"in_flight":0,"max_in_flight":0}` + "\n"
+	want = `{"requests":0,"shed":0,"settled":0,"dropped":0,"keys":0,"in_flight":0,"max_in_flight":0,` +
+		`"lookups":0,"closed_keys":0}` + "\n"
 	if got.body != want {
 		t.Errorf("GET %s after a reset = %q, want %q", control.StatsPath, got.body, want)
 	}

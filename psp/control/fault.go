@@ -12,8 +12,10 @@ import (
 )
 
 // faultJSON is the JSON form of a psp.Fault, such as {"kind":"status","status":503,
-// "retry_after_s":2}, {"kind":"late","delay_ms":1500}, {"kind":"duplicate","duration_ms":2000} or
-// {"kind":"bad_body","breach":"missing","member":"horario"}. A nil pointer is an absent member.
+// "retry_after_s":2}, {"kind":"late","delay_ms":1500}, {"kind":"duplicate","duration_ms":2000},
+// {"kind":"bad_body","breach":"missing","member":"horario"} or, aimed at lookups,
+// {"kind":"down","duration_ms":5000,"target":"lookup"}. A nil pointer is an absent member; an
+// absent target aims the fault at payments.
 type faultJSON struct {
 	Kind        psp.FaultKind `json:"kind"`
 	Status      *int          `json:"status,omitempty"`
@@ -22,22 +24,29 @@ type faultJSON struct {
 	DurationMS  *count        `json:"duration_ms,omitempty"`
 	Breach      *psp.Breach   `json:"breach,omitempty"`
 	Member      *string       `json:"member,omitempty"`
+	Target      *psp.Target   `json:"target,omitempty"`
 }
 
-// faultUsage says what each kind takes, in the JSON form.
+// The endings of faultUsage: whether a kind may be aimed at lookups.
+const (
+	forLookups = `, and optionally "target":"lookup"`
+	noTarget   = `, and no "target" (payments only)`
+)
+
+// faultUsage says what each kind takes, in the JSON form, and whether it takes a lookup target.
 var faultUsage = map[psp.FaultKind]string{
-	psp.FaultStatus:    `"status" (400 to 599) and optionally "retry_after_s" (whole seconds, 1 to 3600)`,
-	psp.FaultSlow:      `"delay_ms" (milliseconds, 0 to 3600000)`,
-	psp.FaultLate:      `"delay_ms" (milliseconds, 0 to 3600000)`,
-	psp.FaultDrop:      "no parameters",
-	psp.FaultReset:     "no parameters",
-	psp.FaultDown:      `"duration_ms" (milliseconds, 0 to 3600000)`,
-	psp.FaultDuplicate: `"duration_ms" (milliseconds, 0 to 3600000)`,
-	psp.FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599) and optionally ` +
-		`"retry_after_s" (whole seconds, 1 to 3600)`,
+	psp.FaultStatus:    `"status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600)` + forLookups,
+	psp.FaultSlow:      `"delay_ms" (milliseconds, 0 to 3600000)` + noTarget,
+	psp.FaultLate:      `"delay_ms" (milliseconds, 0 to 3600000)` + forLookups,
+	psp.FaultDrop:      "no parameters" + noTarget,
+	psp.FaultReset:     "no parameters" + forLookups,
+	psp.FaultDown:      `"duration_ms" (milliseconds, 0 to 3600000)` + forLookups,
+	psp.FaultDuplicate: `"duration_ms" (milliseconds, 0 to 3600000)` + noTarget,
+	psp.FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599), optionally ` +
+		`"retry_after_s" (whole seconds, 1 to 3600)` + noTarget,
 	psp.FaultBadBody: `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
-		`and "member" (endToEndId, valor, chave, status or horario) with missing only`,
-	psp.FaultRedirect: `"status" (300 to 399)`,
+		`"member" (endToEndId, valor, chave, status or horario) with missing only` + forLookups,
+	psp.FaultRedirect: `"status" (300 to 399)` + forLookups,
 }
 
 // encodeFault is the JSON form of f. Durations are whole milliseconds, truncated. RetryAfter is
@@ -49,9 +58,9 @@ func encodeFault(f psp.Fault) ([]byte, error) {
 	return json.Marshal(wire(f))
 }
 
-// decodeFault reads the JSON form of a fault, strictly. The kind must be known. The members must
-// be exactly those the kind takes, none unknown, repeated or missing. Numbers must be integers
-// in range. Errors wrap psp.ErrInvalidFault.
+// decodeFault reads the JSON form of a fault, strictly. The kind and the target, if any, must be
+// known. The members must be exactly those the kind takes, none unknown, repeated or missing.
+// Numbers must be integers in range. Errors wrap psp.ErrInvalidFault.
 func decodeFault(data []byte) (psp.Fault, error) {
 	var w faultJSON
 	if err := json.Unmarshal(data, &w, json.RejectUnknownMembers(true)); err != nil {
@@ -62,11 +71,11 @@ func decodeFault(data []byte) (psp.Fault, error) {
 		return psp.Fault{}, err
 	}
 	f := w.fault()
-	if _, known := faultUsage[f.Kind]; !known {
-		return psp.Fault{}, f.Validate() // unknown kind
+	if _, known := faultUsage[f.Kind]; !known || f.Target != psp.TargetPayment && f.Target != psp.TargetLookup {
+		return psp.Fault{}, f.Validate() // unknown kind or target
 	}
 	// Writing f back must give what was read: this catches missing members, members the kind
-	// does not take and a zero retry_after_s.
+	// does not take, a kind a lookup cannot take, a target of "" and a zero retry_after_s.
 	if f.Validate() != nil || !reflect.DeepEqual(wire(f), w) {
 		return psp.Fault{}, fmt.Errorf("%w: kind %q takes %s", psp.ErrInvalidFault, f.Kind, faultUsage[f.Kind])
 	}
@@ -95,6 +104,9 @@ func (n *count) within(member string, unit time.Duration) error {
 // wire is the JSON form of a valid f.
 func wire(f psp.Fault) faultJSON {
 	w := faultJSON{Kind: f.Kind}
+	if f.Target != psp.TargetPayment {
+		w.Target = &f.Target
+	}
 	ms := count(f.Duration.Milliseconds())
 	switch f.Kind {
 	case psp.FaultStatus, psp.FaultCommitStatus:
@@ -128,5 +140,6 @@ func (w faultJSON) fault() psp.Fault {
 		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, &none)) * time.Millisecond,
 		Breach:     *cmp.Or(w.Breach, new(psp.Breach)),
 		Member:     *cmp.Or(w.Member, new(string)),
+		Target:     *cmp.Or(w.Target, new(psp.Target)),
 	}
 }

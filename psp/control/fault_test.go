@@ -49,6 +49,16 @@ func TestFaultJSON(t *testing.T) {
 		{psp.Redirect(307), `{"kind":"redirect","status":307}`},
 		{psp.Redirect(300), `{"kind":"redirect","status":300}`},
 		{psp.Redirect(399), `{"kind":"redirect","status":399}`},
+		{psp.Status(503).ForLookup(), `{"kind":"status","status":503,"target":"lookup"}`},
+		{psp.Fault{Kind: psp.FaultStatus, Status: 429, RetryAfter: time.Second, Target: psp.TargetLookup},
+			`{"kind":"status","status":429,"retry_after_s":1,"target":"lookup"}`},
+		{psp.Redirect(307).ForLookup(), `{"kind":"redirect","status":307,"target":"lookup"}`},
+		{psp.ResetConn().ForLookup(), `{"kind":"reset","target":"lookup"}`},
+		{psp.Down(5 * time.Second).ForLookup(), `{"kind":"down","duration_ms":5000,"target":"lookup"}`},
+		{psp.Late(1500 * time.Millisecond).ForLookup(), `{"kind":"late","delay_ms":1500,"target":"lookup"}`},
+		{psp.BadBody(psp.BreachCut).ForLookup(), `{"kind":"bad_body","breach":"cut","target":"lookup"}`},
+		{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "valor", Target: psp.TargetLookup},
+			`{"kind":"bad_body","breach":"missing","member":"valor","target":"lookup"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.json, func(t *testing.T) {
@@ -120,6 +130,18 @@ func TestFaultUnmarshalRejects(t *testing.T) {
 		"redirect with retry_after_s":     `{"kind":"redirect","status":307,"retry_after_s":1}`,
 		"commit_status 201":               `{"kind":"commit_status","status":201}`,
 		"drop with member":                `{"kind":"drop","member":"valor"}`,
+		"target payment spelled out":      `{"kind":"drop","target":"payment"}`,
+		"empty target":                    `{"kind":"drop","target":""}`,
+		"unknown target":                  `{"kind":"status","status":503,"target":"refund"}`,
+		"target in another case":          `{"kind":"status","status":503,"target":"Lookup"}`,
+		"target a number":                 `{"kind":"status","status":503,"target":1}`,
+		"repeated target":                 `{"kind":"reset","target":"lookup","target":"lookup"}`,
+		"slow for lookups":                `{"kind":"slow","delay_ms":1,"target":"lookup"}`,
+		"drop for lookups":                `{"kind":"drop","target":"lookup"}`,
+		"duplicate for lookups":           `{"kind":"duplicate","duration_ms":1,"target":"lookup"}`,
+		"commit_status for lookups":       `{"kind":"commit_status","status":502,"target":"lookup"}`,
+		"lookup status 302":               `{"kind":"status","status":302,"target":"lookup"}`,
+		"lookup down without duration":    `{"kind":"down","target":"lookup"}`,
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -151,9 +173,43 @@ func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
 	}
 }
 
+// The error of a fault aimed at lookups says what is wrong with its target.
+func TestFaultTargetErrorsSayWhy(t *testing.T) {
+	tests := map[string]string{
+		`{"kind":"drop","target":"payment"}`: `psp: invalid fault: unknown target "payment"`,
+		`{"kind":"slow","delay_ms":1,"target":"lookup"}`: `psp: invalid fault: kind "slow" takes "delay_ms" ` +
+			`(milliseconds, 0 to 3600000), and no "target" (payments only)`,
+		`{"kind":"reset","target":""}`: `psp: invalid fault: kind "reset" takes no parameters, and optionally "target":"lookup"`,
+		`{"kind":"late","target":"lookup"}`: `psp: invalid fault: kind "late" takes "delay_ms" ` +
+			`(milliseconds, 0 to 3600000), and optionally "target":"lookup"`,
+	}
+	for in, want := range tests {
+		if _, err := decodeFault([]byte(in)); !errors.Is(err, psp.ErrInvalidFault) || err.Error() != want {
+			t.Errorf("decodeFault(%s) error = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestFaultUsageSaysWhichKindsTakeALookupTarget holds faultUsage to psp's rule: a valid fault
+// of each kind, aimed at lookups, is valid exactly when its usage says so.
+func TestFaultUsageSaysWhichKindsTakeALookupTarget(t *testing.T) {
+	valid := []psp.Fault{psp.Status(503), psp.Slow(0), psp.Late(0), psp.Drop(), psp.ResetConn(), psp.Down(0),
+		psp.Redirect(307), psp.CommitStatus(502), psp.BadBody(psp.BreachCut), psp.Duplicate(0)}
+	if len(valid) != len(faultUsage) {
+		t.Fatalf("%d kinds tried, want the %d of faultUsage", len(valid), len(faultUsage))
+	}
+	for _, f := range valid {
+		usage := faultUsage[f.Kind]
+		takes := f.ForLookup().Validate() == nil
+		if says := strings.HasSuffix(usage, forLookups); says != takes || !says && !strings.HasSuffix(usage, noTarget) {
+			t.Errorf("faultUsage[%s] = %q, but a lookup fault of that kind is valid: %t", f.Kind, usage, takes)
+		}
+	}
+}
+
 func TestEncodeFaultRefusesAnInvalidFault(t *testing.T) {
 	for _, f := range []psp.Fault{{}, psp.Status(200), psp.Slow(-time.Second), psp.Duplicate(-time.Second),
-		{Kind: psp.FaultDrop, Status: 503}} {
+		{Kind: psp.FaultDrop, Status: 503}, psp.Drop().ForLookup(), {Kind: psp.FaultDrop, Target: "payment"}} {
 		if got, err := encodeFault(f); !errors.Is(err, psp.ErrInvalidFault) || got != nil {
 			t.Errorf("encodeFault(%+v) = %s, %v; want nothing, %v", f, got, err, psp.ErrInvalidFault)
 		}

@@ -3,6 +3,7 @@ package control_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -80,6 +81,13 @@ func serve(h http.Handler, r *http.Request) answer {
 
 // pay sends a valid payment with key and body.
 func pay(h http.Handler, key, body string) answer { return serve(h, paymentRequest(key, body)) }
+
+// lookUp sends a status lookup of key.
+func lookUp(h http.Handler, key string) answer {
+	r := httptest.NewRequest(http.MethodGet, psp.PaymentsPath+"?"+url.Values{psp.LookupParam: {key}}.Encode(), nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	return serve(h, r)
+}
 
 // roundTripper is an http.RoundTripper made of a function.
 type roundTripper func(*http.Request) (*http.Response, error)

@@ -1,0 +1,109 @@
+package psp
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+)
+
+// LookupParam is the query parameter of a status lookup, GET PaymentsPath?idempotency_key=KEY:
+// the key looked up, percent-encoded. It is the key itself, not a structured-field string.
+const LookupParam = "idempotency_key"
+
+// serveLookup is GET /v1/pix/payments, in the order of processing docs/psp.md gives. A lookup
+// takes no processing slot and no service time, and never pays.
+func (s *Server) serveLookup(w http.ResponseWriter, r *http.Request) {
+	f := s.nextFault(TargetLookup)
+	switch f.Kind {
+	case FaultReset, FaultDown:
+		s.cfg.Logger.Info("psp: lookup: connection closed", "fault", f.Kind)
+		hangUp(w, true)
+	case FaultStatus, FaultRedirect:
+		s.deliverLookup(w, faultAnswer(f, answer{}), "", f)
+	default:
+		a, key := s.lookup(r)
+		s.deliverLookup(w, a, key, f)
+	}
+}
+
+// lookup checks the token and the query, then answers from the book. It returns the answer and
+// the key looked up ("" until it has been found valid).
+func (s *Server) lookup(r *http.Request) (answer, string) {
+	token, f := s.bearerToken(r.Header)
+	if f != nil {
+		return f.answer(), ""
+	}
+	key, f := lookupKey(r.URL.RawQuery)
+	if f != nil {
+		return f.answer(), ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.book.lookup(scope{token, key}), key
+}
+
+// lookupKey reads the key of a lookup's query: exactly one LookupParam of 1 to 255 characters
+// from 0x21 to 0x7E, and no other parameter.
+func lookupKey(rawQuery string) (string, *failure) {
+	query, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "", invalid(CodeInvalidRequest, violation{"query", "could not be parsed: " + err.Error()})
+	}
+	keys := query[LookupParam]
+	delete(query, LookupParam)
+	var unknown []violation
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		unknown = append(unknown, violation{cmp.Or(name, `""`), "unknown parameter"}) // "" shows an empty name
+	}
+	switch {
+	case unknown != nil:
+		return "", invalid(CodeInvalidRequest, unknown...)
+	case keys == nil:
+		return "", invalid(CodeIdempotencyKeyMissing, violation{LookupParam, "required"})
+	case len(keys) > 1 || !keyPattern.MatchString(keys[0]):
+		return "", invalid(CodeIdempotencyKeyInvalid, violation{LookupParam,
+			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"})
+	}
+	return keys[0], nil
+}
+
+// lookup answers a status lookup of sc, the first that holds: 409 while a request with the key
+// is in flight; 200 with the receipt of the latest settlement held under it, in the key store
+// or the ledger; 404 if sc is closed; 410 if the ledger has dropped a settlement, which could
+// have been sc's; else 404, and sc is closed from now on.
+func (b *book) lookup(sc scope) answer {
+	e := b.keys[sc]
+	switch {
+	case e != nil && e.elem == nil:
+		return inUse()
+	case e != nil && e.p.EndToEndID != "": // the latest under sc, though the ledger may have dropped it
+		return e.p.receiptAnswer(http.StatusOK)
+	case b.latest[sc] != nil:
+		return b.latest[sc].receiptAnswer(http.StatusOK)
+	case b.closed[sc] != nil:
+		return notFound()
+	case b.stats.Dropped > 0:
+		return fail(CodeOutcomeUnprovable, "the PSP has dropped settlements from its ledger and cannot tell "+
+			"whether one was made under this Idempotency-Key").answer()
+	}
+	b.closeKey(sc)
+	return notFound()
+}
+
+// notFound is the 404 of a lookup that proves no payment was made under the key.
+func notFound() answer {
+	return fail(CodePaymentNotFound, "no payment was made under this Idempotency-Key, and none will be: "+
+		"the key is closed").answer()
+}
+
+// deliverLookup logs the lookup's answer a, then writes it, or holds it for a late fault, or
+// breaks its body for a bad_body fault. key is the key looked up, for the log.
+func (s *Server) deliverLookup(w http.ResponseWriter, a answer, key string, f Fault) {
+	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: lookup", slog.Int("status", a.status),
+		slog.String("key", key), slog.String("fault", string(cmp.Or(f.Kind, "none"))))
+	send(w, a, "", f)
+}
