@@ -70,11 +70,17 @@ func (s *sending) admitFirst(ctx context.Context) error {
 }
 
 // admit returns the done of the next attempt: the first attempt's, taken by admitFirst, or the
-// breaker's answer for a retry.
+// breaker's answer for a retry. A retry that would not end before the key deadline is refused
+// with ErrKeyExpired, and the breaker is not asked. The first attempt needs no such check: a
+// fresh key's fits (AttemptTimeout is below the key's window), and Resume checks a resumed
+// key's.
 func (s *sending) admit() (func(error), error) {
 	if done := s.permit; done != nil {
 		s.permit = nil
 		return done, nil
+	}
+	if err := s.client.keyExpired(s.firstSent); err != nil {
+		return nil, fmt.Errorf("%w; last error: %w", err, s.last.Err)
 	}
 	return s.client.allow()
 }

@@ -37,11 +37,23 @@ type Client struct {
 	Policy retry.Policy
 	// AttemptTimeout limits each attempt, from sending the request to reading the whole
 	// answer. An attempt that runs out of it is a transient failure. Zero means no limit but
-	// the context's. It is not negative.
+	// the context's and, for a payment, the key deadline. It is not negative, and it is below
+	// KeyTTL less a tenth.
 	AttemptTimeout time.Duration
-	// Logger receives one record per attempt and one per payment. If nil, nothing is logged.
+	// KeyTTL is how long the PSP remembers a completed Idempotency-Key. It must be no longer
+	// than the PSP's own. Zero means 24 hours. It is not negative.
 	//
-	// An attempt logs "pix attempt", at Info if it settled and at Warn if it failed. Its
+	// A resend under a key that the PSP has forgotten would pay again. So no attempt under a
+	// key may still be in flight at its key deadline: FirstSent + KeyTTL − KeyTTL/10, where
+	// FirstSent is when the key's first attempt left. The tenth is a margin for clock skew and
+	// for a request still in transit when its attempt ended. An attempt is sent only if its
+	// AttemptTimeout ends before the key deadline, and with no AttemptTimeout the key deadline
+	// ends the attempt. Otherwise the payment ends with [ErrKeyExpired].
+	KeyTTL time.Duration
+	// Logger receives one record per attempt and one per payment or lookup. If nil, nothing is
+	// logged.
+	//
+	// A payment attempt logs "pix attempt", at Info if it settled and at Warn if it failed. Its
 	// attributes are attempt, key, outcome, error (on failure only), transient, wait and
 	// elapsed. The outcome is "settled", "replayed", or a few words on the failure, such as
 	// "timeout" or "status 503 injected_fault". The wait is the one before the next attempt,
@@ -50,6 +62,12 @@ type Client struct {
 	// A payment ends with "pix payment settled" at Info, with key, attempts, endToEndId and
 	// replayed. Or it ends with "pix payment failed" at Error, with key, attempts,
 	// outcome_unknown and error.
+	//
+	// A lookup attempt logs "pix lookup attempt" with the same attributes, at Info if the PSP
+	// answered for the key and at Warn otherwise. Its outcome is "found", "not found", or a few
+	// words on the failure. A lookup ends with "pix lookup found" at Info, with key, attempts
+	// and endToEndId, or "pix lookup found nothing" at Info, with key and attempts. Or it ends
+	// with "pix lookup failed" at Error, with key, attempts, outcome_unknown and error.
 	Logger *slog.Logger
 	// Jitter is the source of the uniform draws in [0, 1) that become the waits, as with
 	// [retry.WithRand]. A seeded source makes every wait reproducible. If nil, retry's
@@ -74,16 +92,18 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // [ErrInvalidPayment]. Each attempt runs under AttemptTimeout, and ctx bounds the whole call.
 // A refusal by the PSP is an [*Error], which errors.Is matches against [ErrInsufficientFunds],
 // [ErrKeyReused] and [ErrInvalidPayment]. A payment that c.Breaker stops ends at once with
-// [ErrCircuitOpen]. When the PSP may hold a settlement, the error is an
-// [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable with errors.Is
-// and errors.As.
+// [ErrCircuitOpen]. A retry that would not end before the key deadline is not sent, and the
+// payment ends with [ErrKeyExpired] (see [Client.KeyTTL]). When the PSP may hold a settlement,
+// the error is an [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable
+// with errors.Is and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
-	return c.send(ctx, uuid.NewString(), p, false)
+	return c.send(ctx, uuid.NewString(), p, false, time.Time{})
 }
 
-// SendWithKey is [Client.Send] under the caller's Idempotency-Key. Use it to resume a payment
-// whose key was stored with it, or to learn the outcome of an [*OutcomeUnknownError]. The PSP
-// replays the outcome stored under the key, or makes the payment once.
+// SendWithKey is [Client.Send] under the caller's Idempotency-Key, for a payment whose key
+// was stored before it left. The PSP replays the outcome stored under the key, or makes the
+// payment once. The key counts as not yet sent: its key deadline counts from this call's first
+// attempt. To learn the outcome of a key that left before, call [Client.Resume].
 //
 // The key is 1 to 255 visible ASCII characters (0x21 to 0x7E). Any other key fails with
 // [ErrInvalidPayment], and nothing is sent. The same key with another payment fails with
@@ -94,30 +114,32 @@ func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 // definitively for the key. That holds even when no attempt was made, or when the PSP refused
 // the first attempt with, say, a 401.
 func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receipt, error) {
-	return c.send(ctx, key, p, true)
+	return c.send(ctx, key, p, true, time.Time{})
 }
 
-// endpoint checks the Client's fields and returns the URL payments are posted to.
-func (c *Client) endpoint() (string, error) {
+// defaultKeyTTL is the KeyTTL of a Client that sets none, the PSP's usual.
+const defaultKeyTTL = 24 * time.Hour
+
+// endpoint checks the Client's fields and returns the URL of the payments.
+func (c *Client) endpoint() (*url.URL, error) {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("%w: BaseURL %q is not an absolute http or https URL", errInvalidClient, c.BaseURL)
+		return nil, fmt.Errorf("%w: BaseURL %q is not an absolute http or https URL", errInvalidClient, c.BaseURL)
 	}
 	if c.AttemptTimeout < 0 {
-		return "", fmt.Errorf("%w: AttemptTimeout is %v, want 0 (none) or more", errInvalidClient, c.AttemptTimeout)
+		return nil, fmt.Errorf("%w: AttemptTimeout is %v, want 0 (none) or more", errInvalidClient, c.AttemptTimeout)
+	}
+	if c.KeyTTL < 0 {
+		return nil, fmt.Errorf("%w: KeyTTL is %v, want 0 (24h) or more", errInvalidClient, c.KeyTTL)
+	}
+	if window := c.keyWindow(); c.AttemptTimeout >= window {
+		return nil, fmt.Errorf("%w: AttemptTimeout %v is not below %v, KeyTTL less a tenth", errInvalidClient,
+			c.AttemptTimeout, window)
 	}
 	if err := c.Policy.Validate(); err != nil {
-		return "", fmt.Errorf("%w: %w", errInvalidClient, err)
+		return nil, fmt.Errorf("%w: %w", errInvalidClient, err)
 	}
-	return u.JoinPath("v1/pix/payments").String(), nil
-}
-
-// attemptContext is the context one attempt runs under.
-func (c *Client) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.AttemptTimeout == 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, c.AttemptTimeout)
+	return u.JoinPath("v1/pix/payments"), nil
 }
 
 // logger is c.Logger, or one that discards.

@@ -1,12 +1,20 @@
 // Package pix sends Pix payments to a PSP and retries them without paying twice.
 //
 // A [Client] gives each payment one Idempotency-Key and sends that key on every attempt. The
-// PSP stores the outcome under the key and replays it, so a resend never pays twice. Transient
-// failures are tried again under a [retry.Policy], with a deadline per attempt. Every other
-// answer ends the call at once. A [Breaker] in [Client.Breaker] stops the attempts while the
-// PSP is failing.
+// PSP stores the outcome under the key and replays it, so a resend never pays twice.
+// Transient failures are tried again under a [retry.Policy], with a deadline per attempt.
+// Every other answer ends the call at once. A [Breaker] in [Client.Breaker] stops the attempts
+// while the PSP is failing.
+//
+// The promise holds while the PSP remembers the key, so it holds on one condition:
+// [Client.KeyTTL] is no longer than the PSP's own key TTL. No attempt under a key is then in
+// flight after its key deadline, a tenth of KeyTTL before the PSP may forget the key. An
+// attempt that would end later is not sent, and the call ends with [ErrKeyExpired].
 //
 // An error that is not [ErrOutcomeUnknown] means that the PSP holds no settlement for the
-// payment. When the PSP may hold one, the error is an [*OutcomeUnknownError]. Calling
-// [Client.SendWithKey] with its key and the same payment then learns the outcome.
+// payment. When the PSP may hold one, the error is an [*OutcomeUnknownError].
+// [Client.Resume] with it and the same payment then learns the outcome. Before the key
+// deadline it resends under the key. After it, it asks the PSP with [Client.Lookup], which
+// never pays. The lookup returns the settlement, or proves with [ErrNoSettlement] that the
+// key paid nothing and never will. Only then may the payment go again, under a new key.
 package pix

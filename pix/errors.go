@@ -29,6 +29,16 @@ var (
 	// was not sent. The error wraps the breaker's own error too. It is also an
 	// [*OutcomeUnknownError] when an earlier attempt may have reached the PSP.
 	ErrCircuitOpen = errors.New("pix: the circuit breaker refused the attempt")
+	// ErrKeyExpired reports an attempt not sent because the PSP may have forgotten its key: it
+	// would not have ended before the key deadline (see [Client.KeyTTL]). Earlier attempts may
+	// have paid, so an error matching it is always an [*OutcomeUnknownError].
+	// [Client.Resume] learns the outcome.
+	ErrKeyExpired = errors.New("pix: the PSP may have forgotten the idempotency key")
+	// ErrNoSettlement reports a key under which nothing was ever paid, and nothing can be: a
+	// lookup's 404 payment_not_found, after which the PSP refuses every payment under the key
+	// (422 idempotency_key_closed). The payment may be paid again under a new key. An error
+	// matching it wraps the PSP's [*Error], and is never an [*OutcomeUnknownError].
+	ErrNoSettlement = errors.New("pix: the PSP holds no settlement under the key, and closed it")
 )
 
 // Error is a PSP answer other than 201 Created, decoded from its application/problem+json
@@ -80,19 +90,24 @@ var codeSentinels = map[string]error{
 	"invalid_request":        ErrInvalidPayment,
 }
 
-// OutcomeUnknownError reports a payment that the PSP may have settled. Calling
-// [Client.SendWithKey] with Key and the same payment learns the outcome, since the PSP
-// replays the settlement or makes the payment once.
+// OutcomeUnknownError reports a payment that the PSP may have settled. [Client.Resume] with
+// it and the same payment learns the outcome.
 //
 // [Client.Send] returns it when an attempt may have reached the PSP and the call then ended
 // without a definitive answer for the key. An attempt may have reached the PSP if it timed
 // out, lost its connection, got a 5xx, 409 or 429, or got an answer outside the contract
 // ([ErrContract]). A 201, [ErrInsufficientFunds] and [ErrKeyReused] are definitive. A connection
-// that was never made, and any other 4xx, prove that the attempt paid nothing.
+// that was never made, and any other 4xx, prove that the attempt paid nothing. A payment whose
+// next attempt would have ended past the key deadline ([ErrKeyExpired]) returns it too.
+// [Client.Lookup] returns it for every answer that is neither a receipt nor [ErrNoSettlement].
 type OutcomeUnknownError struct {
 	Key      string // the Idempotency-Key that every attempt carried
 	Attempts int    // the attempts made
-	Err      error  // the error that ended the call
+	// FirstSent is when the first attempt under Key left, the start of the key's lifetime at
+	// the PSP (see [Client.KeyTTL]). It is zero when no attempt was made, and in the errors of
+	// [Client.Lookup]. The errors of [Client.Resume] keep the one it was given.
+	FirstSent time.Time
+	Err       error // the error that ended the call
 }
 
 // Error returns "pix: outcome unknown for key KEY after N attempt(s): " and Err's message.

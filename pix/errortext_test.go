@@ -48,6 +48,10 @@ func TestInvalidClientErrorsNameTheField(t *testing.T) {
 			`pix: invalid Client: BaseURL "pipe" is not an absolute http or https URL`},
 		{pix.Client{BaseURL: "http://psp.test", AttemptTimeout: -time.Second, Policy: valid},
 			"pix: invalid Client: AttemptTimeout is -1s, want 0 (none) or more"},
+		{pix.Client{BaseURL: "http://psp.test", KeyTTL: -time.Second, Policy: valid},
+			"pix: invalid Client: KeyTTL is -1s, want 0 (24h) or more"},
+		{pix.Client{BaseURL: "http://psp.test", KeyTTL: 10 * time.Second, AttemptTimeout: 10 * time.Second, Policy: valid},
+			"pix: invalid Client: AttemptTimeout 10s is not below 9s, KeyTTL less a tenth"},
 		{pix.Client{BaseURL: "http://psp.test"}, "pix: invalid Client: " + retry.Policy{}.Validate().Error()},
 	} {
 		_, err := tc.client.Send(context.Background(), pix.Payment{AmountCents: 100, PixKey: "pix@example.com"})

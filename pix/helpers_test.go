@@ -40,6 +40,7 @@ type seen struct {
 }
 
 // recorder wraps the real psp handler and records every payment request that reaches it.
+// Lookups (GET) are not recorded: the PSP counts them (Stats.Lookups).
 type recorder struct {
 	next http.Handler
 	mu   sync.Mutex
@@ -47,7 +48,7 @@ type recorder struct {
 }
 
 func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if req.URL.Path != psp.PaymentsPath {
+	if req.URL.Path != psp.PaymentsPath || req.Method != http.MethodPost {
 		r.next.ServeHTTP(w, req)
 		return
 	}

@@ -14,19 +14,32 @@ import (
 	"pixretry/retry"
 )
 
-// logAttempt writes attempt a's record at level, with outcome, and error on failure.
-func (s *sending) logAttempt(level slog.Level, a retry.Attempt, outcome ...slog.Attr) {
-	if !s.log.Enabled(s.ctx, level) {
+// journal is what the log records of one payment or lookup share.
+type journal struct {
+	ctx   context.Context // the caller's
+	log   *slog.Logger
+	key   string
+	start time.Time
+}
+
+// journal starts the records of a call for key.
+func (c *Client) journal(ctx context.Context, key string) journal {
+	return journal{ctx: ctx, log: c.logger(), key: key, start: time.Now()}
+}
+
+// logAttempt writes attempt a's record, msg, at level, with outcome, and error on failure.
+func (j *journal) logAttempt(msg string, level slog.Level, a retry.Attempt, outcome ...slog.Attr) {
+	if !j.log.Enabled(j.ctx, level) {
 		return
 	}
 	wait := time.Duration(0)
 	if a.Stop == retry.StopNone {
 		wait = a.Wait
 	}
-	attrs := append([]slog.Attr{slog.Int("attempt", a.Number), slog.String("key", s.key)}, outcome...)
+	attrs := append([]slog.Attr{slog.Int("attempt", a.Number), slog.String("key", j.key)}, outcome...)
 	attrs = append(attrs, slog.Bool("transient", a.Transient), slog.Duration("wait", wait),
-		slog.Duration("elapsed", time.Since(s.start)))
-	s.log.LogAttrs(s.ctx, level, "pix attempt", attrs...)
+		slog.Duration("elapsed", time.Since(j.start)))
+	j.log.LogAttrs(j.ctx, level, msg, attrs...)
 }
 
 func settledOutcome(replayed bool) string {

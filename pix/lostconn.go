@@ -51,9 +51,10 @@ func (w *wire) failed(ctx context.Context, err error) error {
 }
 
 // transient is retry.Transient, and a connection that failed before any answer. A refusal by
-// the breaker is never transient, whatever the breaker's error: it ends the payment at once.
+// the breaker or the key deadline is never transient, whatever error it wraps: it ends the
+// payment at once.
 func transient(err error) bool {
-	if errors.Is(err, ErrCircuitOpen) {
+	if errors.Is(err, ErrCircuitOpen) || errors.Is(err, ErrKeyExpired) {
 		return false
 	}
 	_, lost := errors.AsType[*lostConnError](err)

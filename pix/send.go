@@ -15,14 +15,14 @@ import (
 // and is used by that call's goroutine only (retry.Do calls the attempt and the observer
 // synchronously).
 type sending struct {
+	journal
 	client   *Client
-	ctx      context.Context // the caller's, for the log records
-	log      *slog.Logger
-	start    time.Time
-	key      string
 	payment  Payment
 	endpoint string
 	body     []byte
+	// firstSent is when the key's first attempt left: Resume's, or this call's first attempt.
+	// Zero until then.
+	firstSent time.Time
 
 	last retry.Attempt // the last attempt sent that retry.Do reported, with Number 0 before the first
 	// permit is the breaker's done for the first attempt, from admitFirst until the attempt.
@@ -35,8 +35,10 @@ type sending struct {
 // has no history at the PSP. A key of the caller's (resumed) may already hold this payment's
 // settlement, so the outcome stays unknown until the PSP answers definitively for it. An
 // invalid payment or key is the exception, since the PSP could never have accepted it.
-func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) (Receipt, error) {
-	s := &sending{client: c, ctx: ctx, log: c.logger(), start: time.Now(), key: key, payment: p}
+//
+// firstSent is when the key's first attempt left, for a key resumed by Resume, or zero.
+func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool, firstSent time.Time) (Receipt, error) {
+	s := &sending{journal: c.journal(ctx, key), client: c, payment: p, firstSent: firstSent}
 	err := validateKey(key)
 	if err == nil {
 		err = p.Validate()
@@ -49,7 +51,7 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
-	s.endpoint, s.body = endpoint, p.body()
+	s.endpoint, s.body = endpoint.String(), p.body()
 	if err := s.admitFirst(ctx); err != nil {
 		return Receipt{}, s.failed(err)
 	}
@@ -64,18 +66,31 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool) 
 	return r, nil
 }
 
-// attempt makes one attempt under its own deadline, if the breaker admits it, and tells the
-// breaker how it went.
+// attempt makes one attempt under its own deadline, if the key deadline and the breaker admit
+// it, and tells the breaker how it went.
 func (s *sending) attempt(ctx context.Context) (Receipt, error) {
 	done, err := s.admit()
 	if err != nil {
 		return Receipt{}, err
 	}
-	ctx, cancel := s.client.attemptContext(ctx)
+	if s.firstSent.IsZero() {
+		s.firstSent = time.Now()
+	}
+	ctx, cancel := s.attemptContext(ctx)
 	defer cancel()
 	r, err := s.exchange(ctx)
 	done(counted(err))
 	return r, err
+}
+
+// attemptContext is the context one attempt runs under. It ends at the key deadline, or
+// AttemptTimeout from now if that is sooner.
+func (s *sending) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline := s.client.keyDeadline(s.firstSent)
+	if end := time.Now().Add(s.client.AttemptTimeout); s.client.AttemptTimeout > 0 && end.Before(deadline) {
+		deadline = end
+	}
+	return context.WithDeadline(ctx, deadline)
 }
 
 // exchange posts the payment and turns the answer into a receipt or an error.
@@ -97,9 +112,10 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 
 // observe takes note of one attempt, which retry.Do reports before any wait. A failed attempt
 // is logged here. The successful one is logged by settled, which has its receipt. An attempt
-// the breaker refused was not sent: it is neither counted nor logged, and failed logs its end.
+// that the breaker or the key deadline refused was not sent: it is neither counted nor logged,
+// and failed logs its end.
 func (s *sending) observe(a retry.Attempt) {
-	if errors.Is(a.Err, ErrCircuitOpen) {
+	if errors.Is(a.Err, ErrCircuitOpen) || errors.Is(a.Err, ErrKeyExpired) {
 		return
 	}
 	s.last = a
@@ -109,13 +125,14 @@ func (s *sending) observe(a retry.Attempt) {
 	if !provesNothingSettled(a.Err) {
 		s.mayHaveSettled = true
 	}
-	s.logAttempt(slog.LevelWarn, a, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
+	s.logAttempt("pix attempt", slog.LevelWarn, a, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
 }
 
 // provesNothingSettled reports whether a failed attempt proves that the PSP did not settle the
 // payment. Two kinds of failure do. One is a connection that could not be made, since the
 // request never left. The other is a 4xx other than 409 and 429, since the PSP refused the
-// request before processing it or answered with a stored refusal. A 409 says the key is in
+// request before processing it or answered with a stored refusal. A key that a lookup closed
+// (422 idempotency_key_closed) is one such refusal. A 409 says the key is in
 // flight and may settle yet, and a 429 is taken as conservatively. Everything else may hide a
 // settlement, such as a timeout, a lost connection, a 5xx, a 2xx other than 201, a 3xx, or a 201
 // whose body broke the contract.
@@ -129,7 +146,7 @@ func provesNothingSettled(err error) bool {
 
 // settled logs the successful attempt and the end of the payment.
 func (s *sending) settled(r Receipt) {
-	s.logAttempt(slog.LevelInfo, s.last, slog.String("outcome", settledOutcome(r.Replayed)))
+	s.logAttempt("pix attempt", slog.LevelInfo, s.last, slog.String("outcome", settledOutcome(r.Replayed)))
 	s.log.LogAttrs(s.ctx, slog.LevelInfo, "pix payment settled", slog.String("key", s.key),
 		slog.Int("attempts", r.Attempts), slog.String("endToEndId", r.EndToEndID), slog.Bool("replayed", r.Replayed))
 }
@@ -137,11 +154,14 @@ func (s *sending) settled(r Receipt) {
 // failed logs the end of a payment that did not settle and returns its error. The error is an
 // OutcomeUnknownError when the PSP may hold the settlement and its last word is not
 // definitive for this key and this payment. Two refusals are definitive. Insufficient funds is
-// the key's stored outcome, and key reused means the key holds another payment.
+// the key's stored outcome, and key reused means the key holds another payment. A key
+// deadline that stopped the attempts always leaves the outcome unknown, so that the caller
+// reconciles with Resume.
 func (s *sending) failed(err error) error {
-	unknown := s.mayHaveSettled && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused)
+	unknown := (s.mayHaveSettled || errors.Is(err, ErrKeyExpired)) &&
+		!errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused)
 	if unknown {
-		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, Err: err}
+		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, FirstSent: s.firstSent, Err: err}
 	}
 	s.log.LogAttrs(s.ctx, slog.LevelError, "pix payment failed", slog.String("key", s.key),
 		slog.Int("attempts", s.last.Number), slog.Bool("outcome_unknown", unknown), slog.String("error", err.Error()))

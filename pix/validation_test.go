@@ -135,6 +135,13 @@ func TestInvalidClientSendsNothing(t *testing.T) {
 		{"AttemptsMax 0", func(c *pix.Client) { c.Policy.AttemptsMax = 0 }, retry.ErrInvalidPolicy},
 		{"DelayMax below DelayBase", func(c *pix.Client) { c.Policy.DelayMax = time.Millisecond }, retry.ErrInvalidPolicy},
 		{"AttemptTimeout negative", func(c *pix.Client) { c.AttemptTimeout = -time.Nanosecond }, nil},
+		{"KeyTTL negative", func(c *pix.Client) { c.KeyTTL = -time.Nanosecond }, nil},
+		{"AttemptTimeout at KeyTTL less a tenth", func(c *pix.Client) {
+			c.KeyTTL, c.AttemptTimeout = 10*time.Second, 9*time.Second
+		}, nil},
+		{"AttemptTimeout at 24 h less a tenth, KeyTTL 0", func(c *pix.Client) {
+			c.AttemptTimeout = 21*time.Hour + 36*time.Minute
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, psp.Config{})

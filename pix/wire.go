@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 )
 
 // bodyLimit is the largest answer body read, 64 KiB. headerLimit is the largest answer header
@@ -27,9 +28,7 @@ type answer struct {
 	body   []byte
 }
 
-// post sends one payment request and reads the answer, both under ctx. The answer's body is
-// read to its end when it is within the limit, which returns the connection to the pool, and
-// closed in every case.
+// post sends one payment request and reads the answer, both under ctx.
 //
 // Every request on the wire is an attempt that retry.Do counts, classifies and logs. net/http's
 // Transport would otherwise resend a request carrying an Idempotency-Key, on a new connection,
@@ -38,16 +37,36 @@ type answer struct {
 // the request's body cannot be rewound (GetBody is nil), which keeps net/http from resending.
 // The one case where that resend helped is taken over by a *lostConnError, which pix retries.
 func (c *Client) post(ctx context.Context, endpoint, key string, body []byte) (answer, error) {
-	var w wire
-	ctx = httptrace.WithClientTrace(ctx, w.trace())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return answer{}, fmt.Errorf("pix: building the request: %w", err)
 	}
 	req.GetBody = nil
-	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Idempotency-Key", key)
 	req.Header.Set("Content-Type", "application/json")
+	return c.roundTrip(req)
+}
+
+// get sends one lookup request to target and reads the answer, both under ctx. net/http would
+// resend a GET by itself, as it would a payment (see post). An empty body that cannot be
+// rewound keeps it from doing so: net/http sends no body, and pix retries.
+func (c *Client) get(ctx context.Context, target string) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return answer{}, fmt.Errorf("pix: building the request: %w", err)
+	}
+	req.Body = io.NopCloser(strings.NewReader(""))
+	return c.roundTrip(req)
+}
+
+// roundTrip adds the headers every request carries, sends req and reads the answer. The
+// answer's body is read to its end when it is within the limit, which returns the connection
+// to the pool, and closed in every case.
+func (c *Client) roundTrip(req *http.Request) (answer, error) {
+	var w wire
+	ctx := httptrace.WithClientTrace(req.Context(), w.trace())
+	req = req.WithContext(ctx)
+	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	resp, err := c.do(req)
 	if err != nil {

@@ -1,0 +1,162 @@
+package pix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"pixretry/retry"
+)
+
+// codePaymentNotFound is the code of a lookup's 404 that proves the key paid nothing.
+const codePaymentNotFound = "payment_not_found"
+
+// Lookup asks the PSP for the settlement it holds under key, and returns its receipt. It never
+// pays. The PSP answers from its ledger, however long ago it forgot the key.
+//
+// The receipt's AmountCents and PixKey are the settlement's, IdempotencyKey is key, Replayed
+// is true and Attempts counts the lookup's attempts.
+//
+// A 404 payment_not_found proves that nothing was ever paid under the key. The PSP then closes
+// the key, so nothing can be paid under it later, and the error matches [ErrNoSettlement].
+// Every other answer that is not a receipt ends with an [*OutcomeUnknownError]. That includes a
+// 401, a 400, another 404, the PSP's 410 outcome_unprovable, a 3xx, a 200 that breaks the
+// contract ([ErrContract]), a 409 while a payment under the key is in flight, a 5xx and no
+// answer at all.
+//
+// Transient failures are tried again as for a payment: 409, 429, 5xx, timeouts and broken
+// connections. c.Policy, c.Jitter and c.Quota apply, and c.Breaker does not. Each attempt runs
+// under AttemptTimeout, and ctx bounds the whole call.
+//
+// An invalid key fails with [ErrInvalidPayment], and nothing is sent. Nothing is sent for an
+// invalid Client either. Its error is an [*OutcomeUnknownError], since the key may hold a
+// settlement.
+func (c *Client) Lookup(ctx context.Context, key string) (Receipt, error) {
+	return c.lookup(ctx, key, nil, time.Time{})
+}
+
+// looking is what the attempts of one lookup share. It lives for one call and is used by
+// that call's goroutine only, as a sending is.
+type looking struct {
+	journal
+	client *Client
+	target string // the lookup's URL
+	// payment is Resume's payment, which the settlement found must be for, or nil.
+	payment *Payment
+	// firstSent is Resume's FirstSent, which an unknown outcome keeps, or zero.
+	firstSent time.Time
+
+	last retry.Attempt // the last attempt that retry.Do reported, with Number 0 before the first
+	info string        // the infoPagador of the settlement found
+	// unknown is set once key and payment are valid: every error but ErrNoSettlement then
+	// leaves the key's outcome unknown.
+	unknown bool
+}
+
+// lookup checks the key, the payment if any and the Client, then makes the attempts.
+func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent time.Time) (Receipt, error) {
+	l := &looking{journal: c.journal(ctx, key), client: c, payment: p, firstSent: firstSent}
+	err := validateKey(key)
+	if err == nil && p != nil {
+		err = p.Validate()
+	}
+	if err != nil {
+		return Receipt{}, l.failed(err)
+	}
+	l.unknown = true
+	if l.target, err = c.lookupURL(key); err != nil {
+		return Receipt{}, l.failed(err)
+	}
+	r, err := retry.Do(ctx, c.Policy, l.attempt, retry.WithClassifier(transient), retry.WithObserver(l.observe),
+		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
+	if err == nil {
+		err = l.forPayment(r)
+	}
+	if err != nil {
+		return Receipt{}, l.failed(err)
+	}
+	r.IdempotencyKey, r.Replayed, r.Attempts = key, true, l.last.Number
+	l.log.LogAttrs(ctx, slog.LevelInfo, "pix lookup found", slog.String("key", key),
+		slog.Int("attempts", r.Attempts), slog.String("endToEndId", r.EndToEndID))
+	return r, nil
+}
+
+// lookupURL checks the Client's fields and returns the URL that looks key up.
+func (c *Client) lookupURL(key string) (string, error) {
+	u, err := c.endpoint()
+	if err != nil {
+		return "", err
+	}
+	u.RawQuery = url.Values{"idempotency_key": {key}}.Encode()
+	return u.String(), nil
+}
+
+// attempt makes one lookup attempt under AttemptTimeout and turns the answer into a receipt or
+// an error.
+func (l *looking) attempt(ctx context.Context) (Receipt, error) {
+	if l.client.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, l.client.AttemptTimeout)
+		defer cancel()
+	}
+	a, err := l.client.get(ctx, l.target)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if a.status == http.StatusOK {
+		r, info, err := parseReceipt(a.status, a.body)
+		l.info = info
+		return r, err
+	}
+	e := decodeError(a, time.Now())
+	if e.Status == http.StatusNotFound && e.Code == codePaymentNotFound {
+		return Receipt{}, fmt.Errorf("%w: %w", ErrNoSettlement, e)
+	}
+	return Receipt{}, e
+}
+
+// forPayment returns nil if the settlement found, r, is for Resume's payment (or for any, for
+// Lookup). Otherwise it returns an error wrapping ErrKeyReused.
+func (l *looking) forPayment(r Receipt) error {
+	p := l.payment
+	if p == nil || r.AmountCents == p.AmountCents && r.PixKey == p.PixKey && l.info == p.Description {
+		return nil
+	}
+	return fmt.Errorf("%w: the key holds a settlement of valor %q to chave %q with infoPagador %q",
+		ErrKeyReused, valor(r.AmountCents), r.PixKey, l.info)
+}
+
+// observe logs one lookup attempt, which retry.Do reports before any wait.
+func (l *looking) observe(a retry.Attempt) {
+	l.last = a
+	const msg = "pix lookup attempt"
+	switch {
+	case a.Err == nil:
+		l.logAttempt(msg, slog.LevelInfo, a, slog.String("outcome", "found"))
+	case errors.Is(a.Err, ErrNoSettlement):
+		l.logAttempt(msg, slog.LevelInfo, a, slog.String("outcome", "not found"))
+	default:
+		l.logAttempt(msg, slog.LevelWarn, a, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
+	}
+}
+
+// failed logs the end of a lookup that found no receipt and returns its error. ErrNoSettlement
+// is the PSP's proof, and comes back as it is. Any other error is an OutcomeUnknownError, once
+// the key and the payment are valid.
+func (l *looking) failed(err error) error {
+	if errors.Is(err, ErrNoSettlement) {
+		l.log.LogAttrs(l.ctx, slog.LevelInfo, "pix lookup found nothing", slog.String("key", l.key),
+			slog.Int("attempts", l.last.Number))
+		return err
+	}
+	if l.unknown {
+		err = &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Err: err}
+	}
+	l.log.LogAttrs(l.ctx, slog.LevelError, "pix lookup failed", slog.String("key", l.key),
+		slog.Int("attempts", l.last.Number), slog.Bool("outcome_unknown", l.unknown), slog.String("error", err.Error()))
+	return err
+}
