@@ -94,3 +94,22 @@ func TestOverTCPCutBodyIsUnexpectedEOF(t *testing.T) {
 		t.Errorf("reading the body: %v, want %v (a closed connection, not a reset)", err, io.ErrUnexpectedEOF)
 	}
 }
+
+// TestOverTCPLookupResetAndDownAreConnectionResets: a lookup's reset and down faults close
+// with RST, as a payment's do.
+func TestOverTCPLookupResetAndDownAreConnectionResets(t *testing.T) {
+	s := mustServer(t)
+	srv, client := mustLoopback(t, s)
+	s.Inject(psp.ResetConn().ForLookup(), psp.Down(time.Hour).ForLookup())
+	for range 3 { // the reset, the down fault, a lookup in its window
+		resp, err := get(context.Background(), client, srv.URL, "k1")
+		if err == nil {
+			resp.Body.Close()
+			t.Fatalf("GET answered %d, want a transport error", resp.StatusCode)
+		}
+		if !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("GET error = %v, want connection reset by peer", err)
+		}
+	}
+	wantSettled(t, mustPost(t, client, srv.URL, "k1", validBody))
+}

@@ -172,7 +172,10 @@ func TestLookupOfAKeyPaidAgainAnswers409(t *testing.T) {
 
 func TestLookupNotFoundClosesTheKey(t *testing.T) {
 	s := mustServer(t)
-	wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound)
+	p := wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound)
+	if want := "no payment was made under this Idempotency-Key, and none will be: the key is closed"; p.Detail != want {
+		t.Errorf("detail = %q, want %q", p.Detail, want)
+	}
 	if got := s.Stats().ClosedKeys; got != 1 {
 		t.Errorf("Stats().ClosedKeys = %d, want 1", got)
 	}
@@ -274,10 +277,10 @@ func TestClosedKeyStaysClosedAfterDrops(t *testing.T) {
 }
 
 // TestClosedKeysAreTheLatestMaxSettlements: the oldest closed key is dropped first, and a
-// payment under it is a new payment again.
+// payment under it is a new payment again. A closed key looked up again is no newer.
 func TestClosedKeysAreTheLatestMaxSettlements(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) { c.MaxSettlements = 2 })
-	for _, key := range []string{"a", "b", "c"} {
+	for _, key := range []string{"a", "b", "b", "c"} {
 		wantProblem(t, lookUp(s, key), 404, psp.CodePaymentNotFound)
 	}
 	if got := s.Stats().ClosedKeys; got != 2 {
