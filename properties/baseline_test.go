@@ -13,22 +13,33 @@ import (
 
 // The calls of the baseline run, by what happens to them.
 const (
-	callSettled  = iota // settled on attempt 2: a timeout under a late answer, then the replay
-	callRefused         // refused at once for insufficient funds
-	callUnknown         // outcome unknown: a 503 with Retry-After 1 s, a lost connection, a 503
-	callLocal           // an amount of 0, refused before any request
-	callDeadline        // two 503s, then the wait drawn would end after the caller's deadline
+	callSettled      = iota // settled on attempt 2: a timeout under a late answer, then the replay
+	callRefused             // refused at once for insufficient funds
+	callUnknown             // outcome unknown: a 503 with Retry-After 1 s, a lost connection, a 503
+	callLocal               // an amount of 0, refused before any request
+	callDeadline            // two 503s, then the wait drawn would end after the caller's deadline
+	callExpired             // two 503s with Retry-After 1 s, then attempt 3 would end past the key deadline
+	callNoSettlement        // resumes callExpired past its key deadline: its lookup answers 404 payment_not_found
+	callRepaid              // pays callExpired's payment again, under a new key
+	callLost                // outcome unknown: its first answer dropped after the commit, then two 503s
+	callFound               // resumes callLost past its key deadline: its lookup finds the settlement
 )
 
 // baselineRun is the run the planted violations start from. Its faults fall on the requests in
-// the order they arrive: the calls never overlap. A slow fault of 0 lets a request through.
+// the order they arrive: the calls never overlap. A slow fault of 0 lets a request through. The
+// PSP and the clients keep keys 2 s, so the key deadline falls 1.8 s after a key's first send.
 var baselineRun = scenario{
 	Policy:         retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: time.Second},
 	AttemptTimeout: 500 * time.Millisecond,
+	KeyTTL:         2 * time.Second,
 	BalanceCents:   100_000,
 	Faults: []psp.Fault{psp.Late(2 * time.Second), psp.Slow(0), psp.Slow(0),
 		{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Second}, psp.ResetConn(), psp.Status(503),
-		psp.Status(503), psp.Status(503)},
+		psp.Status(503), psp.Status(503),
+		{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Second}, {Kind: psp.FaultStatus, Status: 503,
+			RetryAfter: time.Second},
+		psp.Slow(0),
+		psp.Drop(), psp.Status(503), psp.Status(503)},
 	Calls: []callSpec{
 		callSettled: {Payment: pix.Payment{AmountCents: 15000, PixKey: "pix@example.com"}, Jitter: []float64{0.5}},
 		callRefused: {Payment: pix.Payment{AmountCents: 90000, PixKey: "12345678901"}, After: time.Second,
@@ -40,6 +51,14 @@ var baselineRun = scenario{
 		// Attempt 2 ends 50ms in; the wait after it would be FullJitter(200ms, 0.9) = 180ms: 1ms too long.
 		callDeadline: {Payment: pix.Payment{AmountCents: 500, PixKey: "98765432000199"}, After: 5 * time.Second,
 			Deadline: 229 * time.Millisecond, Jitter: []float64{0.5, 0.9}},
+		// Attempt 3 would start 2 s after the first, its timeout ending 0.7 s past the key deadline.
+		callExpired: {Payment: pix.Payment{AmountCents: 700, PixKey: "11222333000181", Description: "boleto"},
+			After: 6 * time.Second, Jitter: []float64{0.5}},
+		callNoSettlement: {Reconcile: true, After: 2 * time.Second, Jitter: []float64{0.5}},
+		callRepaid:       {Reconcile: true, After: 500 * time.Millisecond, Jitter: []float64{0.5}},
+		callLost: {Payment: pix.Payment{AmountCents: 2500, PixKey: "pix@example.com"}, After: 12 * time.Second,
+			Jitter: []float64{0.5}},
+		callFound: {Reconcile: true, After: 3 * time.Second, Jitter: []float64{0.5}},
 	},
 	// A breaker that never opens: every call's tickets are recorded.
 	Breaker: &breakerSettings{Failures: 100, Timeout: time.Minute, MaxRequests: 1},
@@ -69,13 +88,15 @@ func TestBaselineTraceKeepsEveryInvariant(t *testing.T) {
 }
 
 // TestBaselineHasItsShape: each call of the baseline ends as its constant says, after as many
-// attempts. The planted violations rest on that shape.
+// payment attempts and lookup attempts. The planted violations rest on that shape.
 func TestBaselineHasItsShape(t *testing.T) {
-	want := []string{callSettled: "settled on a replay after 2", callRefused: "insufficient funds after 1",
-		callUnknown: "outcome unknown after 3", callLocal: "invalid payment after 0",
-		callDeadline: "outcome unknown after 2"}
+	want := []string{callSettled: "settled on a replay after 2+0", callRefused: "insufficient funds after 1+0",
+		callUnknown: "outcome unknown after 3+0", callLocal: "invalid payment after 0+0",
+		callDeadline: "outcome unknown after 2+0", callExpired: "outcome unknown at the key deadline after 2+0",
+		callNoSettlement: "no settlement after 0+1", callRepaid: "settled after 1+0",
+		callLost: "outcome unknown after 3+0", callFound: "found by a lookup after 0+1"}
 	for i, c := range baseline(t).Calls {
-		if got := fmt.Sprintf("%s after %d", callOutcome(c), len(c.Attempts)); got != want[i] {
+		if got := fmt.Sprintf("%s after %d+%d", callOutcome(c), len(c.Attempts), len(c.Lookup.Attempts)); got != want[i] {
 			t.Errorf("baseline call %d: %s, want %s", i, got, want[i])
 		}
 	}

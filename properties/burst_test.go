@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -11,7 +12,7 @@ import (
 // with another payment. Every invariant holds. The scheduler orders the requests, so rapid may call
 // a failure flaky: the trace in the log is then the evidence.
 func TestSameKeySendersKeepInvariants(t *testing.T) {
-	checkPayments(t, scenarioGen(func(balance int64) *rapid.Generator[[]callSpec] {
+	checkPayments(t, scenarioGen(func(balance int64, _ time.Duration) *rapid.Generator[[]callSpec] {
 		return rapid.Custom(func(t *rapid.T) []callSpec {
 			first := paymentGen(balance).Draw(t, "payment")
 			calls := make([]callSpec, rapid.IntRange(2, 5).Draw(t, "senders"))

@@ -75,7 +75,7 @@ var paymentEvents = []string{
 func events(tr Trace) map[string]bool {
 	seen := map[string]bool{}
 	note := func(event string, happened bool) { seen[event] = seen[event] || happened }
-	for _, c := range tr.Calls {
+	for i, c := range tr.Calls {
 		if last, ok := lastOf(c.Tickets); ok && last.Refused != nil {
 			note("breaker: refused a first attempt", len(c.Tickets) == 1)
 			note("breaker: refused a retry", len(c.Tickets) > 1)
@@ -90,7 +90,12 @@ func events(tr Trace) map[string]bool {
 		note("call: retried", len(c.Attempts) > 1)
 		note("call: budget spent", len(c.Attempts) == tr.Policy.AttemptsMax && c.Err != nil)
 		note("call: the PSP broke the contract", errors.Is(c.Err, pix.ErrContract))
-		note("call: SendWithKey", c.GivenKey != "")
+		note("call: SendWithKey", c.GivenKey != "" && c.Resumed == nil)
+		note("call: resumed", c.Resumed != nil)
+		note("call: resumed, resent", c.Resumed != nil && len(c.Trips) > 0)
+		note("call: resumed, looked up", c.lookedUp())
+		note("call: stopped at the key deadline", stoppedByKeyDeadline(c))
+		note("call: paid again under a new key", c.Chain != i && c.GivenKey == "" && c.Key() != "")
 		note("call: ended by the caller's deadline", !c.Deadline.IsZero() && errors.Is(c.Err, context.DeadlineExceeded))
 		for _, l := range c.Lines {
 			conn := map[bool]string{false: ", fresh connection", true: ", pooled connection"}[l.Pooled]
@@ -108,6 +113,10 @@ func events(tr Trace) map[string]bool {
 		}
 	}
 	for _, ex := range tr.Wire {
+		if ex.Lookup {
+			note(fmt.Sprintf("lookup: %d %s", ex.Status, problemCode(ex.Body)), true)
+		}
+		note("psp: key closed", problemCode(ex.Body) == codeIdempotencyKeyClosed)
 		note("answer: header too long", ex.HeaderBytes > headerLimit)
 		note("psp: no answer", ex.Status == 0)
 		note("psp: replay", ex.Replayed)
@@ -118,10 +127,16 @@ func events(tr Trace) map[string]bool {
 // callOutcome names how a call ended.
 func callOutcome(c Call) string {
 	switch {
+	case c.Err == nil && c.lookedUp():
+		return "found by a lookup"
 	case c.Err == nil && c.Receipt.Replayed:
 		return "settled on a replay"
 	case c.Err == nil:
 		return "settled"
+	case errors.Is(c.Err, pix.ErrNoSettlement):
+		return "no settlement"
+	case errors.Is(c.Err, pix.ErrKeyExpired):
+		return "outcome unknown at the key deadline"
 	case errors.Is(c.Err, pix.ErrOutcomeUnknown):
 		return "outcome unknown"
 	case errors.Is(c.Err, pix.ErrInsufficientFunds):

@@ -1,9 +1,10 @@
 // Package properties is the property-based suite of the module. rapid throws arbitrary
-// policies, PSP faults, payments, interleavings and duplicate senders at the pix client and the
-// psp simulator. The suite records what happened on both sides of the wire, pairing each round
-// trip with the request it became by the number it carries, and checks the invariants of the
-// Retry Pattern over that record. Everything runs in virtual time inside testing/synctest
-// bubbles, with the real psp handler served over in-memory pipes.
+// policies, PSP faults, payments, interleavings, duplicate senders and pauses past the lifetime
+// of a key at the pix client and the psp simulator. The suite records what happened on both
+// sides of the wire, pairing each round trip with the request it became by the number it
+// carries, and checks the invariants of the Retry Pattern over that record. Everything runs in
+// virtual time inside testing/synctest bubbles, with the real psp handler served over in-memory
+// pipes.
 //
 // The package has no API, only tests. Each invariant lives in invariant_NAME_test.go: its
 // statement, its check over a Trace, and violations planted by named constructors in the trace

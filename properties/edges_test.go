@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -20,15 +21,18 @@ import (
 type clientConfig struct {
 	BaseURL        string // "" stands for the PSP's own URL
 	AttemptTimeout time.Duration
+	KeyTTL         time.Duration // 0: 24 h
 	Policy         retry.Policy
 	WithKey        bool // SendWithKey instead of Send
 }
 
 // validConfig is the contract's rule for a usable Client: an absolute http or https URL with a
-// host, an AttemptTimeout of 0 or more, a valid policy.
+// host, an AttemptTimeout of 0 or more and below KeyTTL less a tenth, a KeyTTL of 0 (24 h) or
+// more, a valid policy.
 func validConfig(c clientConfig) bool {
-	p := c.Policy
-	if p.AttemptsMax < 1 || p.DelayBase < 0 || p.DelayMax < p.DelayBase || c.AttemptTimeout < 0 {
+	p, ttl := c.Policy, cmp.Or(c.KeyTTL, 24*time.Hour)
+	if p.AttemptsMax < 1 || p.DelayBase < 0 || p.DelayMax < p.DelayBase || c.AttemptTimeout < 0 || c.KeyTTL < 0 ||
+		c.AttemptTimeout >= ttl-ttl/10 {
 		return false
 	}
 	u, err := url.Parse(c.BaseURL)
@@ -41,11 +45,12 @@ var brokenBaseURLs = []string{"/v1", "http://", "https://", "ftp://psp.test", "p
 	"mailto:psp@test"}
 
 // clientConfigGen draws a configuration with at most one field broken: BaseURL, AttemptTimeout
-// (negative, or 0 at the edge) or Policy.
+// (negative, or 0 at the edge), KeyTTL (negative, or around AttemptTimeout's edge, a tenth
+// above it) or Policy.
 func clientConfigGen() *rapid.Generator[clientConfig] {
 	return rapid.Custom(func(t *rapid.T) clientConfig {
 		c := clientConfig{Policy: retry.Policy{AttemptsMax: 2}, WithKey: rapid.Bool().Draw(t, "SendWithKey")}
-		switch rapid.IntRange(0, 3).Draw(t, "field broken") {
+		switch rapid.IntRange(0, 4).Draw(t, "field broken") {
 		case 1:
 			c.BaseURL = rapid.SampledFrom(brokenBaseURLs).Draw(t, "BaseURL")
 		case 2:
@@ -53,6 +58,10 @@ func clientConfigGen() *rapid.Generator[clientConfig] {
 				Draw(t, "AttemptTimeout")
 		case 3:
 			c.Policy = invalidPolicyGen().Draw(t, "Policy")
+		case 4:
+			c.AttemptTimeout = msRange(1, 3000).Draw(t, "AttemptTimeout")
+			edge := c.AttemptTimeout * 10 / 9
+			c.KeyTTL = rapid.OneOf(durationGen(-time.Hour, -1), durationGen(edge-10, edge+10)).Draw(t, "KeyTTL")
 		}
 		return c
 	})
@@ -96,7 +105,7 @@ func runClientConfig(c clientConfig) error {
 		call.Key = "order-1"
 	}
 	tr, err := runScenario(scenario{BaseURL: c.BaseURL, Policy: c.Policy, AttemptTimeout: c.AttemptTimeout,
-		BalanceCents: 100_000, Calls: []callSpec{call}})
+		ClientKeyTTL: c.KeyTTL, BalanceCents: 100_000, Calls: []callSpec{call}})
 	if err != nil {
 		return err
 	}
@@ -143,6 +152,9 @@ func TestNoVacuousConfigCheck(t *testing.T) {
 		"a negative AttemptTimeout let through":   {clientConfig{AttemptTimeout: -1, Policy: valid.Policy}, paid, nil, 1},
 		"an invalid policy let through": {clientConfig{Policy: retry.Policy{AttemptsMax: 1, DelayBase: 2,
 			DelayMax: 1}}, paid, nil, 1},
+		"a negative KeyTTL let through": {clientConfig{KeyTTL: -1, Policy: valid.Policy}, paid, nil, 1},
+		"an AttemptTimeout past KeyTTL's margin let through": {clientConfig{AttemptTimeout: 9, KeyTTL: 10,
+			Policy: valid.Policy}, paid, nil, 1},
 	} {
 		if checkConfigOutcome(tc.c, p, tc.r, tc.err, tc.sent) == nil {
 			t.Errorf("%s: checkConfigOutcome() = nil, want a violation", name)

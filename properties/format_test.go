@@ -32,7 +32,8 @@ func formatFaults(faults []psp.Fault) string {
 }
 
 // String prints the trace for a failure report: each call with its attempts and round trips,
-// then the PSP's side of the wire and its books. Instants are offsets from the first call.
+// its lookup's after them, then the PSP's side of the wire and its books. Instants are offsets
+// from the first call.
 func (tr Trace) String() string {
 	var b strings.Builder
 	var t0 time.Time
@@ -46,26 +47,36 @@ func (tr Trace) String() string {
 		return "+" + t.Sub(t0).String()
 	}
 	for i, c := range tr.Calls {
-		fmt.Fprintf(&b, "call %d key %q %s→%s receipt %+v err %v\n", i, c.Key(), at(c.Start), at(c.End), c.Receipt,
-			c.Err)
-		for j, a := range c.Attempts {
-			fmt.Fprintf(&b, "  attempt %d at %s outcome %q transient=%v wait=%v error %q\n", a.Number, at(a.At),
-				a.Outcome, a.Transient, a.Wait, a.Error)
-			if j < len(c.Trips) {
-				t := c.Trips[j]
-				fmt.Fprintf(&b, "    trip %s→%s status %d retry-after %q replayed=%v err %v body err %v\n",
-					at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
+		fmt.Fprintf(&b, "call %d (payment of call %d) key %q %s→%s receipt %+v err %v\n", i, c.Chain, c.Key(),
+			at(c.Start), at(c.End), c.Receipt, c.Err)
+		if c.Resumed != nil {
+			fmt.Fprintf(&b, "  resumes key %q first sent at %s\n", c.Resumed.Key, at(c.Resumed.FirstSent))
+		}
+		for k, ph := range c.phases() {
+			for j, a := range ph.Attempts {
+				fmt.Fprintf(&b, "  %sattempt %d at %s outcome %q transient=%v wait=%v error %q\n", phaseKinds[k], a.Number,
+					at(a.At), a.Outcome, a.Transient, a.Wait, a.Error)
+				if j < len(ph.Trips) {
+					t := ph.Trips[j]
+					fmt.Fprintf(&b, "    trip %d %s→%s status %d retry-after %q replayed=%v err %v body err %v\n",
+						t.Number, at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
+				}
 			}
 		}
 	}
 	for _, ex := range tr.Wire {
-		fmt.Fprintf(&b, "psp %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Key,
-			ex.Status, ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
+		what := "pays"
+		if ex.Lookup {
+			what = "looks up"
+		}
+		fmt.Fprintf(&b, "psp %s trip %d %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Trip,
+			what, ex.Key, ex.Status, ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
 	}
 	for _, s := range tr.Ledger {
 		fmt.Fprintf(&b, "ledger %s key %q %d cents at %s\n", s.EndToEndID, s.IdempotencyKey, s.AmountCents,
 			at(s.SettledAt))
 	}
-	fmt.Fprintf(&b, "balance %d → %d cents\n", tr.BalanceStart, tr.BalanceEnd)
+	fmt.Fprintf(&b, "balance %d → %d cents; keys kept %v, by the clients %v\n", tr.BalanceStart, tr.BalanceEnd,
+		tr.KeyTTL, tr.ClientKeyTTL)
 	return b.String()
 }

@@ -13,8 +13,9 @@ import (
 	"pixretry/retry"
 )
 
-// gatewayAnswer is what a gateway before the PSP does with one payment request. With Status 0 it
-// passes the request on. Otherwise it answers Status before the PSP sees the request.
+// gatewayAnswer is what a gateway before the PSP does with one request, a payment or a lookup.
+// With Status 0 it passes the request on. Otherwise it answers Status before the PSP sees the
+// request.
 type gatewayAnswer struct {
 	Status     int
 	RetryAfter string        // "", "seconds" or "date"
@@ -22,8 +23,8 @@ type gatewayAnswer struct {
 	HugeHeader bool          // the header is longer than a client reads (a misconfigured proxy)
 }
 
-// gateway is an http.Handler that answers payment requests from its queue, one entry each. It
-// passes the rest on to next. It is safe for concurrent use.
+// gateway is an http.Handler that answers requests, payments and lookups alike, from its queue,
+// one entry each. It passes the rest on to next. It is safe for concurrent use.
 type gateway struct {
 	next  http.Handler
 	mu    sync.Mutex

@@ -28,12 +28,12 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 	return rapid.OneOf(commit, body, rapid.Map(rapid.IntRange(300, 399), psp.Redirect))
 }
 
-// distortions counts the faults that distort a success on its way out: bad_body, and
-// commit_status with a 2xx.
-func distortions(faults []psp.Fault) int {
+// distortions counts the faults aimed at target that distort a success on its way out:
+// bad_body, and commit_status with a 2xx.
+func distortions(faults []psp.Fault, target psp.Target) int {
 	n := 0
 	for _, f := range faults {
-		if f.Kind == faultBadBody || f.Kind == faultCommitStatus && f.Status < 300 {
+		if f.Target == target && (f.Kind == faultBadBody || f.Kind == faultCommitStatus && f.Status < 300) {
 			n++
 		}
 	}

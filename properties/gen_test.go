@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,55 +38,117 @@ func attemptTimeoutGen() *rapid.Generator[time.Duration] {
 	return rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 3000))
 }
 
-// faultGen draws any fault: a status from 400 to 599 (the transient ones often) with or
-// without Retry-After (1–8 s, so above DelayMax as well as below), slow and late holds and
-// duplicates (whose other copy holds the key) shorter and longer than the attempt timeout, drop,
-// reset, down windows from 0 to 10 minutes (longer than any retry budget), and the faults that
-// break the contract (contractFaultGen).
-func faultGen(timeout time.Duration) *rapid.Generator[psp.Fault] {
-	status := rapid.Custom(func(t *rapid.T) psp.Fault {
-		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})).Draw(t,
-			"status")
+// keyTTLGen draws the clients' KeyTTL: 2 to 30 s (often within 3 s of the shortest), as short
+// as the PSPs of tests keep keys, and long enough for timeout, which must be below KeyTTL less a
+// tenth. It is 2.5 ms past a grid of 10 ms, so that the key deadline (KeyTTL less a tenth after
+// a key's first send) falls 0.25 ms off the grid of any other event of its call (see startGen).
+func keyTTLGen(timeout time.Duration) *rapid.Generator[time.Duration] {
+	lo := max(200, int(timeout/(9*time.Millisecond))+1)
+	return rapid.Map(rapid.OneOf(rapid.IntRange(lo, lo+300), rapid.IntRange(lo, 3000)), func(n int) time.Duration {
+		return time.Duration(n)*10*time.Millisecond + 2500*time.Microsecond
+	})
+}
+
+// statusFaultGen draws a status fault: a status from 400 to 599 (those of common often), with
+// or without Retry-After (1–8 s, so above DelayMax as well as below).
+func statusFaultGen(common ...int) *rapid.Generator[psp.Fault] {
+	return rapid.Custom(func(t *rapid.T) psp.Fault {
+		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom(common)).Draw(t, "status")
 		if after := rapid.IntRange(0, 8).Draw(t, "retry_after_s"); after > 0 {
 			return psp.Fault{Kind: psp.FaultStatus, Status: code, RetryAfter: time.Duration(after) * time.Second}
 		}
 		return psp.Status(code)
 	})
+}
+
+// downGen draws an outage: 0 to 2 s, or 2 s to 10 minutes (longer than any retry budget and
+// than any key's lifetime).
+func downGen() *rapid.Generator[psp.Fault] {
+	return rapid.Map(rapid.OneOf(msRange(0, 2000), msRange(2000, 600_000)), psp.Down)
+}
+
+// faultGen draws any payment fault: a status (the transient ones often), slow and late holds
+// and duplicates (whose other copy holds the key) shorter and longer than the attempt timeout
+// and the key's lifetime ttl, drop, reset, outages (downGen), and the faults that break the
+// contract (contractFaultGen).
+func faultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 	return rapid.OneOf(
-		status,
-		rapid.Map(holdGen(timeout), psp.Slow),
-		rapid.Map(holdGen(timeout), psp.Late),
-		rapid.Map(holdGen(timeout), psp.Duplicate),
+		statusFaultGen(409, 429, 500, 502, 503, 504),
+		rapid.Map(holdGen(timeout, ttl), psp.Slow),
+		rapid.Map(holdGen(timeout, ttl), psp.Late),
+		rapid.Map(holdGen(timeout, ttl), psp.Duplicate),
 		rapid.Just(psp.Drop()),
 		rapid.Just(psp.ResetConn()),
-		rapid.Map(rapid.OneOf(msRange(0, 2000), msRange(2000, 600_000)), psp.Down),
+		downGen(),
 		contractFaultGen(),
 	)
 }
 
+// lookupFaultGen draws a fault aimed at lookups, of every kind a lookup takes: a status (404,
+// 409, 410 and the transient ones often), a late answer, a reset, an outage of lookups only, a
+// redirect, a 200 whose body breaks the contract.
+func lookupFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
+	return rapid.Map(rapid.OneOf(
+		statusFaultGen(404, 409, 410, 429, 500, 503),
+		rapid.Map(holdGen(timeout, ttl), psp.Late),
+		rapid.Just(psp.ResetConn()),
+		downGen(),
+		rapid.Map(rapid.IntRange(300, 399), psp.Redirect),
+		rapid.Map(rapid.SampledFrom(breaches), psp.BadBody),
+	), psp.Fault.ForLookup)
+}
+
+// outageFaultGen draws a payment fault of an outage that may outlast a key: the PSP down for up
+// to twice ttl, failing before any processing (a 503, a reset), or processing and losing the
+// answer (drop), or holding the request up to past ttl (slow, late, duplicate).
+func outageFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
+	ms := int(ttl / time.Millisecond)
+	return rapid.OneOf(
+		rapid.Map(msRange(0, 2*ms), psp.Down),
+		rapid.Map(msRange(ms/2, 2*ms), psp.Down),
+		rapid.Just(psp.Status(503)),
+		rapid.Just(psp.ResetConn()),
+		rapid.Just(psp.Drop()),
+		rapid.Map(holdGen(timeout, ttl), psp.Slow),
+		rapid.Map(holdGen(timeout, ttl), psp.Late),
+		rapid.Map(holdGen(timeout, ttl), psp.Duplicate),
+	)
+}
+
 // holdGen draws how long a slow or late fault holds a request: shorter than the attempt
-// timeout or longer; up to 3 s when there is no timeout. Never exactly the timeout: the answer
-// and the deadline would then fall at the same virtual instant, and which wins would depend
-// on the scheduler, not on the input (see startGen).
-func holdGen(timeout time.Duration) *rapid.Generator[time.Duration] {
+// timeout or longer, up to 3 s past it, or past the key's lifetime ttl; with no timeout, up to
+// 3 s or past ttl. Never exactly the timeout: the answer and the deadline would then fall at
+// the same virtual instant, and which wins would depend on the scheduler, not on the input
+// (see startGen).
+func holdGen(timeout, ttl time.Duration) *rapid.Generator[time.Duration] {
+	past := int((ttl + 3*time.Second) / time.Millisecond)
 	if timeout == 0 {
-		return msRange(0, 3000)
+		return rapid.OneOf(msRange(0, 3000), msRange(3000, past))
 	}
 	ms := int(timeout / time.Millisecond)
-	return rapid.OneOf(msRange(0, ms-1), msRange(ms+1, ms+3000))
+	return rapid.OneOf(msRange(0, ms-1), msRange(ms+1, ms+3000), msRange(ms+1, past))
 }
 
 // startGen draws when call i starts: 0 to 3 s, on a millisecond grid shifted by 2^i
-// microseconds. Fault durations, timeouts and delays are whole milliseconds and every call (and
-// every chain of calls that reconcile one another, whose shifts add up: sums of distinct powers
-// of two differ) sits on its own shift, so the events of different calls never fall at the same
-// virtual instant. In a synctest bubble, goroutines that wake at one instant run in an order
-// the scheduler picks, and a run must depend on its input alone for rapid to replay and shrink
-// it.
-func startGen(i int) *rapid.Generator[time.Duration] {
-	return rapid.Map(msRange(0, 3000), func(d time.Duration) time.Duration {
-		return d + time.Duration(1<<i)*time.Microsecond
-	})
+// microseconds (shifted). Fault durations, timeouts and delays are whole milliseconds and every
+// call (and every chain of calls that reconcile one another, whose shifts add up: sums of
+// distinct powers of two differ) sits on its own shift, so the events of different calls never
+// fall at the same virtual instant. In a synctest bubble, goroutines that wake at one instant
+// run in an order the scheduler picks, and a run must depend on its input alone for rapid to
+// replay and shrink it.
+func startGen(i int) *rapid.Generator[time.Duration] { return shifted(i, msRange(0, 3000)) }
+
+// shifted draws from ms, shifted by 2^i microseconds (see startGen).
+func shifted(i int, ms *rapid.Generator[time.Duration]) *rapid.Generator[time.Duration] {
+	return rapid.Map(ms, func(d time.Duration) time.Duration { return d + time.Duration(1<<i)*time.Microsecond })
+}
+
+// pauseGen draws how long reconciliation i waits after the call it reconciles: as startGen
+// does, or from half to three key lifetimes ttl, as a payer that restarts after an outage
+// would. The key deadline and the PSP's TTL then pass, or nearly, while it waits.
+func pauseGen(i int, ttl time.Duration) *rapid.Generator[time.Duration] {
+	ms := int(ttl / time.Millisecond)
+	return rapid.OneOf(startGen(i), shifted(i, msRange(ms/2, 3*ms)))
 }
 
 // deadlineGen draws the caller's deadline: none (half the time), or 1 ms to 6 s on a grid
@@ -170,9 +233,10 @@ func paymentGen(balance int64) *rapid.Generator[pix.Payment] {
 
 // callsGen draws 1 to n calls, each starting 0–3 s into the run (startGen), with its own jitter
 // draws and maybe a caller's deadline. From the second on, a call may reconcile the one before
-// it (see callSpec.Reconcile) or be a duplicate sender: it shares an earlier call's key (both
-// then use SendWithKey), with the same payment or another, and runs concurrently with it.
-func callsGen(balance int64, n int) *rapid.Generator[[]callSpec] {
+// it (see callSpec.Reconcile), maybe after a pause past the key's lifetime ttl (pauseGen), or be
+// a duplicate sender: it shares an earlier call's key (both then use SendWithKey), with the
+// same payment or another, and runs concurrently with it.
+func callsGen(balance int64, ttl time.Duration, n int) *rapid.Generator[[]callSpec] {
 	return rapid.Custom(func(t *rapid.T) []callSpec {
 		calls := make([]callSpec, rapid.IntRange(1, n).Draw(t, "number of calls"))
 		for i := range calls {
@@ -185,8 +249,9 @@ func callsGen(balance int64, n int) *rapid.Generator[[]callSpec] {
 			switch rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("call %d is independent, reconciles, duplicates", i)) {
 			case 1:
 				calls[i].Reconcile = true
+				calls[i].After = pauseGen(i, ttl).Draw(t, fmt.Sprintf("pause before call %d", i))
 			case 2:
-				duplicate(t, calls, i)
+				duplicate(t, calls, i, ttl)
 			}
 		}
 		return calls
@@ -203,8 +268,12 @@ func timedCall(t *rapid.T, i int) callSpec {
 }
 
 // duplicate makes call i a duplicate sender of an earlier call, unless that call reconciles
-// another (its key is known only when it starts).
-func duplicate(t *rapid.T, calls []callSpec, i int) {
+// another (its key is known only when it starts). Call i starts less than a tenth of the key's
+// lifetime ttl after the first sender of the key. Each sender counts the key's lifetime from
+// its own first attempt (SendWithKey), and the tenth the client keeps as a margin covers that
+// difference: past it, a sender could still resend once the PSP has forgotten the key, which
+// the promise does not cover.
+func duplicate(t *rapid.T, calls []callSpec, i int, ttl time.Duration) {
 	j := rapid.IntRange(0, i-1).Draw(t, fmt.Sprintf("call %d duplicates", i))
 	if calls[j].Reconcile {
 		return
@@ -212,37 +281,62 @@ func duplicate(t *rapid.T, calls []callSpec, i int) {
 	if calls[j].Key == "" {
 		calls[j].Key = fmt.Sprintf("shared-key-%d", j)
 	}
+	first := calls[slices.IndexFunc(calls, func(c callSpec) bool { return c.Key == calls[j].Key })]
+	margin := int(ttl/10/time.Millisecond) - 1
+	calls[i].After = first.After.Truncate(time.Millisecond) +
+		shifted(i, msRange(0, margin)).Draw(t, fmt.Sprintf("start of call %d after the key's first sender", i))
 	calls[i].Key = calls[j].Key
 	if rapid.Bool().Draw(t, fmt.Sprintf("call %d sends the same payment", i)) {
 		calls[i].Payment = calls[j].Payment
 	}
 }
 
-// sequentialCallsGen draws one Send followed by up to two calls that reconcile the call
-// before them, one after the other, each maybe with a caller's deadline: a run whose order of
-// events is fixed by virtual time.
-func sequentialCallsGen(balance int64) *rapid.Generator[[]callSpec] {
+// sequentialCallsGen draws one Send followed by up to three calls that reconcile the call
+// before them (resumedCallsGen).
+func sequentialCallsGen(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
 	return rapid.Custom(func(t *rapid.T) []callSpec {
-		calls := make([]callSpec, 1+rapid.IntRange(0, 2).Draw(t, "reconciliations"))
+		return resumedCallsGen(balance, ttl, rapid.IntRange(0, 3).Draw(t, "reconciliations")).Draw(t, "calls")
+	})
+}
+
+// resumedCallsGen draws one Send followed by n calls that reconcile the call before them, one
+// after the other, each maybe after a pause past the key's lifetime ttl, and each maybe with a
+// caller's deadline: a run whose order of events is fixed by virtual time.
+func resumedCallsGen(balance int64, ttl time.Duration, n int) *rapid.Generator[[]callSpec] {
+	return rapid.Custom(func(t *rapid.T) []callSpec {
+		calls := make([]callSpec, 1+n)
 		for i := range calls {
 			calls[i] = timedCall(t, i)
-			calls[i].Reconcile = i > 0
+			if i > 0 {
+				calls[i].Reconcile = true
+				calls[i].After = pauseGen(i, ttl).Draw(t, fmt.Sprintf("pause before call %d", i))
+			}
 		}
 		calls[0].Payment = paymentGen(balance).Draw(t, "payment")
 		return calls
 	})
 }
 
-// scenarioGen draws a whole run whose calls calls draws for the balance.
-func scenarioGen(calls func(balance int64) *rapid.Generator[[]callSpec]) *rapid.Generator[scenario] {
+// callsOf draws the calls of a run for a PSP balance and the clients' KeyTTL.
+type callsOf func(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec]
+
+// scenarioGen draws a whole run whose calls calls draws for the balance and the clients'
+// KeyTTL. The PSP keeps keys as long as the clients think, or up to 5 s longer. Up to 10 faults
+// await the payment requests, and up to 2 the lookups.
+func scenarioGen(calls callsOf) *rapid.Generator[scenario] {
 	return rapid.Custom(func(t *rapid.T) scenario {
 		sc := scenario{
 			Policy:         policyGen().Draw(t, "policy"),
 			AttemptTimeout: attemptTimeoutGen().Draw(t, "AttemptTimeout"),
 			BalanceCents:   rapid.Int64Range(0, 200_000).Draw(t, "balance"),
 		}
-		sc.Faults = rapid.SliceOfN(faultGen(sc.AttemptTimeout), 0, 10).Draw(t, "faults")
-		sc.Calls = calls(sc.BalanceCents).Draw(t, "calls")
+		ttl := keyTTLGen(sc.AttemptTimeout).Draw(t, "client KeyTTL")
+		sc.ClientKeyTTL = ttl
+		sc.KeyTTL = ttl + rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 5000)).Draw(t, "PSP KeyTTL beyond")
+		sc.Faults = rapid.SliceOfN(faultGen(sc.AttemptTimeout, ttl), 0, 10).Draw(t, "faults")
+		lookups := rapid.SliceOfN(lookupFaultGen(sc.AttemptTimeout, ttl), 0, 2).Draw(t, "lookup faults")
+		sc.Faults = append(sc.Faults, lookups...)
+		sc.Calls = calls(sc.BalanceCents, ttl).Draw(t, "calls")
 		return sc
 	})
 }

@@ -4,46 +4,58 @@ import (
 	"errors"
 
 	"pixretry/pix"
-	"pixretry/retry"
 )
 
 // checkAttemptBudget is invariant 1: never more than AttemptsMax attempts. It counts attempts
-// three ways, and they must agree: the client's "pix attempt" records (numbered 1, 2, ... in
-// order, and matching Receipt.Attempts and the closing record), the round trips its HTTP
-// client made, and the requests the PSP received. Each round trip the line let through became
-// exactly one request at the PSP, each other none, and every request came from a round trip:
-// this catches a request net/http would send again by itself, which no log would see.
+// three ways, and they must agree: the client's attempt records (numbered 1, 2, ... in order,
+// and matching Receipt.Attempts, OutcomeUnknownError.Attempts and the closing record), the
+// round trips its HTTP client made, and the requests the PSP received. Each round trip the line
+// let through became exactly one request at the PSP, each other none, and every request came
+// from a round trip: this catches a request net/http would send again by itself, which no log
+// would see. A Resume counts its payment attempts and its lookup attempts apart, each up to
+// AttemptsMax, and its result counts those of the phase that ended it; no other call looks a
+// key up.
 func checkAttemptBudget(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		checkCounts(&v, tr.Policy, i, c)
+		checkCounts(&v, tr.Policy.AttemptsMax, i, c, c.Phase, phaseKinds[0])
+		if c.Resumed == nil && (len(c.Lookup.Trips) > 0 || len(c.Lookup.Attempts) > 0) {
+			v.addf("call %d made %d lookups; only Resume looks a key up", i, len(c.Lookup.Trips))
+			continue
+		}
+		checkCounts(&v, tr.Policy.AttemptsMax, i, c, c.Lookup, phaseKinds[1])
 	}
 	checkPairs(&v, tr)
 	return v.err()
 }
 
-// checkCounts checks the attempts of call i against the budget and each other.
-func checkCounts(v *violations, p retry.Policy, i int, c Call) {
-	n := len(c.Attempts)
-	if n > p.AttemptsMax {
-		v.addf("call %d made %d attempts, AttemptsMax is %d", i, n, p.AttemptsMax)
+// checkCounts checks the attempts of ph, a phase of call i ("" for its payment, "lookup " for
+// its lookup), against the budget and each other, and against the call's result when ph ended
+// the call.
+func checkCounts(v *violations, budget, i int, c Call, ph Phase, kind string) {
+	n := len(ph.Attempts)
+	if n > budget {
+		v.addf("call %d made %d %sattempts, AttemptsMax is %d", i, n, kind, budget)
 	}
-	if len(c.Trips) != n {
-		v.addf("call %d: %d round trips but %d attempt records", i, len(c.Trips), n)
+	if len(ph.Trips) != n {
+		v.addf("call %d: %d %sround trips but %d %sattempt records", i, len(ph.Trips), kind, n, kind)
 	}
-	for j, a := range c.Attempts {
+	for j, a := range ph.Attempts {
 		if a.Number != j+1 {
-			v.addf("call %d: attempt record %d is numbered %d", i, j+1, a.Number)
+			v.addf("call %d: %sattempt record %d is numbered %d", i, kind, j+1, a.Number)
 		}
 	}
+	if ph.Summary != nil && ph.Summary.Attempts != n {
+		v.addf("call %d: %sclosing record says %d attempts, but %d were made", i, kind, ph.Summary.Attempts, n)
+	}
+	if (kind != "") != c.lookedUp() {
+		return // the phase did not end the call
+	}
 	if c.Err == nil && c.Receipt.Attempts != n {
-		v.addf("call %d: Receipt.Attempts = %d, but %d attempts were made", i, c.Receipt.Attempts, n)
+		v.addf("call %d: Receipt.Attempts = %d, but %d %sattempts were made", i, c.Receipt.Attempts, n, kind)
 	}
 	if e, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err); ok && e.Attempts != n {
-		v.addf("call %d: OutcomeUnknownError.Attempts = %d, but %d attempts were made", i, e.Attempts, n)
-	}
-	if c.Summary != nil && c.Summary.Attempts != n {
-		v.addf("call %d: closing record says %d attempts, but %d were made", i, c.Summary.Attempts, n)
+		v.addf("call %d: OutcomeUnknownError.Attempts = %d, but %d %sattempts were made", i, e.Attempts, n, kind)
 	}
 }
 
@@ -57,14 +69,17 @@ func checkPairs(v *violations, tr Trace) {
 	}
 	sent := map[int64]bool{}
 	for i, c := range tr.Calls {
-		for j, t := range c.Trips {
-			sent[t.Number] = true
-			want := 0
-			if j >= len(c.Lines) || c.Lines[j].Fault.reachesPSP() {
-				want = 1
-			}
-			if arrived[t.Number] != want {
-				v.addf("call %d: round trip %d became %d requests at the PSP, want %d", i, j+1, arrived[t.Number], want)
+		for k, ph := range c.phases() {
+			for j, t := range ph.Trips {
+				sent[t.Number] = true
+				want := 0
+				if j >= len(ph.Lines) || ph.Lines[j].Fault.reachesPSP() {
+					want = 1
+				}
+				if arrived[t.Number] != want {
+					v.addf("call %d: %sround trip %d became %d requests at the PSP, want %d", i, phaseKinds[k], j+1,
+						arrived[t.Number], want)
+				}
 			}
 		}
 	}
@@ -97,4 +112,12 @@ var budgetPlanted = []planted{
 		}},
 	{"a request no round trip sent", "a request that no round trip sent",
 		func(tr *Trace) { tr.answer(callRefused, 1).Trip = 99 }},
+	{"a lookup by a call that is no Resume", "only Resume looks a key up",
+		func(tr *Trace) { tr.Calls[callFound].Resumed = nil }},
+	{"a lookup's closing record's count wrong", "lookup closing record says 2 attempts",
+		func(tr *Trace) { tr.Calls[callFound].Lookup.Summary.Attempts = 2 }},
+	{"a found receipt that counts the payment attempts", "Receipt.Attempts = 0, but 1 lookup attempts were made",
+		func(tr *Trace) { tr.Calls[callFound].Receipt.Attempts = 0 }},
+	{"a lookup sent twice (a hidden resend)", "lookup round trip 1 became 2 requests at the PSP, want 1",
+		func(tr *Trace) { tr.Wire = append(tr.Wire, *tr.exchange(tr.lookupTrip(callFound, 1).Number)) }},
 }

@@ -13,42 +13,58 @@ import (
 )
 
 // checkFinalError is invariant 6: the final error is the last attempt's error. The call fails
-// exactly when its last attempt failed, and its error says what that attempt's record says
-// (pix logs the error's text). On the wire side, the error carries what the last round trip
-// got (checkLastAnswer), and a *pix.Error carries the code and detail of the very answer the
-// PSP wrote for that round trip (checkProblem). A call whose retry the breaker refused is
-// invariant 12's.
+// exactly when the last attempt of the phase that ended it failed, and its error says what that
+// attempt's record says (pix logs the error's text). On the wire side, the error carries what the
+// last round trip got (checkLastAnswer), and a *pix.Error carries the code and detail of the very
+// answer the PSP wrote for that round trip (checkProblem). A call whose retry the breaker refused
+// is invariant 12's. A lookup's answer that ends it without a receipt, a 404 payment_not_found
+// (ErrNoSettlement) or another payment's settlement (ErrKeyReused), is invariant 16's.
 func checkFinalError(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		a, ok := lastOf(c.Attempts)
+		ph := c.final()
+		a, ok := lastOf(ph.Attempts)
+		answered := c.lookedUp() && (errors.Is(c.Err, pix.ErrNoSettlement) || errors.Is(c.Err, pix.ErrKeyReused))
 		switch {
-		case !ok || stoppedByBreaker(c):
+		case !ok || !c.lookedUp() && stoppedByBreaker(c):
 			continue // a call the breaker ended: invariant 12 says what it returns
+		case answered && a.Error == "":
 		case (c.Err == nil) != (a.Error == ""):
-			v.addf("call %d returned error %v, its last attempt %d error %q", i, c.Err, a.Number, a.Error)
+			v.addf("call %d returned error %v, its last %sattempt %d error %q", i, c.Err, kind(c), a.Number, a.Error)
 			continue
 		case c.Err == nil:
 			continue
 		case !strings.Contains(c.Err.Error(), a.Error):
-			v.addf("call %d returned %q, which does not say the last attempt's %q", i, c.Err, a.Error)
+			v.addf("call %d returned %q, which does not say the last %sattempt's %q", i, c.Err, kind(c), a.Error)
 		}
-		t, ok := lastOf(c.Trips)
-		if !ok || len(c.Trips) != len(c.Attempts) {
+		t, ok := lastOf(ph.Trips)
+		if !ok || len(ph.Trips) != len(ph.Attempts) || c.lookedUp() && errors.Is(c.Err, pix.ErrKeyReused) {
 			continue // invariant 1 reports it: the attempts cannot be paired with their trips
 		}
-		checkLastAnswer(&v, i, c.Err, t, tr.unreadable(t))
+		checkLastAnswer(&v, i, c.Err, t, tr.unreadable(t), c.lookedUp())
 		checkProblem(&v, tr, i, c.Err, t)
 	}
 	return v.err()
 }
 
+// kind names the attempts of the phase that ended call c.
+func kind(c Call) string {
+	if c.lookedUp() {
+		return phaseKinds[1]
+	}
+	return phaseKinds[0]
+}
+
 // checkLastAnswer checks that err, the error of call i, carries what its last round trip t
-// got: the transport's error, the error that cut the body short, or the answer. A 201 the call
-// did not accept broke the contract and may hide a settlement: ErrContract and
-// ErrOutcomeUnknown. Any other answer is a *pix.Error with its status, ErrContract exactly when
-// the contract never gives that status (a 2xx other than 201, a 3xx).
-func checkLastAnswer(v *violations, i int, err error, t Trip, unreadable bool) {
+// got: the transport's error, the error that cut the body short, or the answer. A success the
+// call did not accept (a 201, or a lookup's 200) broke the contract and may hide a settlement:
+// ErrContract and ErrOutcomeUnknown. Any other answer is a *pix.Error with its status,
+// ErrContract exactly when the contract never gives that status (another 2xx, a 3xx).
+func checkLastAnswer(v *violations, i int, err error, t Trip, unreadable, lookup bool) {
+	success := http.StatusCreated
+	if lookup {
+		success = http.StatusOK
+	}
 	var pe *pix.Error
 	switch {
 	case t.Err != nil || t.BodyErr != nil:
@@ -59,9 +75,9 @@ func checkLastAnswer(v *violations, i int, err error, t Trip, unreadable bool) {
 			v.addf("call %d: errors.Is(%v, ErrContract) = %t after an answer with a header of more than %d bytes: %t",
 				i, err, !unreadable, headerLimit, unreadable)
 		}
-	case t.Status == http.StatusCreated:
+	case t.Status == success:
 		if !errors.Is(err, pix.ErrContract) || !errors.Is(err, pix.ErrOutcomeUnknown) {
-			v.addf("call %d: error %v after a 201 it did not accept, want ErrContract and ErrOutcomeUnknown", i, err)
+			v.addf("call %d: error %v after a %d it did not accept, want ErrContract and ErrOutcomeUnknown", i, err, success)
 		}
 	case !errors.As(err, &pe) || pe.Status != t.Status:
 		v.addf("call %d: error %v does not carry the last answer's status %d", i, err, t.Status)
@@ -126,6 +142,11 @@ var finalErrorPlanted = []planted{
 		func(tr *Trace) { tr.attempt(callUnknown, 3).Error = "pix: PSP answered 502 injected_fault" }},
 	{"an error that lost the last answer's status", "does not carry the last answer's status 503",
 		func(tr *Trace) { tr.unknownErr(callUnknown).Err = errors.New(tr.attempt(callUnknown, 3).Error) }},
+	{"ErrNoSettlement that lost the lookup's answer", "does not carry the last answer's status 404",
+		func(tr *Trace) {
+			tr.Calls[callNoSettlement].Err = fmt.Errorf("%w: %w", pix.ErrNoSettlement, &pix.Error{Status: 410,
+				Code: codeOutcomeUnprovable})
+		}},
 	{"an error that lost the transport's error", "the transport's EOF", func(tr *Trace) {
 		lostConnection(tr, callUnknown, 3, io.EOF)
 		tr.attempt(callUnknown, 3).Error = errEOF.Error()

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -14,12 +15,14 @@ import (
 // checkHonesty is invariant 7, the client's promise: an error that is not ErrOutcomeUnknown
 // means the PSP holds no settlement for this key and this payment; a success means the ledger
 // holds exactly the receipt's settlement (endToEndId, amount, Pix key, time), and the receipt
-// describes the payment and the answer that made it (Replayed as the wire said), a 201 that
-// keeps the contract. The closing record agrees: its outcome_unknown with the error, its
-// endToEndId and replayed with the receipt.
+// describes the payment and the answer that made it, a 201 that keeps the contract (Replayed as
+// the wire said), or a lookup's 200 with the payment's receipt (Replayed). The closing record of
+// the phase that ended the call agrees: its outcome_unknown with the error, its endToEndId and
+// replayed with the receipt.
 //
 // The converse holds for a Send, whose fresh key has no history at the PSP: it ends in
-// ErrOutcomeUnknown only when one of its requests may have settled.
+// ErrOutcomeUnknown only when one of its requests may have settled, or when the key deadline
+// stopped it (pix then always leaves the outcome to Resume).
 //
 // A duplicate sender may settle the same payment under the same key after a call has failed,
 // which breaks no promise of that call. So a failed call is held to the settlements that
@@ -28,10 +31,12 @@ import (
 func checkHonesty(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		got := settlementsOf(tr.Ledger, tr.Token, c.Key())
+		got := slices.DeleteFunc(settlementsOf(tr.Ledger, tr.Token, c.Key()), func(s psp.Settlement) bool {
+			return !pays(s, c.Payment)
+		})
 		unknown := errors.Is(c.Err, pix.ErrOutcomeUnknown)
-		if c.Summary != nil && c.Err != nil && c.Summary.OutcomeUnknown != unknown {
-			v.addf("call %d: closing record says outcome_unknown=%v, the error %v says %v", i, c.Summary.OutcomeUnknown, c.Err,
+		if sum := c.final().Summary; sum != nil && c.Err != nil && sum.OutcomeUnknown != unknown {
+			v.addf("call %d: closing record says outcome_unknown=%v, the error %v says %v", i, sum.OutcomeUnknown, c.Err,
 				unknown)
 		}
 		switch {
@@ -40,12 +45,13 @@ func checkHonesty(tr Trace) error {
 			checkAccepted(&v, tr, i, c)
 		case !unknown && c.Key() != "":
 			for _, s := range got {
-				if pays(s, c.Payment) && (soleSender(tr, i) || s.SettledAt.Before(lastRequest(c))) {
+				if soleSender(tr, i) || s.SettledAt.Before(lastRequest(c)) {
 					v.addf("call %d failed with %v, not outcome-unknown, but the PSP settled it under key %q (%s)", i, c.Err,
 						c.Key(), s.EndToEndID)
 				}
 			}
-		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, maySettle):
+		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, maySettle) &&
+			!errors.Is(c.Err, pix.ErrKeyExpired):
 			v.addf("call %d failed with %v, outcome-unknown, yet none of its requests could have settled it", i, c.Err)
 		}
 	}
@@ -74,48 +80,69 @@ func soleSender(tr Trace, i int) bool {
 	return true
 }
 
-// lastRequest is when call c's last round trip began, or its end if it made none.
+// lastRequest is when call c's last round trip began, a lookup's included, or its end if it
+// made none.
 func lastRequest(c Call) time.Time {
+	if t, ok := lastOf(c.final().Trips); ok {
+		return t.Start
+	}
 	if t, ok := lastOf(c.Trips); ok {
 		return t.Start
 	}
 	return c.End
 }
 
-// checkReceipt checks the receipt of successful call i against the settlements under its key.
+// checkReceipt checks the receipt of successful call i against got, the settlements of its
+// payment under its key.
 func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
 	r := c.Receipt
 	if len(got) != 1 {
 		return // invariant 3 reports it
 	}
 	s := got[0]
-	if s.EndToEndID != r.EndToEndID || s.AmountCents != r.AmountCents || s.PixKey != r.PixKey ||
-		!s.SettledAt.Equal(r.SettledAt) {
+	if !describes(r, s) {
 		v.addf("call %d: receipt %+v, but the ledger holds %+v", i, r, s)
 	}
-	if !pays(s, c.Payment) || r.Status != "REALIZADO" {
+	if r.Status != "REALIZADO" {
 		v.addf("call %d: receipt %+v for payment %+v", i, r, c.Payment)
 	}
-	if t, ok := lastOf(c.Trips); ok && r.Replayed != t.Replayed {
-		v.addf("call %d: Receipt.Replayed = %v, the answer's Idempotent-Replayed header said %v", i, r.Replayed, t.Replayed)
+	t, ok := lastOf(c.final().Trips)
+	if replayed := t.Replayed || c.lookedUp(); ok && r.Replayed != replayed {
+		v.addf("call %d: Receipt.Replayed = %v, the answer (Idempotent-Replayed %v, a lookup %v) says %v", i,
+			r.Replayed, t.Replayed, c.lookedUp(), replayed)
 	}
-	if sum := c.Summary; sum != nil && (sum.EndToEndID != r.EndToEndID || sum.Replayed != r.Replayed) {
+	sum := c.final().Summary
+	if sum != nil && (sum.EndToEndID != r.EndToEndID || !c.lookedUp() && sum.Replayed != r.Replayed) {
 		v.addf("call %d: closing record says end_to_end_id %q, replayed=%v; the receipt %q, %v", i,
 			sum.EndToEndID, sum.Replayed, r.EndToEndID, r.Replayed)
 	}
 }
 
 // checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it for
-// the call's last round trip, is not a 201 that keeps the contract.
+// the call's last round trip, is not a 201 that keeps the contract, or for a lookup a 200 with a
+// receipt of the call's payment.
 func checkAccepted(v *violations, tr Trace, i int, c Call) {
-	t, ok := lastOf(c.Trips)
+	t, ok := lastOf(c.final().Trips)
 	if !ok {
 		return
 	}
-	// Invariant 1 reports an answer to no request the PSP received.
-	if ex, ok := tr.exchangeOf(t); ok && (ex.Status != http.StatusCreated || !keepsContract(ex)) {
+	ex, ok := tr.exchangeOf(t)
+	if !ok {
+		return // invariant 1 reports an answer to no request the PSP received
+	}
+	want := http.StatusCreated
+	if ex.Lookup {
+		want, ex.Request = http.StatusOK, paymentRequest(c.Payment)
+	}
+	if ex.Status != want || !keepsContract(ex) || ex.Lookup && !receiptOf(ex.Body, c.Payment) {
 		v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
 	}
+}
+
+// paymentRequest is the body of the payment request of p.
+func paymentRequest(p pix.Payment) []byte {
+	b, _ := json.Marshal(payload{Valor: formatAmount(p.AmountCents), Chave: p.PixKey, InfoPagador: p.Description})
+	return b
 }
 
 // honestyPlanted are violations of this invariant, planted in the baseline trace.
@@ -149,6 +176,13 @@ var honestyPlanted = []planted{
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
 	{"a receipt that hides the replay", "Receipt.Replayed = false",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
+	{"a found receipt not marked replayed", "Receipt.Replayed = false",
+		func(tr *Trace) { tr.Calls[callFound].Receipt.Replayed = false }},
+	{"a found receipt on a 200 that breaks the contract", "accepted a 200 that breaks the contract",
+		func(tr *Trace) {
+			ex := tr.exchange(tr.lookupTrip(callFound, 1).Number)
+			ex.Body = withBody(ex.Body, "25.00", "25.01")
+		}},
 	{"a closing record with another endToEndId", "closing record says end_to_end_id",
 		func(tr *Trace) { tr.Calls[callSettled].Summary.EndToEndID = "E12345678202601021000abcdefghijz" }},
 	{"a closing record that hides the replay", "replayed=false",

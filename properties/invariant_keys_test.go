@@ -12,10 +12,11 @@ import (
 )
 
 // checkKeys is invariant 4: the same Idempotency-Key on every attempt of a payment, and two
-// payments never share a key. Every round trip of a call, every record it logged, its receipt
-// and its *pix.OutcomeUnknownError carry the call's key (the one SendWithKey was given, if
-// any); a key Send made is a UUID version 4 that no other Send made. (A caller may hand a
-// Send's key to SendWithKey on purpose, to reconcile: that is the same payment.)
+// payments never share a key. Every round trip of a call, its lookups included, every record it
+// logged, its receipt and its *pix.OutcomeUnknownError carry the call's key (the one
+// SendWithKey or Resume was given, if any); a key Send made is a UUID version 4 that no other
+// Send made. (A caller may hand a Send's key to Resume on purpose, to reconcile: that is the
+// same payment.)
 func checkKeys(tr Trace) error {
 	var v violations
 	sends := map[string][]int{} // key → the Send calls that made it
@@ -42,18 +43,20 @@ func checkKeys(tr Trace) error {
 
 // checkCallKey reports every place where call i shows a key other than key.
 func checkCallKey(v *violations, i int, c Call, key string) {
-	for j, t := range c.Trips {
-		if t.Key != key {
-			v.addf("call %d: round trip %d sent key %q, the call's key is %q", i, j+1, t.Key, key)
+	for k, ph := range c.phases() {
+		for j, t := range ph.Trips {
+			if t.Key != key {
+				v.addf("call %d: %sround trip %d sent key %q, the call's key is %q", i, phaseKinds[k], j+1, t.Key, key)
+			}
 		}
-	}
-	for _, a := range c.Attempts {
-		if a.Key != key {
-			v.addf("call %d: attempt %d logged key %q, the call's key is %q", i, a.Number, a.Key, key)
+		for _, a := range ph.Attempts {
+			if a.Key != key {
+				v.addf("call %d: %sattempt %d logged key %q, the call's key is %q", i, phaseKinds[k], a.Number, a.Key, key)
+			}
 		}
-	}
-	if c.Summary != nil && c.Summary.Key != key {
-		v.addf("call %d: closing record has key %q, the call's key is %q", i, c.Summary.Key, key)
+		if ph.Summary != nil && ph.Summary.Key != key {
+			v.addf("call %d: %sclosing record has key %q, the call's key is %q", i, phaseKinds[k], ph.Summary.Key, key)
+		}
 	}
 	if c.Err == nil && c.Receipt.IdempotencyKey != key {
 		v.addf("call %d: Receipt.IdempotencyKey = %q, the call's key is %q", i, c.Receipt.IdempotencyKey, key)
@@ -70,6 +73,8 @@ func checkCallKey(v *violations, i int, c Call, key string) {
 var keysPlanted = []planted{
 	{"another key on a retry", "round trip 2 sent key",
 		func(tr *Trace) { tr.trip(callSettled, 2).Key = tr.Calls[callRefused].Key() }},
+	{"another key looked up", "lookup round trip 1 sent key \"other\"",
+		func(tr *Trace) { tr.lookupTrip(callFound, 1).Key = "other" }},
 	{"another key in an attempt record", "attempt 2 logged key",
 		func(tr *Trace) { tr.attempt(callUnknown, 2).Key = "other" }},
 	{"another key in the closing record", "closing record has key",

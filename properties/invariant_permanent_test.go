@@ -7,35 +7,43 @@ import (
 // checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
 // the first permanent failure. Every attempt before the last failed and was logged transient;
 // no round trip before the last got a final answer, by the wire's account (transientTrip); and
-// each logged verdict is the wire's class of that round trip.
+// each logged verdict is the wire's class of that round trip. A lookup's attempts are held to
+// the same rule.
 func checkPermanentStops(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		for j, a := range c.Attempts {
-			last := j == len(c.Attempts)-1
-			switch {
-			case !last && a.Error == "":
-				v.addf("call %d: attempt %d succeeded, yet attempt %d followed", i, a.Number, a.Number+1)
-			case !last && !a.Transient:
-				v.addf("call %d: attempt %d failed permanently (%s), yet attempt %d followed",
-					i, a.Number, a.Error, a.Number+1)
-			}
-			if j >= len(c.Trips) {
-				continue // invariant 1 reports it
-			}
-			t := c.Trips[j]
-			transient := transientTrip(t, tr.unreadable(t))
-			if !last && !transient {
-				v.addf("call %d: attempt %d got a final answer (%d), yet attempt %d followed",
-					i, a.Number, t.Status, a.Number+1)
-			}
-			if a.Error != "" && a.Transient != transient {
-				v.addf("call %d: attempt %d logged transient=%v for a round trip with status %d, error %v",
-					i, a.Number, a.Transient, t.Status, t.Err)
-			}
+		for k, ph := range c.phases() {
+			checkStops(&v, tr, i, ph, phaseKinds[k])
 		}
 	}
 	return v.err()
+}
+
+// checkStops checks the attempts of ph, a phase of call i, named kind.
+func checkStops(v *violations, tr Trace, i int, ph Phase, kind string) {
+	for j, a := range ph.Attempts {
+		last := j == len(ph.Attempts)-1
+		switch {
+		case !last && a.Error == "":
+			v.addf("call %d: %sattempt %d succeeded, yet %sattempt %d followed", i, kind, a.Number, kind, a.Number+1)
+		case !last && !a.Transient:
+			v.addf("call %d: %sattempt %d failed permanently (%s), yet %sattempt %d followed",
+				i, kind, a.Number, a.Error, kind, a.Number+1)
+		}
+		if j >= len(ph.Trips) {
+			continue // invariant 1 reports it
+		}
+		t := ph.Trips[j]
+		transient := transientTrip(t, tr.unreadable(t))
+		if !last && !transient {
+			v.addf("call %d: %sattempt %d got a final answer (%d), yet %sattempt %d followed",
+				i, kind, a.Number, t.Status, kind, a.Number+1)
+		}
+		if a.Error != "" && a.Transient != transient {
+			v.addf("call %d: %sattempt %d logged transient=%v for a round trip with status %d, error %v",
+				i, kind, a.Number, a.Transient, t.Status, t.Err)
+		}
+	}
 }
 
 // permanentPlanted are violations of this invariant, planted in the baseline trace.
@@ -56,6 +64,12 @@ var permanentPlanted = []planted{
 		func(tr *Trace) { tr.trip(callUnknown, 1).Status = 400 }},
 	{"a verdict that contradicts the wire", "logged transient=true for a round trip with status 422",
 		func(tr *Trace) { tr.attempt(callRefused, 1).Transient = true }},
+	{"a lookup's verdict that contradicts the wire",
+		"lookup attempt 1 logged transient=true for a round trip with status 404",
+		func(tr *Trace) {
+			a := &tr.Calls[callNoSettlement].Lookup.Attempts[0]
+			a.Error, a.Transient = "pix: PSP answered 404 payment_not_found", true
+		}},
 	{"a 201 cut short judged permanent", "logged transient=false for a round trip with status 201",
 		func(tr *Trace) {
 			tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF

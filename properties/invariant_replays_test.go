@@ -30,12 +30,14 @@ func stored(ex Exchange) bool {
 // that was not a replay, the most recent one to arrive before the replay was written (a key is
 // new again KeyTTL after it completed). A replay must have its status and every byte of its
 // body. When that answer never reached the wire (a drop fault), every replay must equal the
-// first replay. A key may be answered afresh only once per lifetime.
+// first replay. A key may be answered afresh only once per lifetime. A lookup's 200 carries the
+// body of the key's first answer, when that was a 201, byte for byte, up to the number of
+// lookup faults that distort it.
 func checkReplays(tr Trace) error {
 	var v violations
 	firsts := map[scope][]Exchange{} // per key, the fresh stored answers, in arrival order
 	for _, ex := range tr.Wire {
-		if !ex.Replayed && stored(ex) {
+		if !ex.Replayed && !ex.Lookup && stored(ex) {
 			if prev, ok := lastOf(firsts[ex.scope()]); ok && ex.Arrived.Sub(prev.Arrived) < tr.KeyTTL {
 				v.addf("key %q answered afresh twice (%d at %v, %d at %v)", ex.Key, prev.Status, prev.Arrived, ex.Status,
 					ex.Arrived)
@@ -67,13 +69,34 @@ func checkReplays(tr Trace) error {
 			v.addf("key %q replayed %d %q, the first answer was %d %q", ex.Key, ex.Status, ex.Body, want.Status, want.Body)
 		}
 	}
+	checkLookupBodies(&v, tr, firsts)
 	return v.err()
+}
+
+// checkLookupBodies checks that each lookup answered 200 carries the body of the 201 that first
+// answered its key, given firsts, the fresh stored answers of each key.
+func checkLookupBodies(v *violations, tr Trace, firsts map[scope][]Exchange) {
+	budget := tr.LookupDistortions
+	for _, ex := range tr.Wire {
+		if !ex.Lookup || ex.Status != http.StatusOK {
+			continue
+		}
+		want, ok := firstAnswer(firsts[ex.scope()], ex)
+		switch {
+		case !ok || want.Status != http.StatusCreated || bytes.Equal(ex.Body, want.Body):
+		case budget > 0:
+			budget--
+		default:
+			v.addf("key %q: a lookup answered %q, the settlement's 201 was %q", ex.Key, ex.Body, want.Body)
+		}
+	}
 }
 
 // firstAnswer returns, among the fresh stored answers for a key, the latest that arrived before
 // replay was written. The wire cannot show a fresh answer that was dropped, so a key whose
 // answer was dropped in one lifetime and written in an earlier one would be compared with the
-// earlier one; the runs never outlive a key, and the model test checks lifetimes itself.
+// earlier one. Runs outlive keys, but a client sends a key only within its lifetime (invariant
+// 5's key deadline), and the model test checks lifetimes itself.
 func firstAnswer(firsts []Exchange, replay Exchange) (Exchange, bool) {
 	var found Exchange
 	ok := false
@@ -122,6 +145,13 @@ var replaysPlanted = []planted{
 		func(tr *Trace) { tr.answer(callSettled, 2).Replayed = false }},
 	{"a replay of an answer the PSP does not store", "the PSP stores no such answer",
 		func(tr *Trace) { tr.answer(callUnknown, 1).Replayed = true }},
+	{"a lookup that answers another body than the 201", "a lookup answered", func(tr *Trace) {
+		ex := *tr.answer(callSettled, 1)
+		ex.Lookup, ex.Status, ex.Request = true, http.StatusOK, nil
+		ex.Arrived, ex.Answered = ex.Answered.Add(time.Minute), ex.Answered.Add(time.Minute)
+		ex.Body = withBody(ex.Body, `Z"`, `+00:00"`) // the same instant, written otherwise
+		tr.Wire = append(tr.Wire, ex)
+	}},
 	{"replays that differ after a dropped answer", "replayed 201", func(tr *Trace) {
 		first := tr.answer(callSettled, 1)
 		first.Status, first.Body, first.Hijacked = 0, nil, true

@@ -3,16 +3,49 @@ package properties
 import (
 	"errors"
 	"slices"
+	"time"
 
 	"pixretry/pix"
 	"pixretry/psp"
 )
 
-// checkSettlements is invariant 3: exactly one settlement for a payment that succeeded, none for
-// one that was refused, and never two for any key while the PSP remembers it (KeyTTL after the
-// first). Every settlement in the ledger belongs to a call: one with its key and its payment.
+// checkSettlements is invariant 3: a payment is settled at most once, across all its keys and
+// however long it takes. A payment is a chain of calls (Call.Chain): a call, the duplicate
+// senders of its payment under its key, and the reconciliations after it, each of which resumes
+// the key before it or, once a lookup proved that key unpaid, pays again under a new one. The
+// ledger holds at most one settlement of the payment under the chain's keys. A call that
+// succeeded has exactly one under its key; a refused call has none of its payment under its
+// key; a call that ended with ErrNoSettlement has none at all under its key, which the PSP
+// closed. No key is settled twice while the PSP remembers it, and every settlement in the
+// ledger belongs to a call: one with its key and its payment.
 func checkSettlements(tr Trace) error {
 	var v violations
+	for _, chain := range tr.chains() {
+		if got := tr.paymentSettlements(chain); len(got) > 1 {
+			c := tr.Calls[chain[0]]
+			v.addf("the payment of call %d (%d cents to %q) settled %d times: %v", chain[0], c.Payment.AmountCents,
+				c.Payment.PixKey, len(got), endToEndIDs(got))
+		}
+	}
+	for i, c := range tr.Calls {
+		got := settlementsOf(tr.Ledger, tr.Token, c.Key())
+		paid := slices.DeleteFunc(slices.Clone(got), func(s psp.Settlement) bool { return !pays(s, c.Payment) })
+		switch {
+		case c.Err == nil && len(paid) != 1:
+			v.addf("call %d succeeded; the ledger holds %d settlements of its payment under its key %q", i, len(paid), c.Key())
+		case refused(c.Err) && c.Key() != "" && len(paid) > 0:
+			v.addf("call %d was refused (%v), yet the ledger settled it under key %q", i, c.Err, c.Key())
+		case errors.Is(c.Err, pix.ErrNoSettlement) && len(got) > 0:
+			v.addf("call %d ended with ErrNoSettlement, yet the ledger holds %v under its key %q", i, endToEndIDs(got), c.Key())
+		}
+	}
+	checkLedgerKeys(&v, tr)
+	return v.err()
+}
+
+// checkLedgerKeys reports a key settled twice within the PSP's KeyTTL, and a settlement that no
+// call made.
+func checkLedgerKeys(v *violations, tr Trace) {
 	for i, s := range tr.Ledger {
 		for _, earlier := range tr.Ledger[:i] {
 			if earlier.Token == s.Token && earlier.IdempotencyKey == s.IdempotencyKey &&
@@ -25,47 +58,30 @@ func checkSettlements(tr Trace) error {
 				s.PixKey)
 		}
 	}
-	for i, c := range tr.Calls {
-		got := settlementsOf(tr.Ledger, tr.Token, c.Key())
-		switch {
-		case c.Err == nil && len(got) != 1:
-			v.addf("call %d succeeded; the ledger holds %d settlements for its key %q", i, len(got), c.Key())
-		case refused(c.Err) && c.Key() != "" && slices.ContainsFunc(got, func(s psp.Settlement) bool {
-			return pays(s,
-				c.Payment)
-		}):
-			v.addf("call %d was refused (%v), yet the ledger settled it under key %q", i, c.Err, c.Key())
-		}
+}
+
+// endToEndIDs lists the endToEndIds of settlements.
+func endToEndIDs(settlements []psp.Settlement) []string {
+	var ids []string
+	for _, s := range settlements {
+		ids = append(ids, s.EndToEndID)
 	}
-	return v.err()
-}
-
-// settlementsOf returns the ledger's settlements under key for token, in ledger order.
-func settlementsOf(ledger []psp.Settlement, token, key string) []psp.Settlement {
-	var out []psp.Settlement
-	for _, s := range ledger {
-		if s.Token == token && s.IdempotencyKey == key {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// pays reports whether s is the settlement of payment p.
-func pays(s psp.Settlement, p pix.Payment) bool {
-	return s.AmountCents == p.AmountCents && s.PixKey == p.PixKey && s.Description == p.Description
-}
-
-// refused reports whether err is a business refusal: the PSP (or local validation) said no.
-func refused(err error) bool {
-	return errors.Is(err, pix.ErrInsufficientFunds) || errors.Is(err, pix.ErrKeyReused) ||
-		errors.Is(err, pix.ErrInvalidPayment)
+	return ids
 }
 
 // settlementsPlanted are violations of this invariant, planted in the baseline trace.
 var settlementsPlanted = []planted{
-	{"a second settlement for the key of a settled call", "settled twice",
-		func(tr *Trace) { secondSettlement(tr, callSettled) }},
+	{"a key settled twice while the PSP remembers it", "settled twice",
+		func(tr *Trace) { secondSettlement(tr, callSettled, 100*time.Millisecond) }},
+	// pix before issue 27: Resume resent past the key's TTL, and the PSP, which had forgotten the
+	// key, paid again.
+	{"a resend past the TTL paid again", "the payment of call 8 (2500 cents to \"pix@example.com\") settled 2 times",
+		func(tr *Trace) { secondSettlement(tr, callFound, tr.KeyTTL+time.Second) }},
+	{"a payment paid under its abandoned key too",
+		"the payment of call 5 (700 cents to \"11222333000181\") settled 2 times",
+		func(tr *Trace) { settle(tr, callNoSettlement) }},
+	{"a settlement under a key proven unpaid", "ended with ErrNoSettlement, yet the ledger holds",
+		func(tr *Trace) { settle(tr, callNoSettlement) }},
 	{"a settlement no call made", "belongs to no call",
 		func(tr *Trace) { tr.Ledger[0].AmountCents = 15001 }},
 	{"a success with no settlement", "call 0 succeeded; the ledger holds 0",

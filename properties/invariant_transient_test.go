@@ -1,49 +1,88 @@
 package properties
 
 import (
+	"errors"
 	"time"
 
+	"pixretry/pix"
 	"pixretry/retry"
 )
 
 // checkTransientRetried is invariant 11: a transient failure is retried while the budget, the
-// hint and the deadline allow. A call whose last round trip failed transiently by the wire's
-// account (transientTrip: a lost connection, a timeout, a body cut short, a 5xx but 501 and
-// 505, a 409, a 429), whatever the client logged, made AttemptsMax attempts, or was answered a
+// hint and the deadlines allow. A call whose last round trip failed transiently by the wire's
+// account (transientTrip: a lost connection, a timeout, a body cut short, a 5xx but 501 and 505,
+// a 409, a 429), whatever the client logged, made AttemptsMax attempts, or was answered a
 // Retry-After above DelayMax, or met its caller's deadline (stoppedForDeadline), or had its
-// retry refused by the breaker (stoppedByBreaker).
+// retry refused by the breaker (stoppedByBreaker) or by the key deadline, when that retry would
+// not have ended before it (stoppedByKeyDeadline). A lookup's attempts are held to the same rule
+// (no breaker and no key deadline stop them). A Resume looks its key up without resending only
+// when a resend would not have ended before the key deadline.
 func checkTransientRetried(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		t, ok := lastOf(c.Trips)
-		if !ok || len(c.Trips) != len(c.Attempts) || !transientTrip(t, tr.unreadable(t)) {
-			continue // no round trip, or invariant 1 reports it, or a final answer
+		for k := range c.phases() {
+			checkRetried(&v, tr, i, c, k)
 		}
-		n, p := len(c.Attempts), tr.Policy
-		if n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c) && !stoppedByBreaker(c) {
-			v.addf("call %d stopped after a transient failure (status %d, error %v) at attempt %d of %d",
-				i, t.Status, t.Err, n, p.AttemptsMax)
-		}
+		checkKeyStop(&v, tr, i, c)
 	}
 	return v.err()
 }
 
-// stoppedForDeadline reports whether the caller's deadline explains why call c made no attempt
-// after its last one: the deadline had passed when that attempt ended, or the wait drawn after
-// it would have ended at or after the deadline (retry does not start such a wait).
-func stoppedForDeadline(p retry.Policy, c Call) bool {
-	a, _ := lastOf(c.Attempts)
-	t, _ := lastOf(c.Trips)
-	n := len(c.Attempts)
+// checkRetried checks that phase k of call i, if its last round trip failed transiently, had a
+// reason to stop.
+func checkRetried(v *violations, tr Trace, i int, c Call, k int) {
+	ph := c.phases()[k]
+	t, ok := lastOf(ph.Trips)
+	if !ok || len(ph.Trips) != len(ph.Attempts) || !transientTrip(t, tr.unreadable(t)) {
+		return // no round trip, or invariant 1 reports it, or a final answer
+	}
+	n, p := len(ph.Attempts), tr.Policy
+	if n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c, k) && !(k == 0 && stoppedAfterWait(c)) {
+		v.addf("call %d stopped after a transient failure (status %d, error %v) at %sattempt %d of %d",
+			i, t.Status, t.Err, phaseKinds[k], n, p.AttemptsMax)
+	}
+}
+
+// stoppedByKeyDeadline reports whether the key deadline ended the payment attempts of call c
+// after its last attempt and wait, as pix says: the call ended with ErrKeyExpired, or Resume
+// went on to look its key up (checkKeyStop checks the instant).
+func stoppedByKeyDeadline(c Call) bool {
+	return len(c.Attempts) > 0 && (errors.Is(c.Err, pix.ErrKeyExpired) || c.lookedUp() && c.Summary != nil)
+}
+
+// checkKeyStop checks that the key deadline stopped call i only where it had to: the retry
+// refused after its last attempt's wait would not have ended before it, and a Resume that looked
+// up at once could not have resent either.
+func checkKeyStop(v *violations, tr Trace, i int, c Call) {
+	deadline := tr.keyDeadline(c)
+	if a, ok := lastOf(c.Attempts); ok && stoppedByKeyDeadline(c) &&
+		fitsBefore(a.At.Add(a.Wait), deadline, tr.AttemptTimeout) {
+		v.addf("call %d stopped at the key deadline after attempt %d, yet attempt %d would have ended %v before it", i,
+			a.Number, a.Number+1, deadline.Sub(a.At.Add(a.Wait+tr.AttemptTimeout)))
+	}
+	if c.Resumed != nil && c.lookedUp() && c.Summary == nil && fitsBefore(c.Start, deadline, tr.AttemptTimeout) {
+		v.addf("call %d looked its key up at once, yet a resend would have ended %v before the key deadline", i,
+			deadline.Sub(c.Start.Add(tr.AttemptTimeout)))
+	}
+}
+
+// stoppedForDeadline reports whether the caller's deadline explains why phase k of call c made
+// no attempt after its last one: the deadline had passed when that attempt ended, or the wait
+// drawn after it would have ended at or after the deadline (retry does not start such a wait).
+func stoppedForDeadline(p retry.Policy, c Call, k int) bool {
+	ph := c.phases()[k]
+	a, _ := lastOf(ph.Attempts)
+	t, _ := lastOf(ph.Trips)
+	n := len(ph.Attempts)
 	switch {
 	case c.Deadline.IsZero():
 		return false
 	case !a.At.Before(c.Deadline):
 		return true
-	case len(c.Draws) < n:
+	case len(ph.Draws) < n:
 		return false
 	}
-	wait := max(fullJitterOf(ceilingOf(p, n), c.Draws[n-1]), hintOf(t))
+	wait := max(fullJitterOf(ceilingOf(p, n), ph.Draws[n-1]), hintOf(t))
 	return !a.At.Add(wait).Before(c.Deadline)
 }
 
@@ -56,6 +95,10 @@ var transientPlanted = []planted{
 	{"a lost connection taken as permanent",
 		"call 2 stopped after a transient failure (status 0, error EOF) at attempt 2 of 3",
 		func(tr *Trace) { stopAfter(tr, callUnknown, 2) }},
+	{"a retry refused at the key deadline with time left", "call 2 stopped at the key deadline after attempt 2",
+		func(tr *Trace) { expiredAfter(tr, callUnknown, 2) }},
+	{"a lookup while a resend would still fit", "call 9 looked its key up at once",
+		func(tr *Trace) { resumedFrom(tr, callFound, tr.Calls[callFound].Start) }},
 	{"a reset fresh connection taken as permanent", "call 1 stopped after a transient failure (status 0, error read tcp",
 		func(tr *Trace) {
 			lostConnection(tr, callRefused, 1, errReset)

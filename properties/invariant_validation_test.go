@@ -25,7 +25,7 @@ func validByContract(p pix.Payment) bool {
 func checkValidation(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		local := errors.Is(c.Err, pix.ErrInvalidPayment) && len(c.Trips) == 0
+		local := errors.Is(c.Err, pix.ErrInvalidPayment) && len(c.Trips) == 0 && len(c.Lookup.Trips) == 0
 		switch {
 		case errors.Is(c.Err, pix.ErrInvalidPayment) && len(c.Attempts) > 0 && len(c.Trips) == 0:
 			v.addf("call %d refused locally (%v), yet logged %d attempts", i, c.Err, len(c.Attempts))

@@ -9,9 +9,13 @@ import (
 // checkWaits is invariant 5: each wait lies in [0, min(DelayMax, DelayBase·2^(n−1))], or is at
 // least the Retry-After hint when one was given (and at most the larger of hint and ceiling); a
 // hint above DelayMax ends the call; no wait follows the last attempt, but the one before a retry
-// the breaker refused (pix asks it after the wait); the call lasts at most
-// the sum of its ceilings (or hints) plus one attempt bound per attempt; and it keeps its
-// caller's deadline (no attempt starts at or after it, the call does not return after it).
+// the breaker or the key deadline refused (pix asks them after the wait); the call lasts at
+// most the sum of its ceilings (or hints) plus one attempt bound per attempt; it keeps its
+// caller's deadline (no attempt starts at or after it, the call does not return after it); and
+// it keeps the key deadline (no payment attempt starts unless it would end before it, by its
+// AttemptTimeout, or with none before it and the key deadline then ends it). A lookup's
+// attempts are held to the same rules, from the instant the payment attempts ended, with the
+// draws taken after its first round trip.
 //
 // Virtual time makes this exact rather than statistical: the next attempt starts exactly the
 // logged wait after the previous one ended, the call returns at the very instant its last
@@ -27,51 +31,57 @@ import (
 func checkWaits(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		if len(c.Trips) == len(c.Attempts) { // else invariant 1 reports it: they cannot be paired
-			checkCallTime(&v, tr, i, c)
+		for k, ph := range c.phases() {
+			// Unpaired attempts and round trips are invariant 1's to report.
+			if len(ph.Trips) == len(ph.Attempts) && ph.Summary != nil {
+				checkCallTime(&v, tr, i, c, k)
+			}
 		}
+		checkDeadline(&v, i, c)
+		checkKeyDeadline(&v, tr, i, c)
 	}
 	return v.err()
 }
 
-// checkCallTime checks the time line of call i: each attempt's duration and elapsed time, each
-// wait (checkWait), the end of the call and its whole duration.
-func checkCallTime(v *violations, tr Trace, i int, c Call) {
-	bound := attemptBound(tr)
-	budget := time.Duration(len(c.Attempts)) * bound
-	for j, a := range c.Attempts {
-		t := c.Trips[j]
+// checkCallTime checks the time line of phase k of call i: each attempt's duration and elapsed
+// time, each wait (checkWait), the end of the phase and its whole duration.
+func checkCallTime(v *violations, tr Trace, i int, c Call, k int) {
+	ph, kind, bound := c.phases()[k], phaseKinds[k], attemptBound(tr, k == 1)
+	start, end := c.span(k)
+	budget := time.Duration(len(ph.Attempts)) * bound
+	for j, a := range ph.Attempts {
+		t := ph.Trips[j]
 		if took := a.At.Sub(t.Start); took < 0 || took > bound {
-			v.addf("call %d: attempt %d took %v, the bound is %v", i, a.Number, took, bound)
+			v.addf("call %d: %sattempt %d took %v, the bound is %v", i, kind, a.Number, took, bound)
 		}
-		if want := a.At.Sub(c.Start); a.Elapsed != want {
-			v.addf("call %d: attempt %d logged elapsed %v, it ended %v after the call began", i, a.Number, a.Elapsed, want)
+		if want := a.At.Sub(start); a.Elapsed != want {
+			v.addf("call %d: %sattempt %d logged elapsed %v, it ended %v after the %s began", i, kind, a.Number,
+				a.Elapsed, want, phaseNames[k])
 		}
-		switch last := j == len(c.Attempts)-1; {
-		case last && !stoppedByBreaker(c):
-			if a.Wait != 0 || !c.End.Equal(a.At) {
-				v.addf("call %d: last attempt %d logged wait %v and the call returned %v after it", i, a.Number, a.Wait,
-					c.End.Sub(a.At))
+		switch last := j == len(ph.Attempts)-1; {
+		case last && !(k == 0 && stoppedAfterWait(c)):
+			if a.Wait != 0 || !end.Equal(a.At) {
+				v.addf("call %d: last %sattempt %d logged wait %v and the %s returned %v after it", i, kind, a.Number,
+					a.Wait, phaseNames[k], end.Sub(a.At))
 			}
 			continue
-		case last: // it waited, then the breaker refused the retry
-			if !c.End.Equal(a.At.Add(a.Wait)) {
-				v.addf("call %d: the breaker refused the retry after attempt %d and its wait %v, the call returned %v after it",
-					i, a.Number, a.Wait, c.End.Sub(a.At))
+		case last: // it waited, then the breaker or the key deadline refused the retry
+			if !end.Equal(a.At.Add(a.Wait)) {
+				v.addf("call %d: the retry after attempt %d and its wait %v was refused, the call returned %v after it",
+					i, a.Number, a.Wait, end.Sub(a.At))
 			}
 		case hintOf(t) > tr.Policy.DelayMax:
-			v.addf("call %d: attempt %d was answered Retry-After %v > DelayMax %v, yet attempt %d followed", i, a.Number,
-				hintOf(t), tr.Policy.DelayMax, a.Number+1)
+			v.addf("call %d: %sattempt %d was answered Retry-After %v > DelayMax %v, yet %sattempt %d followed", i, kind,
+				a.Number, hintOf(t), tr.Policy.DelayMax, kind, a.Number+1)
 		}
 		budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
-		checkWait(v, tr.Policy, i, c, j)
+		checkWait(v, tr.Policy, i, ph, j, kind)
 	}
-	if took := c.End.Sub(c.Start); took > budget {
-		v.addf("call %d took %v, more than its budget %v", i, took, budget)
+	if took := end.Sub(start); took > budget {
+		v.addf("call %d took %v over its %sattempts, more than its budget %v", i, took, kind, budget)
 	}
-	checkDeadline(v, i, c)
-	if want := drawsWanted(tr.Policy, c); len(c.Draws) != want {
-		v.addf("call %d took %d jitter draws for %d waits", i, len(c.Draws), want)
+	if want := drawsWanted(tr.Policy, c, k); len(ph.Draws) != want {
+		v.addf("call %d took %d jitter draws for %d %swaits", i, len(ph.Draws), want, kind)
 	}
 }
 
@@ -81,9 +91,12 @@ func checkDeadline(v *violations, i int, c Call) {
 	if c.Deadline.IsZero() {
 		return
 	}
-	for j, t := range c.Trips {
-		if !t.Start.Before(c.Deadline) {
-			v.addf("call %d: attempt %d started %v after the caller's deadline", i, j+1, t.Start.Sub(c.Deadline))
+	for k, ph := range c.phases() {
+		for j, t := range ph.Trips {
+			if !t.Start.Before(c.Deadline) {
+				v.addf("call %d: %sattempt %d started %v after the caller's deadline", i, phaseKinds[k], j+1,
+					t.Start.Sub(c.Deadline))
+			}
 		}
 	}
 	if c.End.After(c.Deadline) {
@@ -91,56 +104,87 @@ func checkDeadline(v *violations, i int, c Call) {
 	}
 }
 
-// drawsWanted is the number of jitter draws call c should have taken: one per wait chosen, that
-// is one per attempt but the last, and one more when the last failed transiently with budget
-// left and a wait was chosen only to find that the caller's deadline would come first, or that
-// the breaker refused the attempt after it.
-func drawsWanted(p retry.Policy, c Call) int {
-	n := len(c.Attempts)
-	if stoppedByBreaker(c) {
+// checkKeyDeadline checks that no payment attempt of call i could still be in flight at its key
+// deadline: each started only if it would end before it (fitsBefore), and, with no
+// AttemptTimeout, ended by it.
+func checkKeyDeadline(v *violations, tr Trace, i int, c Call) {
+	deadline := tr.keyDeadline(c)
+	for j, t := range c.Trips {
+		switch {
+		case !fitsBefore(t.Start, deadline, tr.AttemptTimeout):
+			v.addf("call %d: attempt %d started %v before the key deadline, with AttemptTimeout %v", i, j+1,
+				deadline.Sub(t.Start), tr.AttemptTimeout)
+		case j < len(c.Attempts) && c.Attempts[j].At.After(deadline):
+			v.addf("call %d: attempt %d ended %v after the key deadline", i, j+1, c.Attempts[j].At.Sub(deadline))
+		}
+	}
+}
+
+// drawsWanted is the number of jitter draws phase k of call c should have taken: one per wait
+// chosen, that is one per attempt but the last, and one more when the last failed transiently
+// with budget left and a wait was chosen only to find that the caller's deadline would come
+// first, or that the breaker or the key deadline refused the attempt after it.
+func drawsWanted(p retry.Policy, c Call, k int) int {
+	ph := c.phases()[k]
+	n := len(ph.Attempts)
+	if k == 0 && stoppedAfterWait(c) {
 		return n
 	}
-	a, ok := lastOf(c.Attempts)
-	t, _ := lastOf(c.Trips)
+	a, ok := lastOf(ph.Attempts)
+	t, _ := lastOf(ph.Trips)
 	if ok && a.Transient && n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !c.Deadline.IsZero() {
 		return n
 	}
 	return max(n-1, 0)
 }
 
-// checkWait checks the wait after attempt j+1 of call i, which is not the last: its bounds, its
-// value for the jitter draw the call took, and that the next attempt started when it ended.
-func checkWait(v *violations, p retry.Policy, i int, c Call, j int) {
-	a, t := c.Attempts[j], c.Trips[j]
+// stoppedAfterWait reports whether the payment attempts of call c ended with a retry refused
+// after its wait: by the breaker (stoppedByBreaker) or by the key deadline
+// (stoppedByKeyDeadline).
+func stoppedAfterWait(c Call) bool { return stoppedByBreaker(c) || stoppedByKeyDeadline(c) }
+
+// checkWait checks the wait after attempt j+1 of ph, a phase of call i, which is not the last:
+// its bounds, its value for the jitter draw the call took, and that the next attempt started
+// when it ended.
+func checkWait(v *violations, p retry.Policy, i int, ph Phase, j int, kind string) {
+	a, t := ph.Attempts[j], ph.Trips[j]
 	ceiling, hint := ceilingOf(p, a.Number), hintOf(t)
 	switch {
 	case hint > 0 && (a.Wait < hint || a.Wait > max(ceiling, hint)):
-		v.addf("call %d: wait %v after attempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, a.Number, hint,
-			ceiling)
+		v.addf("call %d: wait %v after %sattempt %d is outside [hint %v, max(ceiling %v, hint)]", i, a.Wait, kind,
+			a.Number, hint, ceiling)
 	case hint == 0 && (a.Wait < 0 || a.Wait > ceiling):
-		v.addf("call %d: wait %v after attempt %d is outside [0, ceiling %v]", i, a.Wait, a.Number, ceiling)
+		v.addf("call %d: wait %v after %sattempt %d is outside [0, ceiling %v]", i, a.Wait, kind, a.Number, ceiling)
 	}
-	if j < len(c.Draws) {
-		if want := max(fullJitterOf(ceiling, c.Draws[j]), hint); a.Wait != want {
-			v.addf("call %d: wait %v after attempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, a.Number,
-				ceiling, c.Draws[j], hint, want)
+	if j < len(ph.Draws) {
+		if want := max(fullJitterOf(ceiling, ph.Draws[j]), hint); a.Wait != want {
+			v.addf("call %d: wait %v after %sattempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait, kind,
+				a.Number, ceiling, ph.Draws[j], hint, want)
 		}
 	}
-	if j+1 == len(c.Trips) {
-		return // the breaker refused the attempt after the wait
+	if j+1 == len(ph.Trips) {
+		return // the breaker or the key deadline refused the attempt after the wait
 	}
-	if gap := c.Trips[j+1].Start.Sub(a.At); gap != a.Wait {
-		v.addf("call %d: attempt %d started %v after attempt %d ended, the logged wait is %v", i, a.Number+1, gap, a.Number,
-			a.Wait)
+	if gap := ph.Trips[j+1].Start.Sub(a.At); gap != a.Wait {
+		v.addf("call %d: %sattempt %d started %v after %sattempt %d ended, the logged wait is %v", i, kind, a.Number+1,
+			gap, kind, a.Number, a.Wait)
 	}
 }
 
-// attemptBound is the longest one attempt can last in tr (see checkWaits).
-func attemptBound(tr Trace) time.Duration {
-	if tr.AttemptTimeout > 0 {
-		return min(tr.AttemptTimeout, tr.SlowestFault)
+// phaseNames name the phases in the waits' violations.
+var phaseNames = [2]string{"call", "lookup"}
+
+// attemptBound is the longest one attempt can last in tr (see checkWaits), a lookup's if
+// lookup.
+func attemptBound(tr Trace, lookup bool) time.Duration {
+	slowest := tr.SlowestFault
+	if lookup {
+		slowest = tr.SlowestLookup
 	}
-	return tr.SlowestFault
+	if tr.AttemptTimeout > 0 {
+		return min(tr.AttemptTimeout, slowest)
+	}
+	return slowest
 }
 
 // waitsPlanted are violations of this invariant, planted in the baseline trace.
@@ -177,6 +221,10 @@ var waitsPlanted = []planted{
 		func(tr *Trace) { tr.Calls[callDeadline].Draws = tr.Calls[callDeadline].Draws[:1] }},
 	{"an attempt at the caller's deadline", "attempt 2 started 0s after the caller's deadline",
 		func(tr *Trace) { tr.Calls[callDeadline].Deadline = tr.trip(callDeadline, 2).Start }},
+	{"an attempt that would end past the key deadline", "attempt 3 started 200ms before the key deadline",
+		func(tr *Trace) { tr.ClientKeyTTL = 1500 * time.Millisecond }},
+	{"an attempt in flight at the key deadline", "attempt 1 ended 140ms after the key deadline",
+		func(tr *Trace) { tr.AttemptTimeout, tr.ClientKeyTTL = 0, 400*time.Millisecond }},
 	{"a call that outlives its caller's deadline", "outlived its caller's deadline by 1ms",
 		func(tr *Trace) {
 			c := &tr.Calls[callRefused]

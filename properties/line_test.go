@@ -16,7 +16,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// lineFault is what the line, the network between the clients and the PSP, does to one payment
+// lineFault is what the line, the network between the clients and the PSP, does to one
 // request. It breaks a connection before the request was written or after. A client cannot tell
 // the two apart from the inside.
 type lineFault int
@@ -54,9 +54,9 @@ type lineStep struct {
 	PooledOnly bool
 }
 
-// line hands out its steps, in arrival order, to the payment requests of every call of a run. A
-// failed dial is taken as the request starts, any other step once net/http has picked the
-// request's connection. It is safe for concurrent use.
+// line hands out its steps, in arrival order, to the requests (payments and lookups) of every
+// call of a run. A failed dial is taken as the request starts, any other step once net/http has
+// picked the request's connection. It is safe for concurrent use.
 type line struct {
 	mu    sync.Mutex
 	steps []lineStep

@@ -1,8 +1,10 @@
 package properties
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -36,6 +38,39 @@ func TestBreakerKeepsInvariants(t *testing.T) {
 		"breaker: counted a refusal as a success", "call: settled")
 }
 
+// TestOutagesPastTheTTLKeepInvariants: one Send through an outage that may outlast its key (the
+// PSP down, failing before any processing, losing answers, holding requests), then three
+// reconciliations after pauses that may outlast it too, keep every invariant. A reconciliation
+// resumes the key, by a resend while the key deadline allows and by a lookup past it, and pays
+// again under a new key once a lookup proved the old one unpaid.
+func TestOutagesPastTheTTLKeepInvariants(t *testing.T) {
+	checkRuns(t, outageScenarios(), "call: resumed, resent", "call: resumed, looked up", "call: found by a lookup",
+		"call: no settlement", "call: paid again under a new key", "call: stopped at the key deadline")
+}
+
+// outageScenarios are the runs of TestOutagesPastTheTTLKeepInvariants. The clients back off as a
+// payer does through an outage: 2 to 8 attempts, DelayBase 0.2 to 1 s, and jitter draws of a
+// half or more. Their waits, not only their pauses, then reach the key deadline.
+func outageScenarios() *rapid.Generator[scenario] {
+	return rapid.Custom(func(t *rapid.T) scenario {
+		sc := scenarioGen(func(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
+			return resumedCallsGen(balance, ttl, 3)
+		}).Draw(t, "scenario")
+		sc.Policy.AttemptsMax = rapid.IntRange(2, 8).Draw(t, "outage AttemptsMax")
+		sc.Policy.DelayBase = msRange(200, 1000).Draw(t, "outage DelayBase")
+		sc.Policy.DelayMax = sc.Policy.DelayBase + msRange(0, 4000).Draw(t, "outage DelayMax-DelayBase")
+		for i := range sc.Calls {
+			late := rapid.SliceOfN(rapid.Float64Range(0.5, 0.999), 1, 4)
+			sc.Calls[i].Jitter = late.Draw(t, fmt.Sprintf("outage jitter %d", i))
+		}
+		sc.Faults = rapid.SliceOfN(outageFaultGen(sc.AttemptTimeout, sc.ClientKeyTTL), 1, 6).Draw(t, "outage")
+		sc.Faults = append(sc.Faults, rapid.SliceOfN(lookupFaultGen(sc.AttemptTimeout, sc.ClientKeyTTL), 0, 1).
+			Draw(t, "lookup faults")...)
+		sc.BalanceCents = max(sc.BalanceCents, 2*sc.Calls[0].Payment.AmountCents)
+		return sc
+	})
+}
+
 // checkPayments checks every run of scenarios, and that the runs reach every paymentEvents.
 func checkPayments(t *testing.T, scenarios *rapid.Generator[scenario]) {
 	checkRuns(t, scenarios, paymentEvents...)
@@ -54,7 +89,9 @@ func onePaymentScenarios() *rapid.Generator[scenario] { return scenarioGen(seque
 
 // interleavedScenarios are the runs of TestInterleavedPaymentsKeepInvariants.
 func interleavedScenarios() *rapid.Generator[scenario] {
-	return scenarioGen(func(balance int64) *rapid.Generator[[]callSpec] { return callsGen(balance, 5) })
+	return scenarioGen(func(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
+		return callsGen(balance, ttl, 5)
+	})
 }
 
 // checkScenarios is the property: it plays a drawn scenario in a synctest bubble and checks every

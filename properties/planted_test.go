@@ -44,13 +44,16 @@ func TestNoVacuousInvariant(t *testing.T) {
 	}
 }
 
-// attempt is the record of attempt n of call i, trip its round trip, answer the request that
-// round trip became.
+// attempt is the record of payment attempt n of call i, trip its round trip, answer the request
+// that round trip became.
 func (tr *Trace) attempt(i, n int) *Attempt { return &tr.Calls[i].Attempts[n-1] }
 func (tr *Trace) trip(i, n int) *Trip       { return &tr.Calls[i].Trips[n-1] }
-func (tr *Trace) answer(i, n int) *Exchange {
-	k := slices.IndexFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == tr.trip(i, n).Number })
-	return &tr.Wire[k] // a missing answer panics: the baseline pairs every round trip
+func (tr *Trace) answer(i, n int) *Exchange { return tr.exchange(tr.trip(i, n).Number) }
+
+// exchange is the request that round trip number became. A missing one panics: the baseline
+// pairs every round trip.
+func (tr *Trace) exchange(number int64) *Exchange {
+	return &tr.Wire[slices.IndexFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == number })]
 }
 
 // unknownErr is the *pix.OutcomeUnknownError of call i.
@@ -58,15 +61,14 @@ func (tr *Trace) unknownErr(i int) *pix.OutcomeUnknownError {
 	return tr.Calls[i].Err.(*pix.OutcomeUnknownError)
 }
 
-// secondSettlement settles the payment of call i a second time under its key, a minute later.
-func secondSettlement(tr *Trace, i int) {
-	s := tr.Ledger[0]
-	for _, o := range tr.Ledger {
-		if o.IdempotencyKey == tr.Calls[i].Key() {
-			s = o
-		}
-	}
-	s.EndToEndID, s.SettledAt = "E12345678202601021001abcdefghijl", s.SettledAt.Add(time.Minute)
+// secondSettlement settles the payment of call i a second time under its key, after its first
+// settlement under it.
+func secondSettlement(tr *Trace, i int, after time.Duration) {
+	c := tr.Calls[i]
+	s := tr.Ledger[slices.IndexFunc(tr.Ledger, func(s psp.Settlement) bool {
+		return s.IdempotencyKey == c.Key() && pays(s, c.Payment)
+	})]
+	s.EndToEndID, s.SettledAt = "E12345678202601021001abcdefghijl", s.SettledAt.Add(after)
 	tr.Ledger = append(tr.Ledger, s)
 }
 
@@ -108,15 +110,47 @@ func setWait(tr *Trace, i, n int, wait time.Duration) {
 // round trips never happened.
 func stopAfter(tr *Trace, i, n int) {
 	c := &tr.Calls[i]
-	for j := n + 1; j <= len(c.Trips); j++ {
-		tr.answer(i, j).Trip = -1
-	}
-	tr.Wire = slices.DeleteFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == -1 })
-	c.Attempts, c.Trips, c.Draws = c.Attempts[:n], c.Trips[:n], c.Draws[:n-1]
+	forgetAfter(tr, i, n)
+	c.Draws = c.Draws[:n-1]
 	c.Attempts[n-1].Transient, c.Attempts[n-1].Wait = false, 0
 	c.End, c.Summary.At, c.Summary.Attempts = c.Attempts[n-1].At, c.Attempts[n-1].At, n
 	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, Err: errors.New(c.Attempts[n-1].Error)}
 }
+
+// expiredAfter ends call i after its attempt n and the wait logged after it, as the key
+// deadline does: attempt n+1 was not sent, and the call returned pix.ErrKeyExpired. The later
+// round trips never happened.
+func expiredAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	forgetAfter(tr, i, n)
+	a := c.Attempts[n-1]
+	c.Draws, c.Tickets = c.Draws[:n], c.Tickets[:n]
+	c.End, c.Summary.At, c.Summary.Attempts = a.At.Add(a.Wait), a.At.Add(a.Wait), n
+	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, FirstSent: c.Trips[0].Start,
+		Err: fmt.Errorf("%w; last error: %w", pix.ErrKeyExpired, errors.New(a.Error))}
+}
+
+// forgetAfter removes the attempts of call i after its attempt n, and their round trips on both
+// sides of the wire.
+func forgetAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	for j := n + 1; j <= len(c.Trips); j++ {
+		tr.answer(i, j).Trip = -1
+	}
+	tr.Wire = slices.DeleteFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == -1 })
+	c.Attempts, c.Trips, c.Lines = c.Attempts[:n], c.Trips[:n], c.Lines[:n]
+}
+
+// resumedFrom makes Resume call i count its key's lifetime from first, as if the key had first
+// left then.
+func resumedFrom(tr *Trace, i int, first time.Time) {
+	r := *tr.Calls[i].Resumed
+	r.FirstSent = first
+	tr.Calls[i].Resumed = &r
+}
+
+// lookupTrip is the round trip of lookup attempt n of call i.
+func (tr *Trace) lookupTrip(i, n int) *Trip { return &tr.Calls[i].Lookup.Trips[n-1] }
 
 // lostConnection turns round trip n of call i into a connection lost after the request was
 // written, with err.

@@ -6,17 +6,22 @@ import (
 )
 
 // The names of psp the suite uses beyond its Server, Config, Settlement and fault
-// constructors: the problem codes of the contract, the fault kinds a scenario reads back, and
-// the helpers of the wire format. They live here alone, so that a change to psp's API lands in
-// one file.
+// constructors: the problem codes of the contract, the lookup's query parameter, the fault kinds
+// a scenario reads back, and the helpers of the wire format. They live here alone, so that a
+// change to psp's API lands in one file.
 const (
 	codeInsufficientFunds    = psp.CodeInsufficientFunds
 	codeIdempotencyKeyReused = psp.CodeIdempotencyKeyReused
 	codeIdempotencyKeyInUse  = psp.CodeIdempotencyKeyInUse
 	codeInvalidRequest       = psp.CodeInvalidRequest
 	codeInjectedFault        = psp.CodeInjectedFault
+	codeNotFound             = psp.CodeNotFound
+	codePaymentNotFound      = psp.CodePaymentNotFound
+	codeIdempotencyKeyClosed = psp.CodeIdempotencyKeyClosed
+	codeOutcomeUnprovable    = psp.CodeOutcomeUnprovable
 
 	paymentsPath = psp.PaymentsPath
+	lookupParam  = psp.LookupParam
 
 	faultStatus       = psp.FaultStatus
 	faultSlow         = psp.FaultSlow

@@ -83,37 +83,62 @@ func flatten(attrs map[string]slog.Value, prefix string, a slog.Attr) {
 	}
 }
 
-// The messages of pix's log contract.
+// The messages of pix's log contract: a payment's, then a lookup's.
 const (
-	msgAttempt = "pix attempt"
-	msgSettled = "pix payment settled"
-	msgFailed  = "pix payment failed"
+	msgAttempt       = "pix attempt"
+	msgSettled       = "pix payment settled"
+	msgFailed        = "pix payment failed"
+	msgLookupAttempt = "pix lookup attempt"
+	msgFound         = "pix lookup found"
+	msgFoundNothing  = "pix lookup found nothing"
+	msgLookupFailed  = "pix lookup failed"
 )
 
-// parseRecords reads a call's records by pix's log contract: one "pix attempt" record per
-// attempt, then one closing record. A record that breaks it is an error: a missing attribute,
-// one of the wrong kind, a failure logged below warning, no closing record, a second one, an
-// attempt after it. Other messages are let through.
-func parseRecords(records []logRecord) (attempts []Attempt, summary *Summary, err error) {
+// logged is what the records of one phase say: its attempts and its closing record.
+type logged struct {
+	Attempts []Attempt
+	Summary  *Summary
+}
+
+// parseRecords reads a call's records by pix's log contract: for a payment, one "pix attempt"
+// record per attempt, then one closing record; then, for a Resume that looked its key up, the
+// same for the lookup. A call has one phase or both, the payment's first. A record that breaks
+// the contract is an error: a missing attribute, one of the wrong kind, a failure logged below
+// warning, a phase with no closing record, a second one, a record of a phase after its closing
+// record, a payment record after a lookup's. Other messages are let through.
+func parseRecords(records []logRecord) (pay, look logged, err error) {
 	for _, r := range records {
-		if summary != nil && (r.Message == msgAttempt || r.Message == msgSettled || r.Message == msgFailed) {
-			return nil, nil, fmt.Errorf("record %q after the closing record %q", r.Message, summary.Message)
+		lookup := r.Message == msgLookupAttempt || r.Message == msgFound || r.Message == msgFoundNothing ||
+			r.Message == msgLookupFailed
+		if !lookup && r.Message != msgAttempt && r.Message != msgSettled && r.Message != msgFailed {
+			continue
+		}
+		ph := &pay
+		if lookup {
+			ph = &look
+		}
+		switch {
+		case ph.Summary != nil:
+			return pay, look, fmt.Errorf("record %q after the closing record %q", r.Message, ph.Summary.Message)
+		case !lookup && (look.Summary != nil || len(look.Attempts) > 0):
+			return pay, look, fmt.Errorf("payment record %q after a lookup's", r.Message)
 		}
 		p := attrParser{r: r}
-		switch r.Message {
-		case msgAttempt:
-			attempts = append(attempts, p.attempt())
-		case msgSettled, msgFailed:
-			summary = p.summary()
+		if r.Message == msgAttempt || r.Message == msgLookupAttempt {
+			ph.Attempts = append(ph.Attempts, p.attempt())
+		} else {
+			ph.Summary = p.summary()
 		}
 		if p.err != nil {
-			return nil, nil, fmt.Errorf("record %q: %w", r.Message, p.err)
+			return pay, look, fmt.Errorf("record %q: %w", r.Message, p.err)
 		}
 	}
-	if summary == nil {
-		return nil, nil, fmt.Errorf("no closing record (%q or %q)", msgSettled, msgFailed)
+	unclosed := func(l logged) bool { return l.Summary == nil && len(l.Attempts) > 0 }
+	if unclosed(pay) || unclosed(look) || pay.Summary == nil && look.Summary == nil {
+		return pay, look, fmt.Errorf("no closing record (%q, %q, %q, %q or %q)", msgSettled, msgFailed, msgFound,
+			msgFoundNothing, msgLookupFailed)
 	}
-	return attempts, summary, nil
+	return pay, look, nil
 }
 
 // attrParser reads typed attributes from a record. It keeps the first error: a missing
@@ -123,7 +148,8 @@ type attrParser struct {
 	err error
 }
 
-// attempt reads a "pix attempt" record; "error" is there on failures only.
+// attempt reads a "pix attempt" or "pix lookup attempt" record; "error" is there on failures
+// only (a lookup's "not found" is none).
 func (p *attrParser) attempt() Attempt {
 	a := Attempt{At: p.r.Time, Number: int(p.value("attempt", slog.KindInt64).Int64()),
 		Key: p.value("key", slog.KindString).String(), Outcome: p.value("outcome", slog.KindString).String()}
@@ -136,13 +162,20 @@ func (p *attrParser) attempt() Attempt {
 	return a
 }
 
-// summary reads a closing record: settled (at any level) or failed (warning or error).
+// summary reads a closing record: settled or found (at any level), found nothing (at any
+// level), or failed (warning or error).
 func (p *attrParser) summary() *Summary {
 	s := &Summary{At: p.r.Time, Message: p.r.Message, Key: p.value("key", slog.KindString).String(),
 		Attempts: int(p.value("attempts", slog.KindInt64).Int64())}
-	if s.Message == msgSettled {
+	switch s.Message {
+	case msgSettled:
 		s.EndToEndID = p.value("endToEndId", slog.KindString).String()
 		s.Replayed = p.value("replayed", slog.KindBool).Bool()
+		return s
+	case msgFound:
+		s.EndToEndID = p.value("endToEndId", slog.KindString).String()
+		return s
+	case msgFoundNothing:
 		return s
 	}
 	s.OutcomeUnknown = p.value("outcome_unknown", slog.KindBool).Bool()

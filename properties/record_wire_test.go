@@ -38,7 +38,10 @@ func (rec *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer close(rd.done)
 	trip, _ := strconv.ParseInt(r.Header.Get(roundtrip.Header), 10, 64)
 	rd.ex = Exchange{Trip: trip, Arrived: time.Now(), Key: r.Header.Get("Idempotency-Key"), Request: body,
-		Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+		Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), Lookup: r.Method == http.MethodGet}
+	if rd.ex.Lookup {
+		rd.ex.Key = r.URL.Query().Get(lookupParam)
+	}
 	rec.mu.Lock()
 	rec.log = append(rec.log, rd)
 	rec.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,22 +20,24 @@ import (
 	"pixretry/retry"
 )
 
-// The PSP every run talks to. Its keys outlive any run.
+// The PSP every run talks to, and the TTL of its keys in a run that draws none.
 const (
 	runToken  = "property-token"
 	runKeyTTL = 24 * time.Hour
 )
 
-// scenario is one generated run: a policy, a PSP with a balance and a queue of faults, and the
-// calls made to it, each from its own goroutine.
+// scenario is one generated run: a policy, a PSP with a balance, a key TTL and queues of faults,
+// and the calls made to it, each from its own goroutine.
 type scenario struct {
 	Policy         retry.Policy
 	AttemptTimeout time.Duration
-	BaseURL        string // the clients' BaseURL; "": the PSP's
+	KeyTTL         time.Duration // the PSP's; 0: runKeyTTL
+	ClientKeyTTL   time.Duration // the clients' pix.Client.KeyTTL, at most KeyTTL; 0: KeyTTL
+	BaseURL        string        // the clients' BaseURL; "": the PSP's
 	BalanceCents   int64
-	Faults         []psp.Fault
-	Gateway        []gatewayAnswer  // a gateway's answers to the payment requests; none: it passes all on
-	Line           []lineStep       // what the network does to the payment requests; none: nothing
+	Faults         []psp.Fault      // payment faults and lookup faults (psp.Fault.ForLookup)
+	Gateway        []gatewayAnswer  // a gateway's answers to the requests; none: it passes all on
+	Line           []lineStep       // what the network does to the requests; none: nothing
 	Calls          []callSpec       // in the order they are drawn
 	Breaker        *breakerSettings // the breaker every call shares; nil: none
 }
@@ -42,12 +46,14 @@ type scenario struct {
 type callSpec struct {
 	Payment pix.Payment
 	Key     string // SendWithKey's key; "" to Send
-	// Reconcile waits for the previous call to return and sends its payment again under its key,
-	// the way a caller settles an ErrOutcomeUnknown. Payment and Key are then ignored.
+	// Reconcile waits for the previous call to return and settles its payment as a payer would
+	// (reconciliation). Payment and Key are then ignored.
 	Reconcile bool
-	After     time.Duration // the start: from the run's, or from the return of the call reconciled
-	Deadline  time.Duration // the caller's context ends this long after the start; 0: never
-	Jitter    []float64     // the client's draws in [0, 1), taken in a cycle
+	// Resume is what Resume is given; nil to Send or SendWithKey. Reconcile sets it.
+	Resume   *pix.OutcomeUnknownError
+	After    time.Duration // the start: from the run's, or from the return of the call reconciled
+	Deadline time.Duration // the caller's context ends this long after the start; 0: never
+	Jitter   []float64     // the client's draws in [0, 1), taken in a cycle
 }
 
 // runScenario plays sc against a fresh PSP over in-memory pipes, inside a synctest bubble. It
@@ -55,8 +61,10 @@ type callSpec struct {
 // included: slow and late faults outlive the client. The error reports a PSP that would not
 // start or a log that breaks pix's contract.
 func runScenario(sc scenario) (Trace, error) {
+	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
+	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
 	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
-		KeyTTL: runKeyTTL})
+		KeyTTL: sc.KeyTTL})
 	if err != nil {
 		return Trace{}, err
 	}
@@ -69,13 +77,16 @@ func runScenario(sc scenario) (Trace, error) {
 		MaxResponseHeaderBytes: headerLimit}
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
-	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, SlowestFault: slowest(sc.Faults),
-		Distortions: distortions(sc.Faults), KeyTTL: runKeyTTL, Token: runToken,
-		BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
-	run := &runner{url: cmp.Or(sc.BaseURL, pipe.URL), transport: transport, line: network, sc: sc}
+	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, KeyTTL: sc.KeyTTL, ClientKeyTTL: sc.ClientKeyTTL,
+		SlowestFault: slowest(sc.Faults, psp.TargetPayment), SlowestLookup: slowest(sc.Faults, psp.TargetLookup),
+		Distortions: distortions(sc.Faults, psp.TargetPayment), LookupDistortions: distortions(sc.Faults, psp.TargetLookup),
+		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
+	run := &runner{url: cmp.Or(sc.BaseURL, pipe.URL), transport: transport, line: network, sc: sc,
+		sentAt: map[string]time.Time{}}
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
 	}
+	chains := chainsOf(sc.Calls)
 	var wg sync.WaitGroup
 	done := make([]chan struct{}, len(sc.Calls))
 	for i, spec := range sc.Calls {
@@ -84,9 +95,11 @@ func runScenario(sc scenario) (Trace, error) {
 			defer close(done[i])
 			if spec.Reconcile {
 				<-done[i-1]
-				spec.Payment, spec.Key = tr.Calls[i-1].Payment, reconcileKey(tr.Calls[i-1])
+				spec = run.reconciliation(tr.Calls[i-1], spec)
 			}
-			tr.Calls[i] = run.call(spec)
+			c := run.call(spec)
+			c.Chain = chains[i]
+			tr.Calls[i] = c
 		})
 	}
 	wg.Wait()
@@ -94,16 +107,53 @@ func runScenario(sc scenario) (Trace, error) {
 	srv.Wait() // the first copies of duplicated requests commit with no handler
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.Stats().BalanceCents
 	for i := range tr.Calls {
-		c := &tr.Calls[i]
-		if c.Attempts, c.Summary, err = parseRecords(c.Records); err != nil {
+		if err := tr.Calls[i].readRecords(); err != nil {
 			return tr, fmt.Errorf("call %d breaks pix's log contract: %w", i, err)
 		}
 	}
 	return tr, nil
 }
 
+// chainsOf numbers the payment of each call (Call.Chain): a reconciliation pays the payment of
+// the call before it, and a duplicate sender the payment of the first call that sent it under
+// its key.
+func chainsOf(calls []callSpec) []int {
+	chains := make([]int, len(calls))
+	for i, c := range calls {
+		chains[i] = i
+		same := func(o callSpec) bool { return !o.Reconcile && o.Key == c.Key && o.Payment == c.Payment }
+		switch j := slices.IndexFunc(calls[:i], same); {
+		case c.Reconcile:
+			chains[i] = chains[i-1]
+		case c.Key != "" && j >= 0:
+			chains[i] = chains[j]
+		}
+	}
+	return chains
+}
+
+// reconciliation is spec, a reconciliation of call c, made into the call that a payer makes
+// when c returns, as the README tells it to: Resume with c's *pix.OutcomeUnknownError, or Send
+// again (a new key) after pix.ErrNoSettlement or when c sent nothing. After any other end, it
+// resumes as a payer that restarted and lost c's outcome does: with the key and the key's first
+// send in the run, which such a payer stored. SendWithKey would count the key as not yet sent,
+// and could pay twice past its TTL.
+func (run *runner) reconciliation(c Call, spec callSpec) callSpec {
+	spec.Payment, spec.Key = c.Payment, ""
+	unknown, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err)
+	switch {
+	case ok:
+		spec.Resume = unknown
+	case errors.Is(c.Err, pix.ErrNoSettlement) || c.Key() == "":
+		// Send, under a new key
+	default:
+		spec.Resume = &pix.OutcomeUnknownError{Key: c.Key(), FirstSent: run.firstSent(c.Key()), Err: c.Err}
+	}
+	return spec
+}
+
 // runner is what the calls of a run share: the transport and the line, and so the connections;
-// the numbering of round trips; the breaker, when not nil.
+// the numbering of round trips; the breaker, when not nil; the first send of each key.
 type runner struct {
 	url       string
 	transport http.RoundTripper
@@ -111,6 +161,24 @@ type runner struct {
 	numbers   atomic.Int64
 	breaker   pix.Breaker
 	sc        scenario
+	mu        sync.Mutex
+	sentAt    map[string]time.Time // each key's first payment request in the run
+}
+
+// sent notes a payment request under key, leaving now.
+func (run *runner) sent(key string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if _, ok := run.sentAt[key]; !ok {
+		run.sentAt[key] = time.Now()
+	}
+}
+
+// firstSent is when the first payment request under key left, or zero if none has.
+func (run *runner) firstSent(key string) time.Time {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.sentAt[key]
 }
 
 // call makes one call with a client of its own: its own recorders and jitter source.
@@ -119,49 +187,74 @@ func (run *runner) call(spec callSpec) Call {
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	network := &lineTripper{next: run.transport, line: run.line}
-	guard := &attemptGuard{next: network, budget: run.sc.Policy.AttemptsMax, stop: stop}
+	draws := &drawSource{cycle: spec.Jitter}
+	guard := &attemptGuard{next: network, budget: run.sc.Policy.AttemptsMax, stop: stop, run: run, draws: draws}
+	if spec.Resume != nil {
+		guard.lookupBudget = run.sc.Policy.AttemptsMax
+	}
 	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers}
-	logs, draws := newLogStore(), &drawSource{cycle: spec.Jitter}
+	logs := newLogStore()
 	client := &pix.Client{BaseURL: run.url, Token: runToken, HTTPClient: &http.Client{Transport: trips},
-		Policy: run.sc.Policy, AttemptTimeout: run.sc.AttemptTimeout, Logger: slog.New(logs), Jitter: draws.next}
+		Policy: run.sc.Policy, AttemptTimeout: run.sc.AttemptTimeout, KeyTTL: run.sc.ClientKeyTTL,
+		Logger: slog.New(logs), Jitter: draws.next}
 	breaker := &recordingBreaker{next: run.breaker, trips: guard}
 	if run.breaker != nil {
 		client.Breaker = breaker
 	}
-	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Start: time.Now()}
+	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Resumed: spec.Resume, Start: time.Now()}
 	if spec.Deadline > 0 {
 		c.Deadline = c.Start.Add(spec.Deadline)
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, c.Deadline)
 		defer cancel()
 	}
-	if spec.Key == "" {
+	switch {
+	case spec.Resume != nil:
+		c.GivenKey = spec.Resume.Key
+		c.Receipt, c.Err = client.Resume(ctx, spec.Resume, spec.Payment)
+	case spec.Key == "":
 		c.Receipt, c.Err = client.Send(ctx, spec.Payment)
-	} else {
+	default:
 		c.Receipt, c.Err = client.SendWithKey(ctx, spec.Key, spec.Payment)
 	}
 	c.End = time.Now()
-	c.Trips, c.Lines, c.Draws, c.Records = trips.Take(), network.events, draws.taken(), logs.recorded()
-	c.Tickets = breaker.taken()
+	c.Phase, c.Lookup = guard.phases(trips.Take(), network.events, draws.taken())
+	c.Records, c.Tickets = logs.recorded(), breaker.taken()
 	return c
+}
+
+// readRecords reads the attempt and closing records of c's phases from its log.
+func (c *Call) readRecords() error {
+	pay, look, err := parseRecords(c.Records)
+	c.Attempts, c.Summary, c.Lookup.Attempts, c.Lookup.Summary = pay.Attempts, pay.Summary, look.Attempts, look.Summary
+	return err
 }
 
 // errPastBudget ends the context of a call whose client sent more requests than AttemptsMax.
 var errPastBudget = errors.New("the client sent a request past AttemptsMax")
 
-// attemptGuard counts a call's round trips and passes them on until budget have gone. It refuses
-// the next one and ends the call's context with errPastBudget. The refused request is recorded,
-// so invariant 1 reports the client. Without the guard, a client that never stops would hang
-// the suite in one virtual instant.
+// attemptGuard counts a call's round trips, payment requests and lookups apart, and passes them
+// on until budget payment requests, or lookupBudget lookups, have gone. It refuses the next one
+// and ends the call's context with errPastBudget. The refused request is recorded, so invariant
+// 1 reports the client. Without the guard, a client that never stops would hang the suite in
+// one virtual instant. It tells run of each payment request's key, and notes which round trips
+// were lookups and how many of draws the call took before its first.
 type attemptGuard struct {
-	next   http.RoundTripper
-	budget int
-	stop   context.CancelCauseFunc
-	sent   atomic.Int64
+	next         http.RoundTripper
+	budget       int
+	lookupBudget int // 0 but for a Resume
+	stop         context.CancelCauseFunc
+	run          *runner
+	draws        *drawSource
+
+	mu          sync.Mutex
+	payments    int
+	lookups     map[int64]string // the round trips that were lookups, by number: the key looked up
+	drawsBefore int              // the draws taken before the first lookup
 }
 
 func (g *attemptGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if g.sent.Add(1) <= int64(g.budget) {
+	if g.admit(req) {
 		return g.next.RoundTrip(req)
 	}
 	g.stop(errPastBudget)
@@ -171,22 +264,61 @@ func (g *attemptGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, errPastBudget
 }
 
-// begun is how many round trips the call has begun.
-func (g *attemptGuard) begun() int { return int(g.sent.Load()) }
-
-// reconcileKey is the key to reconcile call c with: its *pix.OutcomeUnknownError's, else its own.
-func reconcileKey(c Call) string {
-	if e, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err); ok {
-		return e.Key
+// admit counts req and reports whether it is within its budget.
+func (g *attemptGuard) admit(req *http.Request) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if req.Method != http.MethodGet {
+		g.payments++
+		if g.payments > g.budget {
+			return false
+		}
+		g.run.sent(req.Header.Get("Idempotency-Key"))
+		return true
 	}
-	return cmp.Or(c.Key(), "never-used")
+	if g.lookups == nil {
+		g.lookups, g.drawsBefore = map[int64]string{}, len(g.draws.taken())
+	}
+	number, _ := strconv.ParseInt(req.Header.Get(roundtrip.Header), 10, 64)
+	g.lookups[number] = req.URL.Query().Get(lookupParam)
+	return len(g.lookups) <= g.lookupBudget
 }
 
-// slowest is the longest a slow or late fault among faults holds a request.
-func slowest(faults []psp.Fault) time.Duration {
+// begun is how many payment round trips the call has begun.
+func (g *attemptGuard) begun() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.payments
+}
+
+// phases splits a call's round trips, with their line events, and its draws into its payment
+// phase and its lookup phase. A lookup's Trip gets the key it looked up.
+func (g *attemptGuard) phases(trips []Trip, lines []lineEvent, draws []float64) (pay, look Phase) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for j, t := range trips {
+		ph := &pay
+		if key, ok := g.lookups[t.Number]; ok {
+			ph, t.Key = &look, key
+		}
+		ph.Trips = append(ph.Trips, t)
+		if j < len(lines) { // the guard's refusal reached no line
+			ph.Lines = append(ph.Lines, lines[j])
+		}
+	}
+	split := len(draws)
+	if g.lookups != nil {
+		split = g.drawsBefore
+	}
+	pay.Draws, look.Draws = draws[:split:split], draws[split:]
+	return pay, look
+}
+
+// slowest is the longest a slow or late fault among faults aimed at target holds a request.
+func slowest(faults []psp.Fault, target psp.Target) time.Duration {
 	var d time.Duration
 	for _, f := range faults {
-		if f.Kind == faultSlow || f.Kind == faultLate {
+		if f.Target == target && (f.Kind == faultSlow || f.Kind == faultLate) {
 			d = max(d, f.Duration)
 		}
 	}

@@ -14,35 +14,53 @@ import (
 type Trace struct {
 	Policy         retry.Policy
 	AttemptTimeout time.Duration // pix.Client.AttemptTimeout; 0: none
-	SlowestFault   time.Duration // the longest a slow or late fault holds a request
-	// Distortions counts the queued faults that distort a success on its way out (bad_body, a 2xx
-	// commit_status). At most that many answers on the wire are not what the PSP stored.
-	Distortions  int
-	KeyTTL       time.Duration // how long the PSP remembers a completed key
-	Token        string        // the bearer token of every call
-	BalanceStart int64         // cents, when the run began
-	BalanceEnd   int64         // cents, once every handler had returned
-	Ledger       []psp.Settlement
-	Calls        []Call
-	Wire         []Exchange // in the order the PSP's handler was entered
+	SlowestFault   time.Duration // the longest a slow or late fault holds a payment request
+	SlowestLookup  time.Duration // the longest a late fault holds a lookup
+	// Distortions counts the queued payment faults that distort a success on its way out
+	// (bad_body, a 2xx commit_status). At most that many answers on the wire are not what the PSP
+	// stored. LookupDistortions counts the lookup faults that break a 200 (bad_body).
+	Distortions       int
+	LookupDistortions int
+	KeyTTL            time.Duration // how long the PSP remembers a completed key
+	ClientKeyTTL      time.Duration // pix.Client.KeyTTL of every call, at most KeyTTL
+	Token             string        // the bearer token of every call
+	BalanceStart      int64         // cents, when the run began
+	BalanceEnd        int64         // cents, once every handler had returned
+	Ledger            []psp.Settlement
+	Calls             []Call
+	Wire              []Exchange // in the order the PSP's handler was entered
 }
 
-// Call is one Send or SendWithKey. Its slices are in order.
+// Call is one Send, SendWithKey or Resume. Its payment attempts are its Phase; a Resume that
+// looked its key up has a second Phase, Lookup. Its slices are in order.
 type Call struct {
 	Payment  pix.Payment
-	GivenKey string // SendWithKey's key; "" for Send
+	GivenKey string // SendWithKey's key, or the key Resume was given; "" for Send
+	// Resumed is the error Resume was given; nil for Send and SendWithKey.
+	Resumed *pix.OutcomeUnknownError
+	// Chain is the index of the call that began this call's payment: the call itself, or the
+	// one it reconciles after (a chain of reconciliations), or the one whose key and payment it
+	// shares (a duplicate sender). The calls of one chain pay one payment.
+	Chain    int
 	Start    time.Time
 	End      time.Time
 	Deadline time.Time // the deadline of the caller's context; zero for none
 	Receipt  pix.Receipt
 	Err      error
-	Attempts []Attempt   // the "pix attempt" records
-	Summary  *Summary    // the closing record
-	Trips    []Trip      // the round trips of the call's HTTP client
-	Lines    []lineEvent // what the line did to each round trip
-	Draws    []float64   // the jitter draws the call's client consumed
+	Phase                // the payment attempts ("pix attempt", POST)
+	Lookup   Phase       // Resume's lookup attempts ("pix lookup attempt", GET); empty if none
 	Records  []logRecord // every record the call's logger received
 	Tickets  []Ticket    // what the call asked of the run's breaker; none without one
+}
+
+// Phase is one retried exchange of a call: its payment attempts, or its lookup attempts. The
+// n-th attempt record, round trip, line event and draw are one attempt's.
+type Phase struct {
+	Attempts []Attempt   // the phase's attempt records
+	Summary  *Summary    // its closing record; nil when the phase did not happen
+	Trips    []Trip      // its round trips; a lookup's Key is the key it looked up
+	Lines    []lineEvent // what the line did to each round trip
+	Draws    []float64   // the jitter draws taken for its waits
 }
 
 // Key is the call's Idempotency-Key: the one it was given, else its first round trip's. It is ""
@@ -54,26 +72,78 @@ func (c Call) Key() string {
 	return c.Trips[0].Key
 }
 
-// Attempt is one "pix attempt" record. At is the instant the attempt ended.
+// lookedUp reports whether the call ended in a lookup: Resume found its key past the key
+// deadline, or reached it while resending.
+func (c Call) lookedUp() bool { return c.Lookup.Summary != nil }
+
+// phases are the call's payment phase and its lookup phase, named as in phaseKinds.
+func (c Call) phases() []Phase { return []Phase{c.Phase, c.Lookup} }
+
+// phaseKinds name the attempts of each of a call's phases in a violation.
+var phaseKinds = [2]string{"", "lookup "}
+
+// span is when phase k of the call began and ended. A lookup after payment attempts begins
+// when they end, at their closing record; the phase that ended the call ends with it.
+func (c Call) span(k int) (start, end time.Time) {
+	start, end = c.Start, c.End
+	if c.lookedUp() && c.Summary != nil {
+		if k == 0 {
+			end = c.Summary.At
+		} else {
+			start = c.Summary.At
+		}
+	}
+	return start, end
+}
+
+// final is the phase that ended the call, whose result the call returned.
+func (c Call) final() Phase {
+	if c.lookedUp() {
+		return c.Lookup
+	}
+	return c.Phase
+}
+
+// firstSent is when the call's key first left, as the call counts its key's lifetime: Resume's
+// FirstSent, else the call's first payment round trip. It is zero when neither exists.
+func (c Call) firstSent() time.Time {
+	if c.Resumed != nil {
+		return c.Resumed.FirstSent
+	}
+	if len(c.Trips) == 0 {
+		return time.Time{}
+	}
+	return c.Trips[0].Start
+}
+
+// keyDeadline is the instant past which no attempt of call c under its key may be in flight:
+// its first send, plus the clients' KeyTTL less a tenth (pix.Client.KeyTTL's margin).
+func (tr Trace) keyDeadline(c Call) time.Time {
+	return c.firstSent().Add(tr.ClientKeyTTL - tr.ClientKeyTTL/10)
+}
+
+// Attempt is one "pix attempt" or "pix lookup attempt" record. At is the instant the attempt
+// ended.
 type Attempt struct {
 	At        time.Time
 	Number    int
 	Key       string
 	Outcome   string
-	Error     string // the error's text; "" on success
+	Error     string // the error's text; "" on success, and for a lookup's "not found"
 	Transient bool
 	Wait      time.Duration
 	Elapsed   time.Duration
 }
 
-// Summary is a call's closing record: "pix payment settled" or "pix payment failed".
+// Summary is a phase's closing record: "pix payment settled" or "pix payment failed"; "pix
+// lookup found", "pix lookup found nothing" or "pix lookup failed".
 type Summary struct {
 	At             time.Time
 	Message        string
 	Key            string
 	Attempts       int
 	OutcomeUnknown bool   // failed only
-	EndToEndID     string // settled only
+	EndToEndID     string // settled and found only
 	Replayed       bool   // settled only
 }
 
@@ -86,7 +156,8 @@ type Exchange struct {
 	Arrived     time.Time
 	Answered    time.Time // when the status line was written; zero when none was
 	Token       string
-	Key         string
+	Lookup      bool   // a status lookup (GET), not a payment request
+	Key         string // the Idempotency-Key, or the key a lookup looked up
 	Request     []byte
 	Status      int // 0: the connection was closed without an answer
 	Body        []byte

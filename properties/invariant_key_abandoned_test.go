@@ -1,0 +1,182 @@
+package properties
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"pixretry/pix"
+	"pixretry/psp"
+)
+
+// checkKeyAbandoned is invariant 16: a key is abandoned only on proof. A call ends with
+// ErrNoSettlement only when its last round trip was a lookup of its key that the PSP answered
+// 404 payment_not_found, paired by trip number: not a 409 while a request is in flight, not a
+// 404 with another code, not an answer the call never read. A payment is paid under a new key
+// only after such a proof for the key it used before, given before the new key's first request.
+// A Resume's receipt is the ledger's settlement of its payment under its key. A lookup that
+// found the settlement of another payment ends in ErrKeyReused, outcome unknown, never in a
+// receipt.
+func checkKeyAbandoned(tr Trace) error {
+	var v violations
+	for i, c := range tr.Calls {
+		if why := tr.notFoundProof(c); errors.Is(c.Err, pix.ErrNoSettlement) && why != "" {
+			v.addf("call %d ended with ErrNoSettlement for key %q after %s", i, c.Key(), why)
+		}
+		if c.Resumed != nil {
+			checkFound(&v, tr, i, c)
+		}
+	}
+	for _, chain := range tr.chains() {
+		checkNewKeys(&v, tr, chain)
+	}
+	return v.err()
+}
+
+// notFoundProof returns "" if call c's last round trip is a lookup of its key that the PSP
+// answered 404 payment_not_found and the call read whole. Otherwise it says what that round trip
+// was.
+func (tr Trace) notFoundProof(c Call) string {
+	t, ok := lastOf(c.Lookup.Trips)
+	if !ok {
+		return "no lookup"
+	}
+	ex, ok := tr.exchangeOf(t)
+	switch {
+	case !ok || !ex.Lookup || ex.Key != c.Key():
+		return fmt.Sprintf("round trip %d, which looked up no key %q at the PSP", t.Number, c.Key())
+	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != codePaymentNotFound:
+		return fmt.Sprintf("a lookup answered %d %q", ex.Status, problemCode(ex.Body))
+	case t.Err != nil || t.BodyErr != nil || t.Status != ex.Status:
+		return fmt.Sprintf("a lookup answered 404 payment_not_found, which reached the call as %d (%v)", t.Status,
+			errors.Join(t.Err, t.BodyErr))
+	}
+	return ""
+}
+
+// checkNewKeys checks that chain, the calls of one payment, pays under a new key only once the
+// key it paid under before was proven unpaid, before the new key's first payment request.
+func checkNewKeys(v *violations, tr Trace, chain []int) {
+	sends := tr.firstSends(chain)
+	for k := 1; k < len(sends); k++ {
+		prev, next := sends[k-1], sends[k]
+		if !slices.ContainsFunc(chain, func(j int) bool {
+			o := tr.Calls[j]
+			return o.Key() == prev.key && errors.Is(o.Err, pix.ErrNoSettlement) && tr.notFoundProof(o) == "" &&
+				!o.End.After(next.at)
+		}) {
+			v.addf("call %d paid under key %q, though no lookup had proven its payment's key %q unpaid", next.call,
+				next.key, prev.key)
+		}
+	}
+}
+
+// send is the first payment request under a key: its call and its start.
+type send struct {
+	key  string
+	call int
+	at   time.Time
+}
+
+// firstSends are the first payment requests under each key of the calls of chain, in order.
+func (tr Trace) firstSends(chain []int) []send {
+	var sends []send
+	for _, i := range chain {
+		c := tr.Calls[i]
+		if len(c.Trips) == 0 {
+			continue
+		}
+		s := send{c.Key(), i, c.Trips[0].Start}
+		switch k := slices.IndexFunc(sends, func(o send) bool { return o.key == s.key }); {
+		case k < 0:
+			sends = append(sends, s)
+		case s.at.Before(sends[k].at):
+			sends[k] = s
+		}
+	}
+	slices.SortFunc(sends, func(a, b send) int { return a.at.Compare(b.at) })
+	return sends
+}
+
+// checkFound checks Resume call i: its receipt is the ledger's settlement of its payment under
+// its key, and a lookup that found another payment's settlement ended in ErrKeyReused.
+func checkFound(v *violations, tr Trace, i int, c Call) {
+	settled := slices.ContainsFunc(settlementsOf(tr.Ledger, tr.Token, c.Key()), func(s psp.Settlement) bool {
+		return pays(s, c.Payment) && describes(c.Receipt, s)
+	})
+	if c.Err == nil && !settled {
+		v.addf("call %d: Resume's receipt %s is not the ledger's settlement of its payment under key %q", i,
+			c.Receipt.EndToEndID, c.Key())
+	}
+	t, ok := lastOf(c.Lookup.Trips)
+	if !ok || t.Status != http.StatusOK || t.BodyErr != nil {
+		return
+	}
+	if ex, ok := tr.exchangeOf(t); ok && !receiptOf(ex.Body, c.Payment) && validReceipt(ex.Body) &&
+		(!errors.Is(c.Err, pix.ErrKeyReused) || !errors.Is(c.Err, pix.ErrOutcomeUnknown)) {
+		v.addf("call %d: its lookup found the settlement of another payment, %s, yet Resume returned %v", i, ex.Body,
+			c.Err)
+	}
+}
+
+// receiptOf reports whether body, a receipt, is one of payment p: its valor, chave and
+// infoPagador.
+func receiptOf(body []byte, p pix.Payment) bool {
+	var r receiptBody
+	return json.Unmarshal(body, &r) == nil && r.Valor == formatAmount(p.AmountCents) && r.Chave == p.PixKey &&
+		r.InfoPagador == p.Description
+}
+
+// validReceipt reports whether body is a receipt that keeps the contract, of any payment the
+// contract accepts.
+func validReceipt(body []byte) bool {
+	var r receiptBody
+	if json.Unmarshal(body, &r) != nil {
+		return false
+	}
+	cents, err := parseAmount(r.Valor)
+	p := pix.Payment{AmountCents: cents, PixKey: r.Chave, Description: r.InfoPagador}
+	return err == nil && validByContract(p) && keepsContract(Exchange{Request: paymentRequest(p), Body: body})
+}
+
+// lookupAnswered makes the last lookup of call i answered status with problem code, on the wire
+// and as the call read it.
+func lookupAnswered(tr *Trace, i, status int, code string) {
+	t := tr.lookupTrip(i, len(tr.Calls[i].Lookup.Trips))
+	t.Status = status
+	ex := tr.exchange(t.Number)
+	ex.Status, ex.Body = status, []byte(fmt.Sprintf(`{"status":%d,"code":%q}`, status, code))
+}
+
+// foreignReceipt makes the lookup of Resume call i find the settlement of call j, another
+// payment, and Resume return it as i's receipt.
+func foreignReceipt(tr *Trace, i, j int) {
+	c := &tr.Calls[i]
+	tr.exchange(tr.lookupTrip(i, len(c.Lookup.Trips)).Number).Body = tr.answer(j, len(tr.Calls[j].Trips)).Body
+	r := tr.Calls[j].Receipt
+	r.IdempotencyKey, r.Attempts = c.Key(), c.Receipt.Attempts
+	c.Receipt = r
+}
+
+// keyAbandonedPlanted are violations of this invariant, planted in the baseline trace.
+var keyAbandonedPlanted = []planted{
+	{"a lookup's 409 taken as no settlement", `after a lookup answered 409 "idempotency_key_in_use"`,
+		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusConflict, codeIdempotencyKeyInUse) }},
+	{"any 404 taken as no settlement", `after a lookup answered 404 "not_found"`,
+		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusNotFound, codeNotFound) }},
+	{"a receipt found for another payment accepted", "is not the ledger's settlement of its payment",
+		func(tr *Trace) { foreignReceipt(tr, callFound, callSettled) }},
+	{"another payment's settlement found, and not reported", "found the settlement of another payment",
+		func(tr *Trace) {
+			foreignReceipt(tr, callFound, callSettled)
+			tr.Calls[callFound].Err = &pix.OutcomeUnknownError{Key: tr.Calls[callFound].Key(), Err: pix.ErrContract}
+		}},
+	{"ErrNoSettlement with no lookup", "after no lookup", func(tr *Trace) {
+		tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrNoSettlement, &pix.Error{Status: 404})
+	}},
+	{"a new key before the old one was proven unpaid", "though no lookup had proven",
+		func(tr *Trace) { tr.Calls[callNoSettlement].End = tr.trip(callRepaid, 1).Start.Add(1) }},
+}
