@@ -10,45 +10,60 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
+
+// crashTTL is the key TTL of the crash property's PSP and children: short, since the property
+// waits past it in real time.
+const crashTTL = time.Second
 
 // TestCrashProperty holds the invariants of checkLedger across processes killed with SIGKILL
 // at each crash point, twice, and at random instants: the payer runs in a child process and
 // is killed; the next child stores the earlier rounds again, as its caller would, resumes the
-// pending intents and stores its own round, and a last child finishes. Each round stores three intents (one of them
-// refused) and rolls a fourth back, with PSP faults queued that leave outcomes unknown, so that
-// unknown outcomes are resumed across the crash. A rolled-back or never-committed intent must
-// leave no settlement, and no intent may be lost.
+// pending intents and stores its own round, and a last child finishes. Each round stores
+// three intents (one of them refused) and rolls a fourth back, with PSP faults queued that
+// leave outcomes unknown, so that unknown outcomes are resumed across the crash. A rolled-back
+// or never-committed intent must leave no settlement, and no intent may be lost.
 //
-// It takes about 5 s (40 s under -race), so -short skips it: the mutation gate runs durable's
-// tests with -short, where the fast tests of work_test.go must kill every mutant on their own.
+// Some kills are followed by a pause (see then): past the PSP's TTL after a kill around the
+// PSP's answer, so that it forgets the keys and only a lookup may learn their outcome, and
+// past the key's deadline in the database after a kill at marked, so that the next child's
+// lookup proves the key unpaid and gives the intent a new key, and is killed there.
+//
+// It takes about 13 s (30 s under -race), so -short skips it: the mutation gate runs durable's
+// tests with -short, where the fast tests must kill every mutant on their own.
 func TestCrashProperty(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the crash property runs only in full runs (make test)")
 	}
-	points := []string{"before-commit", "before-attempt", "settled-unread", "answered", "recorded"}
-	l := mustPSP(t)
+	points := []string{"before-commit", "before-attempt", "marked", "rotated", "settled-unread", "answered", "recorded"}
+	specs := []string{"before-commit:1", "before-commit:2", "before-attempt:1", "before-attempt:2",
+		"marked:1", "rotated:1", "marked:2", "rotated:1", "settled-unread:1", "settled-unread:2",
+		"answered:1", "answered:2", "recorded:1", "recorded:2"}
+	then := map[string]pause{"marked": ageKeys, "settled-unread": pastTTL, "answered": pastTTL, "random": pastTTL}
+	l := mustPSPTTL(t, crashTTL)
 	db := filepath.Join(t.TempDir(), "crash.db")
 	rng := rand.New(rand.NewPCG(1, 2))
-	var specs []string
-	for _, p := range points {
-		specs = append(specs, p+":1", p+":2")
-	}
 	for range 4 {
 		specs = append(specs, fmt.Sprintf("random:%d", 1+rng.IntN(8)))
 	}
-	kills := map[string]int{}
+	kills, pauses := map[string]int{}, map[pause]int{}
 	prev := ""
 	for round, spec := range specs {
 		l.inject([]fault{faultCommit503, faultDrop, faultLate, faultDown}[round%4])
-		ids := fmt.Sprintf("r%02d-rb=100,r%02d-a=100,r%02d-b=%d,r%02d-c=200", round, round, round, refusedCents, round)
+		cents := 10_000 + 10*round // every amount distinct, for checkLedger
+		ids := fmt.Sprintf("r%02d-rb=%d,r%02d-a=%d,r%02d-b=%d,r%02d-c=%d", round, cents, round, cents+1,
+			round, refusedCents+int64(round), round, cents+2)
 		// Callers whose process died store their rounds again: the same ids and payments.
 		reached := killAt(t, db, l.url, prev+ids, spec)
-		if !reached && !strings.HasPrefix(spec, "random:") {
+		point, _, _ := strings.Cut(spec, ":")
+		if !reached && point != "random" {
 			t.Fatalf("child at %s: exited without reaching the point", spec)
 		}
 		if reached {
-			kills[strings.SplitN(spec, ":", 2)[0]]++
+			kills[point]++
+			pauses[then[point]]++
+			then[point].pass(t, db)
 		}
 		prev += ids + ","
 	}
@@ -57,12 +72,48 @@ func TestCrashProperty(t *testing.T) {
 	all := reopen(t, db)
 	checkLedger(t, l, all)
 	checkRounds(t, all, len(specs))
-	_, count := l.settlements()
-	t.Logf("kills per point %v; %d intents, %d settlements", kills, len(all), len(count))
+	rotated := 0
+	for _, in := range all {
+		rotated += len(in.Keys) - 1
+	}
+	t.Logf("kills per point %v; then %d restarts at once, %d past the TTL, %d with keys aged; %d intents, "+
+		"%d settlements, %d lookups, %d keys rotated", kills, pauses[restartAtOnce], pauses[pastTTL], pauses[ageKeys],
+		len(all), len(l.settlements()), l.lookups(), rotated)
 	for _, p := range points {
 		if kills[p] != 2 {
 			t.Errorf("point %s: %d kills, want 2", p, kills[p])
 		}
+	}
+}
+
+// pause is what passes between a killed child and the next.
+type pause int
+
+const (
+	restartAtOnce pause = iota
+	// pastTTL waits until the PSP has forgotten every key the child sent: the next child must
+	// look them up. The wait is real, as the PSP's clock is.
+	pastTTL
+	// ageKeys moves the first_sent of every key back past its deadline in the database: the
+	// next child looks them up at once. A key that never left has nothing for the PSP to
+	// forget, so this proves what a wait would.
+	ageKeys
+)
+
+// pass lets p pass on the database at path.
+func (p pause) pass(t *testing.T, path string) {
+	t.Helper()
+	switch p {
+	case pastTTL:
+		// A late or slow fault may settle up to 300 ms after the kill.
+		afterTTL(time.Now().Add(400*time.Millisecond), crashTTL)
+	case ageKeys:
+		db, err := OpenSQLite(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ageFirstSent(t, db, crashTTL)
 	}
 }
 
@@ -71,7 +122,7 @@ func TestCrashProperty(t *testing.T) {
 // child stores the round if it gets that far, then works every pending intent.
 func killAt(t *testing.T, db, url, ids, spec string) bool {
 	t.Helper()
-	return startChild(t, "sqlite:"+db, url, ids, spec).killOrWait(t)
+	return startChild(t, "sqlite:"+db, url, crashTTL, ids, spec).killOrWait(t)
 }
 
 // child is a crash test's child process.
@@ -82,11 +133,13 @@ type child struct {
 	spec   string
 }
 
-// startChild starts a child on database dsn ("sqlite:PATH" or "postgres:URL").
-func startChild(t *testing.T, dsn, url, ids, spec string) *child {
+// startChild starts a child on database dsn ("sqlite:PATH" or "postgres:URL"), for a PSP that
+// remembers keys for ttl (0: the Client's default).
+func startChild(t *testing.T, dsn, url string, ttl time.Duration, ids, spec string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dsn, pspEnv+"="+url, roundEnv+"="+ids, pointEnv+"="+spec)
+	cmd.Env = append(os.Environ(), childEnv+"="+dsn, pspEnv+"="+url, ttlEnv+"="+ttl.String(), roundEnv+"="+ids,
+		pointEnv+"="+spec)
 	c := &child{cmd: cmd, stderr: &strings.Builder{}, spec: spec}
 	cmd.Stderr = c.stderr
 	out, err := cmd.StdoutPipe()

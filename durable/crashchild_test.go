@@ -19,6 +19,7 @@ import (
 const (
 	childEnv = "DURABLE_CRASH_CHILD" // "sqlite:PATH" or "postgres:URL"
 	pspEnv   = "DURABLE_CRASH_PSP"   // the PSP's URL
+	ttlEnv   = "DURABLE_CRASH_TTL"   // the PSP's key TTL, as time.ParseDuration reads it
 	roundEnv = "DURABLE_CRASH_ROUND" // id=cents,id=cents; an id ending in -rb is rolled back
 	pointEnv = "DURABLE_CRASH_POINT" // name:n, stop at the n-th passage of a point; random:n, tell at the n-th passage of any
 )
@@ -36,6 +37,11 @@ func runChild(ctx context.Context) error {
 	armCrashPoint(os.Getenv(pointEnv))
 	cfg := testConfig(os.Getenv(pspEnv))
 	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport}}
+	ttl, err := time.ParseDuration(os.Getenv(ttlEnv))
+	if err != nil {
+		return err
+	}
+	cfg.KeyTTL = ttl
 	engine, dsn, _ := strings.Cut(os.Getenv(childEnv), ":")
 	if engine == "postgres" {
 		cfg.JobTimeout, cfg.RescueAfter = time.Second, time.Second

@@ -89,8 +89,8 @@ func TestWorkSendsNothingWhenItCannotRecordTheAttempt(t *testing.T) {
 	mustPay(t, p, "a", payment(100))
 	lift := failWrites(t, db, "NEW.attempts <> OLD.attempts")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
-	if _, count := l.settlements(); len(count) != 0 {
-		t.Fatalf("the PSP settled %v, want nothing sent before its attempt was recorded", count)
+	if got := l.settlements(); len(got) != 0 {
+		t.Fatalf("the PSP settled %+v, want nothing sent before its attempt was recorded", got)
 	}
 	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.Attempts != 0 {
 		t.Errorf("intent = %+v, want pending with 0 attempts", in)

@@ -21,6 +21,9 @@ type engine[TTx any] interface {
 	query(ctx context.Context, q string, each func(row) error, args ...any) error
 	// execPool runs q on the pool, in a transaction of its own.
 	execPool(ctx context.Context, q string, args ...any) (int64, error)
+	// now is an SQL expression of the database's clock in Unix microseconds, the same
+	// throughout one statement.
+	now() string
 	complete(ctx context.Context, tx TTx, job *river.Job[payArgs]) error
 	client(cfg *river.Config) (*river.Client[TTx], error)
 	// takeOver makes the jobs of a dead worker available again, when the engine can prove

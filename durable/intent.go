@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,13 +31,21 @@ const (
 
 // Intent is one stored payment.
 type Intent struct {
-	ID      string      // the caller's id, unique in the database
-	Key     string      // the Idempotency-Key, made once when the intent was stored
+	ID string // the caller's id, unique in the database
+	// Key is the current Idempotency-Key, made when the intent was stored. It is replaced by
+	// a new one only once the PSP's status lookup proved that nothing was paid under it and
+	// nothing can be.
+	Key     string
+	Keys    []string    // every key used, oldest first; the last is Key
 	Payment pix.Payment // what is paid
 	Status  Status
-	// Attempts counts the calls to SendWithKey, each recorded before it left. 0 proves that
-	// the PSP never saw Key, so nothing was paid.
-	Attempts   int
+	// Attempts counts the job attempts under Key, each recorded before it left. 0 proves that
+	// the PSP never saw Key, so nothing was paid under it.
+	Attempts int
+	// FirstSent is when the first attempt under Key was recorded, by the database's clock, no
+	// later than it left. It is zero while Attempts is 0. Past FirstSent + Config.KeyTTL the
+	// PSP may have forgotten Key, so Key is looked up rather than sent again.
+	FirstSent  time.Time
 	Error      string    // the last attempt's error, or the refusal; "" once settled
 	EndToEndID string    // the receipt's endToEndId, once settled
 	SettledAt  time.Time // the receipt's time, once settled
@@ -71,7 +80,8 @@ func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.P
 		return Intent{}, err
 	}
 	now := time.UnixMicro(p.now().UnixMicro()) // as stored
-	in := Intent{ID: id, Key: uuid.NewString(), Payment: payment, Status: StatusPending, CreatedAt: now}
+	key := uuid.NewString()
+	in := Intent{ID: id, Key: key, Keys: []string{key}, Payment: payment, Status: StatusPending, CreatedAt: now}
 	n, err := p.db.exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
 		description, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
 		ON CONFLICT (id) DO NOTHING`,
@@ -152,11 +162,15 @@ func (p *Payer[TTx]) Intents(ctx context.Context) ([]Intent, error) {
 // scan reads a row of intentColumns, and reports a pending intent past MaxAge as overdue.
 func (p *Payer[TTx]) scan(r row) (Intent, error) {
 	var in Intent
-	var status string
-	var settledAt, createdAt int64
-	err := r.Scan(&in.ID, &in.Key, &in.Payment.AmountCents, &in.Payment.PixKey, &in.Payment.Description,
-		&status, &in.Attempts, &in.Error, &in.EndToEndID, &settledAt, &createdAt)
+	var status, pastKeys string
+	var firstSent, settledAt, createdAt int64
+	err := r.Scan(&in.ID, &in.Key, &pastKeys, &in.Payment.AmountCents, &in.Payment.PixKey, &in.Payment.Description,
+		&status, &in.Attempts, &firstSent, &in.Error, &in.EndToEndID, &settledAt, &createdAt)
+	in.Keys = append(strings.Fields(pastKeys), in.Key)
 	in.Status, in.CreatedAt = Status(status), time.UnixMicro(createdAt)
+	if firstSent != 0 {
+		in.FirstSent = time.UnixMicro(firstSent)
+	}
 	if settledAt != 0 {
 		in.SettledAt = time.Unix(0, settledAt)
 	}

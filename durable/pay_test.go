@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"pixretry/pix"
 )
 
@@ -74,8 +76,8 @@ func TestPayTxRefusesBadInput(t *testing.T) {
 				t.Fatalf("Pay(%q, %+v) error = %v, want %v", tt.id, tt.payment, err, tt.want)
 			}
 			all, err := p.Intents(context.Background())
-			if err != nil || len(all) != 1 || all[0] != stored {
-				t.Errorf("Intents() = %+v, %v; want only %+v", all, err, stored)
+			if diff := cmp.Diff([]Intent{stored}, all); err != nil || diff != "" {
+				t.Errorf("Intents() error = %v, mismatch (-want +got):\n%s", err, diff)
 			}
 		})
 	}

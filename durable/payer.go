@@ -18,9 +18,15 @@ import (
 // Config configures a Payer. Its zero value makes a Payer that stores intents but cannot
 // work them; set Client to work them.
 type Config struct {
-	// Client sends the payments, each with its stored key through [pix.Client.SendWithKey],
-	// which makes its own short retries. Nil makes a Payer whose Start fails.
+	// Client sends the payments: each job attempt resumes the intent's stored key with
+	// [pix.Client.Resume], which sends it again or looks it up and makes its own short
+	// retries. The Payer uses a copy whose KeyTTL is Config.KeyTTL. Nil makes a Payer whose
+	// Start fails.
 	Client *pix.Client
+	// KeyTTL is how long the PSP remembers a completed key. It must not exceed the PSP's. Past
+	// an intent's FirstSent + KeyTTL, less pix's margin, its key is looked up and never sent
+	// again. 0 means Client.KeyTTL, itself 24 h when 0.
+	KeyTTL time.Duration
 	// Workers is how many payments are worked at once by this process. 0 means 10.
 	Workers int
 	// DelayBase and DelayMax shape the wait before the next job attempt of a payment whose
@@ -60,8 +66,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Workers < 0 {
 		return c, fmt.Errorf("%w: Workers is %d, want 0 (10) or more", ErrInvalidConfig, c.Workers)
 	}
-	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 {
-		return c, fmt.Errorf("%w: MaxAge, JobTimeout and PollInterval are not negative", ErrInvalidConfig)
+	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 {
+		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval and KeyTTL are not negative", ErrInvalidConfig)
 	}
 	c.Workers = cmp.Or(c.Workers, 10)
 	c.DelayBase = cmp.Or(c.DelayBase, 10*time.Second)
@@ -70,6 +76,12 @@ func (c Config) withDefaults() (Config, error) {
 	c.JobTimeout = cmp.Or(c.JobTimeout, 10*time.Second)
 	c.RescueAfter = cmp.Or(c.RescueAfter, c.JobTimeout+5*time.Second)
 	c.PollInterval = cmp.Or(c.PollInterval, time.Second)
+	c.KeyTTL = cmp.Or(c.KeyTTL, c.clientKeyTTL(), 24*time.Hour)
+	if c.Client != nil {
+		client := *c.Client
+		client.KeyTTL = c.KeyTTL
+		c.Client = &client
+	}
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	if c.Rand == nil {
 		c.Rand = rand.Float64
@@ -81,6 +93,14 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return c, nil
+}
+
+// clientKeyTTL is Client.KeyTTL, or 0 without a Client.
+func (c Config) clientKeyTTL() time.Duration {
+	if c.Client == nil {
+		return 0
+	}
+	return c.Client.KeyTTL
 }
 
 // policy is the schedule of job attempts as a retry.Policy; AttemptsMax is unused.

@@ -18,8 +18,8 @@ import (
 const migrationLock int64 = 0x7069787265747279
 
 // NewPostgres returns a Payer whose intents and jobs live in the database of pool. It runs
-// River's migrations and creates the intent table if needed, under an advisory lock, so that
-// processes starting at once do not race.
+// River's migrations and creates or upgrades the intent table if needed, under an advisory
+// lock, so that processes starting at once do not race.
 //
 // Many processes may work one database. A job whose process died stays running until River's
 // rescuer, run by the elected leader every 30 s, finds it older than Config.RescueAfter and
@@ -67,10 +67,13 @@ func (e *pgEngine) migrate(ctx context.Context) (err error) {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("durable: River's migrations: %w", err)
 	}
-	if _, err := conn.Exec(ctx, intentTable); err != nil {
-		return fmt.Errorf("durable: create the intent table: %w", err)
-	}
-	return nil
+	return migrateIntents(ctx, e)
+}
+
+// now reads the database's clock, the one clock of every worker process, as of the start of
+// the statement.
+func (e *pgEngine) now() string {
+	return "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000)::BIGINT"
 }
 
 func (e *pgEngine) begin(ctx context.Context) (pgx.Tx, error)     { return e.pool.Begin(ctx) }

@@ -132,13 +132,13 @@ func TestPostgresCrashFleet(t *testing.T) {
 	for r, specs := range rounds {
 		l.inject(faultCommit503, faultDrop, faultDown)
 		for i := range 6 {
-			ids += fmt.Sprintf("r%d-%d=%d,", r, i, 100+i)
+			ids += fmt.Sprintf("r%d-%d=%d,", r, i, 100*(r+1)+i) // every amount distinct, for checkLedger
 		}
-		ids += fmt.Sprintf("r%d-rb=100,r%d-refused=%d", r, r, refusedCents)
+		ids += fmt.Sprintf("r%d-rb=%d,r%d-refused=%d", r, 100*(r+1)+9, r, refusedCents+int64(r))
 		// Two workers start at once; the third starts as the first is killed, beside the second.
-		a, b := startChild(t, dsn, l.url, ids, specs[0]), startChild(t, dsn, l.url, ids, specs[1])
+		a, b := startChild(t, dsn, l.url, 0, ids, specs[0]), startChild(t, dsn, l.url, 0, ids, specs[1])
 		killedA := a.killOrWait(t)
-		c := startChild(t, dsn, l.url, ids, "")
+		c := startChild(t, dsn, l.url, 0, ids, "")
 		killedB := b.killOrWait(t)
 		c.killOrWait(t)
 		for _, killed := range []bool{killedA, killedB} {
@@ -151,9 +151,16 @@ func TestPostgresCrashFleet(t *testing.T) {
 	p := mustPostgresPayer(t, strings.TrimPrefix(dsn, "postgres:"), Config{})
 	all := awaitDone(t, p) // nothing works: each round's clean child finished it
 	checkLedger(t, l, all)
-	_, count := l.settlements()
-	t.Logf("%d kills; %d intents, %d settlements", kills, len(all), len(count))
+	t.Logf("%d kills; %d intents, %d settlements", kills, len(all), len(l.settlements()))
 	if kills < 3 || len(all) != 2*7 {
 		t.Errorf("%d kills and %d intents, want at least 3 and 14", kills, len(all))
 	}
+}
+
+func TestPostgresMarkTranslatesFirstSentToThisClock(t *testing.T) {
+	checkMark(t, mustPostgresPayer(t, mustPostgresURL(t), Config{}))
+}
+
+func TestPostgresRotateIsACompareAndSet(t *testing.T) {
+	checkRotateRace(t, mustPostgresPayer(t, mustPostgresURL(t), Config{}))
 }

@@ -25,11 +25,18 @@ type ledger struct {
 	url string
 }
 
-// mustPSP serves a psp.Server on a loopback address for the test's duration.
+// mustPSP serves a psp.Server on a loopback address for the test's duration. It remembers a
+// completed key for psp.DefaultKeyTTL.
 func mustPSP(tb testing.TB) ledger {
 	tb.Helper()
+	return mustPSPTTL(tb, psp.DefaultKeyTTL)
+}
+
+// mustPSPTTL is mustPSP with a PSP that remembers a completed key for ttl.
+func mustPSPTTL(tb testing.TB, ttl time.Duration) ledger {
+	tb.Helper()
 	cfg := psp.DefaultConfig()
-	cfg.BalanceCents = pspBalanceCents
+	cfg.BalanceCents, cfg.KeyTTL = pspBalanceCents, ttl
 	srv, err := psp.NewServer(cfg)
 	if err != nil {
 		tb.Fatalf("psp.NewServer() error = %v", err)
@@ -41,20 +48,23 @@ func mustPSP(tb testing.TB) ledger {
 
 // settlement is the part of a ledger entry a receipt can be checked against.
 type settlement struct {
+	Key         string // the Idempotency-Key it was made under
 	EndToEndID  string
 	AmountCents int64
 	SettledAt   time.Time
 }
 
-// settlements returns the ledger's settlements by Idempotency-Key, and how many each key has.
-func (l ledger) settlements() (map[string]settlement, map[string]int) {
-	byKey, count := map[string]settlement{}, map[string]int{}
+// settlements returns the ledger's settlements, oldest first.
+func (l ledger) settlements() []settlement {
+	var all []settlement
 	for _, s := range l.srv.Settlements() {
-		byKey[s.IdempotencyKey] = settlement{s.EndToEndID, s.AmountCents, s.SettledAt}
-		count[s.IdempotencyKey]++
+		all = append(all, settlement{s.IdempotencyKey, s.EndToEndID, s.AmountCents, s.SettledAt})
 	}
-	return byKey, count
+	return all
 }
+
+// lookups returns how many status lookups the PSP answered.
+func (l ledger) lookups() int64 { return l.srv.Stats().Lookups }
 
 // fault names the PSP faults that leave an outcome unknown.
 type fault int
@@ -65,6 +75,7 @@ const (
 	faultLate                   // answers after pix's attempt timeout
 	faultDown                   // answers 503 to everything for a while
 	faultSlow                   // settles after 300 ms, whether the client waits or not
+	fault503                    // answers 503 before any processing: nothing is paid
 )
 
 // inject queues faults for the next payment requests.
@@ -81,6 +92,8 @@ func (l ledger) inject(faults ...fault) {
 			l.srv.Inject(psp.Slow(300 * time.Millisecond))
 		case faultDown:
 			l.srv.Inject(psp.Down(50 * time.Millisecond))
+		case fault503:
+			l.srv.Inject(psp.Status(503))
 		}
 	}
 }

@@ -1,9 +1,26 @@
 package durable
 
-// intentTable is the DDL of the table the package owns: one row per payment. It runs after
-// River's migrations, in the same start-up lock. Times are Unix microseconds, the same on
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The package owns one table, pix_intent: one row per payment. Its schema is built by ordered
+// steps, and pix_schema_version holds the steps applied. They run after River's migrations,
+// under the engine's start-up lock, each step in a transaction with its version, so that a
+// crash leaves a database at one version or the next. Times are Unix microseconds, the same on
 // both engines, but settled_at is the receipt's time in Unix nanoseconds.
-const intentTable = `CREATE TABLE IF NOT EXISTS pix_intent (
+const schemaVersionTable = `CREATE TABLE IF NOT EXISTS pix_schema_version (
+	version    INTEGER PRIMARY KEY,
+	applied_at BIGINT NOT NULL
+)`
+
+// schemaSteps[n-1] takes pix_intent from version n-1 to version n. A database made before
+// pix_schema_version existed holds version 1's table: step 1 leaves it as it is.
+var schemaSteps = [][]string{
+	{`CREATE TABLE IF NOT EXISTS pix_intent (
 	id              TEXT PRIMARY KEY,
 	idempotency_key TEXT NOT NULL UNIQUE,
 	amount_cents    BIGINT NOT NULL,
@@ -16,8 +33,59 @@ const intentTable = `CREATE TABLE IF NOT EXISTS pix_intent (
 	settled_at      BIGINT NOT NULL DEFAULT 0,
 	created_at      BIGINT NOT NULL,
 	updated_at      BIGINT NOT NULL
-)`
+)`},
+	// Keys expire at the PSP. first_sent is when the current key first left, by the
+	// database's clock, or 0 if it never did; past_keys are the earlier keys, space-separated,
+	// oldest first. An intent with attempts left no later than it was stored.
+	{`ALTER TABLE pix_intent ADD COLUMN first_sent BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE pix_intent ADD COLUMN past_keys TEXT NOT NULL DEFAULT ''`,
+		`UPDATE pix_intent SET first_sent = created_at WHERE attempts > 0`},
+}
 
-// intentColumns are the columns scanIntent reads, in its order.
-const intentColumns = `id, idempotency_key, amount_cents, pix_key, description, status, attempts,
-	last_error, end_to_end_id, settled_at, created_at`
+// errSchemaAhead reports a database migrated by a later version of this package.
+var errSchemaAhead = errors.New("durable: the database's schema is newer than this program's")
+
+// migrateIntents applies the steps of schemaSteps the database lacks, in order. The caller
+// holds the engine's migration lock.
+func migrateIntents[TTx any](ctx context.Context, db engine[TTx]) error {
+	if _, err := db.execPool(ctx, schemaVersionTable); err != nil {
+		return fmt.Errorf("durable: create the schema version table: %w", err)
+	}
+	var version int
+	err := db.queryRow(ctx, *new(TTx), "SELECT COALESCE(MAX(version), 0) FROM pix_schema_version").Scan(&version)
+	if err != nil {
+		return fmt.Errorf("durable: read the schema version: %w", err)
+	}
+	if version > len(schemaSteps) {
+		return fmt.Errorf("%w: version %d, want %d at most", errSchemaAhead, version, len(schemaSteps))
+	}
+	for v := version + 1; v <= len(schemaSteps); v++ {
+		if err := migrateStep(ctx, db, v); err != nil {
+			return fmt.Errorf("durable: migrate the intent table to version %d: %w", v, err)
+		}
+	}
+	return nil
+}
+
+// migrateStep applies step v and records it, in one transaction.
+func migrateStep[TTx any](ctx context.Context, db engine[TTx], v int) error {
+	tx, err := db.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	for _, q := range schemaSteps[v-1] {
+		if _, err := db.exec(ctx, tx, q); err != nil {
+			return errors.Join(err, db.rollback(ctx, tx))
+		}
+	}
+	_, err = db.exec(ctx, tx, "INSERT INTO pix_schema_version (version, applied_at) VALUES ($1, $2)",
+		v, time.Now().UnixMicro())
+	if err != nil {
+		return errors.Join(err, db.rollback(ctx, tx))
+	}
+	return db.commit(ctx, tx)
+}
+
+// intentColumns are the columns scan reads, in its order.
+const intentColumns = `id, idempotency_key, past_keys, amount_cents, pix_key, description, status, attempts,
+	first_sent, last_error, end_to_end_id, settled_at, created_at`

@@ -44,8 +44,8 @@ func OpenSQLite(path string) (*sql.DB, error) {
 }
 
 // NewSQLite returns a Payer whose intents and jobs live in db, a database from OpenSQLite.
-// It runs River's migrations and creates the intent table if needed, under a lock file beside
-// the database, so that processes starting at once do not race.
+// It runs River's migrations and creates or upgrades the intent table if needed, under a lock
+// file beside the database, so that processes starting at once do not race.
 //
 // One process at a time works a SQLite database: Start takes a lock file beside it, and a
 // second Start elsewhere fails. Holding that lock proves that any job still marked running
@@ -88,11 +88,12 @@ func (e *sqliteEngine) migrate(ctx context.Context) error {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("durable: River's migrations: %w", err)
 	}
-	if _, err := e.db.ExecContext(ctx, intentTable); err != nil {
-		return fmt.Errorf("durable: create the intent table: %w", err)
-	}
-	return nil
+	return migrateIntents(ctx, e)
 }
+
+// now reads SQLite's clock, which holds still within a statement. One process works a file,
+// so its clock is every worker's.
+func (e *sqliteEngine) now() string { return "CAST(unixepoch('subsec') * 1000000 AS INTEGER)" }
 
 func (e *sqliteEngine) begin(ctx context.Context) (*sql.Tx, error) { return e.db.BeginTx(ctx, nil) }
 func (e *sqliteEngine) commit(_ context.Context, tx *sql.Tx) error { return tx.Commit() }

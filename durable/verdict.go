@@ -6,7 +6,7 @@ import (
 	"pixretry/pix"
 )
 
-// verdict is what a job attempt does with the answer of SendWithKey.
+// verdict is what a job attempt does with the answer of Resume.
 type verdict int
 
 const (
@@ -19,15 +19,20 @@ const (
 	// payment. An empty retry quota is one of these, since pix reports it as an unknown outcome
 	// once a resumed key may have left.
 	snooze
+	// rotate gives the intent a new key and tries it: the PSP's status lookup proved that
+	// nothing was paid under the key, and it refuses any payment under it from then on.
+	rotate
 )
 
-// judge classifies err, the error of SendWithKey. Nil settles. An error matching
-// pix.ErrOutcomeUnknown snoozes. Every other error is the PSP's definitive answer, or pix's
-// refusal before sending, and refuses.
+// judge classifies err, the error of Resume. Nil settles. An error matching
+// pix.ErrNoSettlement rotates, and one matching pix.ErrOutcomeUnknown snoozes. Every other
+// error is the PSP's definitive answer, or pix's refusal before sending, and refuses.
 func judge(err error) verdict {
 	switch {
 	case err == nil:
 		return settle
+	case errors.Is(err, pix.ErrNoSettlement):
+		return rotate
 	case errors.Is(err, pix.ErrOutcomeUnknown):
 		return snooze
 	}

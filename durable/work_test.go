@@ -3,7 +3,6 @@ package durable
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -11,35 +10,7 @@ import (
 	"time"
 
 	"pixretry/pix"
-	"pixretry/retry"
 )
-
-// checkLedger holds the intents to the PSP's ledger: each settled intent has exactly one
-// settlement, under its key, whose receipt it recorded; no other intent has any; and every
-// settlement belongs to an intent.
-func checkLedger(tb testing.TB, l ledger, all []Intent) {
-	tb.Helper()
-	byKey, count := l.settlements()
-	keys := map[string]bool{}
-	for _, in := range all {
-		keys[in.Key] = true
-		s, n := byKey[in.Key], count[in.Key]
-		switch {
-		case in.Status == StatusSettled && n != 1:
-			tb.Errorf("settled intent %q has %d settlements, want 1", in.ID, n)
-		case in.Status == StatusSettled && (s.EndToEndID != in.EndToEndID || !s.SettledAt.Equal(in.SettledAt) ||
-			s.AmountCents != in.Payment.AmountCents):
-			tb.Errorf("intent %q recorded %s at %v, the ledger has %+v", in.ID, in.EndToEndID, in.SettledAt, s)
-		case in.Status != StatusSettled && n != 0:
-			tb.Errorf("%s intent %q has %d settlements, want 0", in.Status, in.ID, n)
-		}
-	}
-	for key := range count {
-		if !keys[key] {
-			tb.Errorf("settlement under key %q belongs to no intent", key)
-		}
-	}
-}
 
 func TestWorkSettlesAndRefuses(t *testing.T) {
 	l := mustPSP(t)
@@ -94,7 +65,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
-		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second}
+		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second, KeyTTL: 24 * time.Hour}
 	if got.Logger == nil || got.Rand == nil {
 		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
 	}
@@ -105,6 +76,31 @@ func TestConfigDefaults(t *testing.T) {
 	got, _ = Config{JobTimeout: time.Minute}.withDefaults()
 	if got.RescueAfter != time.Minute+5*time.Second {
 		t.Errorf("RescueAfter for a JobTimeout of 1 min = %v, want 1m5s", got.RescueAfter)
+	}
+}
+
+// Config.KeyTTL defaults to the Client's, and the Payer sends with a copy of the Client whose
+// KeyTTL is Config.KeyTTL, leaving the caller's Client as it was.
+func TestConfigKeyTTL(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		config, client time.Duration
+		want           time.Duration
+	}{
+		{"neither set", 0, 0, 24 * time.Hour},
+		{"the Client's", 0, time.Hour, time.Hour},
+		{"the Config's", time.Minute, 0, time.Minute},
+		{"the Config's over the Client's", time.Minute, time.Hour, time.Minute},
+	} {
+		client := &pix.Client{KeyTTL: tt.client}
+		got, err := Config{Client: client, KeyTTL: tt.config}.withDefaults()
+		if err != nil || got.KeyTTL != tt.want || got.Client.KeyTTL != tt.want {
+			t.Errorf("%s: withDefaults() = KeyTTL %v, Client.KeyTTL %v, %v; want %v", tt.name, got.KeyTTL,
+				got.Client.KeyTTL, err, tt.want)
+		}
+		if got.Client == client || client.KeyTTL != tt.client {
+			t.Errorf("%s: withDefaults() changed the caller's Client", tt.name)
+		}
 	}
 }
 
@@ -217,6 +213,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"negative MaxAge":          {MaxAge: -1},
 		"negative JobTimeout":      {JobTimeout: -1},
 		"negative PollInterval":    {PollInterval: -1},
+		"negative KeyTTL":          {KeyTTL: -1},
 		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
 		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
 	} {
@@ -273,27 +270,6 @@ func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
 	var available int
 	if err := db.QueryRow("SELECT count(*) FROM river_job WHERE state = 'available'").Scan(&available); err != nil || available != 2 {
 		t.Errorf("%d jobs available (error %v), want 2", available, err)
-	}
-}
-
-func TestJudge(t *testing.T) {
-	refusal := &pix.Error{Status: 422, Code: "insufficient_funds"}
-	for _, tc := range []struct {
-		name string
-		err  error
-		want verdict
-	}{
-		{"no error", nil, settle},
-		{"an unknown outcome", &pix.OutcomeUnknownError{Key: "k", Attempts: 3, Err: errors.New("pix: 503")}, snooze},
-		{"an empty retry quota, wrapped", fmt.Errorf("job: %w",
-			&pix.OutcomeUnknownError{Key: "k", Attempts: 1, Err: retry.ErrQuotaExhausted}), snooze},
-		{"the PSP's refusal", refusal, refuse},
-		{"a key reused", pix.ErrKeyReused, refuse},
-		{"an invalid payment", fmt.Errorf("%w: AmountCents 0", pix.ErrInvalidPayment), refuse},
-	} {
-		if got := judge(tc.err); got != tc.want {
-			t.Errorf("judge(%s) = %d, want %d", tc.name, got, tc.want)
-		}
 	}
 }
 

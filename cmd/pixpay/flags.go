@@ -49,6 +49,8 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	fs.DurationVar(&o.cfg.RescueAfter, "rescue-after", 15*time.Second,
 		"on Postgres, how long a job may run before another process takes it over (at least 10s)")
 	fs.DurationVar(&o.cfg.PollInterval, "poll", time.Second, "how often an idle run looks for new intents")
+	fs.DurationVar(&o.cfg.KeyTTL, "key-ttl", 24*time.Hour,
+		"how long the PSP remembers a key; must not exceed the PSP's -key-ttl. Past it, a key is looked up, never sent again")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -59,6 +61,8 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 		return nil, fs, cmdline.Refuse(fs, errors.New("pixpay: -db is required"))
 	case o.cfg.Workers < 1:
 		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: -workers %d: want 1 or more", o.cfg.Workers))
+	case o.cfg.KeyTTL <= 0:
+		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: -key-ttl %v: want more than 0", o.cfg.KeyTTL))
 	}
 	if err := o.cfg.Validate(); err != nil {
 		// Config's fields are the options: RescueAfter is -rescue-after, DelayBase -delay-base.
@@ -66,7 +70,9 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	}
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if *pspURL != "" {
-		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: 3 * time.Second,
+		// An attempt must end well before the key's deadline: a short -key-ttl shortens it.
+		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: min(3*time.Second, o.cfg.KeyTTL/4),
+			KeyTTL: o.cfg.KeyTTL,
 			Policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 2 * time.Second}}
 	}
 	return o, fs, nil
@@ -74,7 +80,7 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 
 const usage = `usage:
   pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-  pixpay -db DSN -psp URL [-token T] [-workers N] run [-until-done]
+  pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] run [-until-done]
   pixpay -db DSN list
 options:
 `

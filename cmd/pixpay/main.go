@@ -5,12 +5,15 @@
 // Usage:
 //
 //	pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-//	pixpay -db DSN -psp URL [-token T] [-workers N] run [-until-done]
+//	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] run [-until-done]
 //	pixpay -db DSN list
 //
 // DSN is a SQLite file path, created if absent, or a postgres:// URL. The options before the
-// command also take -max-age, -delay-base, -delay-max, -rescue-after and -poll, as described
-// by durable.Config.
+// command also take -max-age, -delay-base, -delay-max, -rescue-after, -poll and -key-ttl, as
+// described by durable.Config. -key-ttl (24h by default) is how long the PSP remembers a key,
+// and must not exceed the PSP's own: past it, run looks a key up rather than send it again,
+// and pays under a new key only what the PSP proves unpaid. Each attempt is bounded by 3 s,
+// or a quarter of -key-ttl if that is shorter.
 //
 // add stores one intent and sends nothing. It prints {"id","key","status"} on one line and
 // exits 0, also for an id already stored with the same payment. The same id with another
@@ -21,12 +24,14 @@
 // the attempts in flight, abandons the rest safely and exits 0. With -until-done it exits 0
 // once no intent is pending.
 //
-// list prints one line per intent, in id order: {"id","key","status","endToEndId","attempts",
-// "error"}. The status is pending, settled, refused, or overdue for a pending intent older
-// than -max-age.
+// list prints one line per intent, in id order: {"id","key","keys","status","endToEndId",
+// "attempts","firstSent","error"}. key is the current Idempotency-Key, and keys every key the
+// intent used, oldest first, key last. attempts counts the attempts under key, and firstSent
+// is when the first of them left (RFC 3339, by the database's clock), or "" if none did. The
+// status is pending, settled, refused, or overdue for a pending intent older than -max-age.
 //
 // A bad command line exits 2, an option out of range (a negative duration, -rescue-after below 10s,
-// -delay-max below -delay-base) included. A DSN's password never appears in the output.
+// -delay-max below -delay-base, a -key-ttl of 0) included. A DSN's password never appears in the output.
 package main
 
 import (
@@ -97,7 +102,7 @@ func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout
 			return err
 		}
 		for _, in := range all {
-			if err := out.Encode(listed{in.ID, in.Key, in.Status, in.EndToEndID, in.Attempts, in.Error}); err != nil {
+			if err := out.Encode(listing(in)); err != nil {
 				return err
 			}
 		}
@@ -139,10 +144,21 @@ type added struct {
 type listed struct {
 	ID         string         `json:"id"`
 	Key        string         `json:"key"`
+	Keys       []string       `json:"keys"`
 	Status     durable.Status `json:"status"`
 	EndToEndID string         `json:"endToEndId"`
 	Attempts   int            `json:"attempts"`
+	FirstSent  string         `json:"firstSent"`
 	Error      string         `json:"error"`
+}
+
+// listing is in's line.
+func listing(in durable.Intent) listed {
+	l := listed{in.ID, in.Key, in.Keys, in.Status, in.EndToEndID, in.Attempts, "", in.Error}
+	if !in.FirstSent.IsZero() {
+		l.FirstSent = in.FirstSent.UTC().Format(time.RFC3339Nano)
+	}
+	return l
 }
 
 // redact hides the password of dsn in msg.
