@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,12 @@ import (
 	"pixretry/internal/cmdline"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		main() // a scenario's child process: the test binary runs as pixpay (scenario_test.go)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // pixpay runs the command line args and returns its stdout, stderr and exit code.
 func pixpay(t *testing.T, args ...string) (string, string, int) {
@@ -30,12 +36,14 @@ func pixpay(t *testing.T, args ...string) (string, string, int) {
 
 // line is one JSON line of add or list.
 type line struct {
-	ID         string `json:"id"`
-	Key        string `json:"key"`
-	Status     string `json:"status"`
-	EndToEndID string `json:"endToEndId"`
-	Attempts   int    `json:"attempts"`
-	Error      string `json:"error"`
+	ID         string   `json:"id"`
+	Key        string   `json:"key"`
+	Keys       []string `json:"keys"`
+	Status     string   `json:"status"`
+	EndToEndID string   `json:"endToEndId"`
+	Attempts   int      `json:"attempts"`
+	FirstSent  string   `json:"firstSent"`
+	Error      string   `json:"error"`
 }
 
 // lines decodes out, one JSON object a line.
@@ -68,6 +76,10 @@ func TestAddListRun(t *testing.T) {
 		t.Errorf("add again = %q, exit %d; want %q, exit 0", again, code, out)
 	}
 	pixpay(t, "-db", db, "add", "-id", "a", "-valor", "2000.00", "-chave", "12345678901")
+	out, _, _ = pixpay(t, "-db", db, "list")
+	if got := lines(t, out); len(got) != 2 || got[1].FirstSent != "" || got[1].Attempts != 0 {
+		t.Errorf("list before run = %q, want b never sent: no firstSent", out)
+	}
 	if _, stderr, code := pixpay(t, "-db", db, "-psp", url, "run", "-until-done"); code != 0 {
 		t.Fatalf("run -until-done: exit %d, stderr %q", code, stderr)
 	}
@@ -81,6 +93,9 @@ func TestAddListRun(t *testing.T) {
 	}
 	if got[1].Status != "settled" || got[1].EndToEndID == "" || got[1].Key != b[0].Key || settlements()[b[0].Key] != 1 {
 		t.Errorf("b = %+v, ledger %v; want settled once under key %s", got[1], settlements(), b[0].Key)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, got[1].FirstSent); err != nil || !slices.Equal(got[1].Keys, []string{b[0].Key}) {
+		t.Errorf("b = %+v; want its one key in keys, and when it first left (%v)", got[1], err)
 	}
 }
 
@@ -140,6 +155,9 @@ func TestBadCommandLineExits2(t *testing.T) {
 		{"-db", db, "-poll", "soon", "list"},                          // not a duration
 		{"-db", db, "-workers", "-3", "list"},
 		{"-db", db, "-workers", "many", "list"},
+		{"-db", db, "-key-ttl", "0", "list"},
+		{"-db", db, "-key-ttl", "-1h", "list"},
+		{"-db", db, "-key-ttl", "a day", "list"}, // not a duration
 	} {
 		if _, stderr, code := pixpay(t, args...); code != 2 || !strings.Contains(stderr, "usage") {
 			t.Errorf("pixpay %v: exit %d, stderr %q; want 2 and the usage", args, code, stderr)
@@ -147,6 +165,29 @@ func TestBadCommandLineExits2(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a refused command line left the database behind: %v", err)
+	}
+}
+
+// -key-ttl is the Payer's KeyTTL and its Client's, and shortens the attempts of a short one.
+func TestKeyTTLOption(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		ttl     time.Duration
+		attempt time.Duration
+	}{
+		{nil, 24 * time.Hour, 3 * time.Second},
+		{[]string{"-key-ttl", "1h"}, time.Hour, 3 * time.Second},
+		{[]string{"-key-ttl", "2s"}, 2 * time.Second, 500 * time.Millisecond},
+	} {
+		args := append([]string{"-db", "pay.db", "-psp", "http://127.0.0.1:1"}, tt.args...)
+		o, _, err := parseGlobal(append(args, "list"), io.Discard)
+		if err != nil {
+			t.Fatalf("parseGlobal(%v) error = %v", args, err)
+		}
+		if c := o.cfg.Client; o.cfg.KeyTTL != tt.ttl || c.KeyTTL != tt.ttl || c.AttemptTimeout != tt.attempt {
+			t.Errorf("pixpay %v: KeyTTL %v, Client's %v, AttemptTimeout %v; want %v, %v, %v", args, o.cfg.KeyTTL,
+				c.KeyTTL, c.AttemptTimeout, tt.ttl, tt.ttl, tt.attempt)
+		}
 	}
 }
 

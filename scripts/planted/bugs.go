@@ -57,4 +57,13 @@ var bugs = []bug{
 		Run:     "^(TestOnePaymentKeepsInvariants|TestDoFollowsItsModel)$",
 		Catcher: "invariant 5, and the model of retry.Do: a wait never passes DelayMax",
 	},
+	{
+		Name:    "pix resends a key past the TTL",
+		File:    "pix/deadline.go",
+		Old:     "return first.Add(c.keyWindow())",
+		New:     "return time.Now().Add(c.keyWindow())",
+		Package: "./cmd/pixpay/",
+		Run:     "^TestKeyTTLScenarios$",
+		Catcher: "the scenarios: a key resent once the PSP forgot it pays twice, against the ledger",
+	},
 }
