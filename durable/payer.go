@@ -20,8 +20,8 @@ import (
 type Config struct {
 	// Client sends the payments: each job attempt resumes the intent's stored key with
 	// [pix.Client.Resume], which sends it again or looks it up and makes its own short
-	// retries. The Payer uses a copy whose KeyTTL is Config.KeyTTL. Nil makes a Payer whose
-	// Start fails.
+	// retries. The Payer uses a copy whose KeyTTL is Config.KeyTTL. That copy must be valid
+	// ([pix.Client.Validate]), or the Config is invalid. Nil makes a Payer whose Start fails.
 	Client *pix.Client
 	// KeyTTL is how long the PSP remembers a completed key. It must not exceed the PSP's. Past
 	// an intent's FirstSent + KeyTTL, less pix's margin, its key is looked up and never sent
@@ -80,6 +80,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Client != nil {
 		client := *c.Client
 		client.KeyTTL = c.KeyTTL
+		if err := client.Validate(); err != nil {
+			return c, fmt.Errorf("%w: Client with KeyTTL %v: %w", ErrInvalidConfig, c.KeyTTL, err)
+		}
 		c.Client = &client
 	}
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))

@@ -92,7 +92,7 @@ func TestConfigKeyTTL(t *testing.T) {
 		{"the Config's", time.Minute, 0, time.Minute},
 		{"the Config's over the Client's", time.Minute, time.Hour, time.Minute},
 	} {
-		client := &pix.Client{KeyTTL: tt.client}
+		client := &pix.Client{BaseURL: "http://127.0.0.1:1", KeyTTL: tt.client, Policy: testConfig("").Client.Policy}
 		got, err := Config{Client: client, KeyTTL: tt.config}.withDefaults()
 		if err != nil || got.KeyTTL != tt.want || got.Client.KeyTTL != tt.want {
 			t.Errorf("%s: withDefaults() = KeyTTL %v, Client.KeyTTL %v, %v; want %v", tt.name, got.KeyTTL,
@@ -101,6 +101,36 @@ func TestConfigKeyTTL(t *testing.T) {
 		if got.Client == client || client.KeyTTL != tt.client {
 			t.Errorf("%s: withDefaults() changed the caller's Client", tt.name)
 		}
+	}
+}
+
+// A Client that Config.KeyTTL makes invalid (an AttemptTimeout past KeyTTL less a tenth), or
+// that is invalid as given, makes the Config invalid: the Payer would otherwise snooze every
+// job with the Client's error.
+func TestConfigRefusesAnInvalidClient(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		breakIt func(*Config)
+	}{
+		{"AttemptTimeout at KeyTTL less a tenth", func(c *Config) { c.KeyTTL = c.Client.AttemptTimeout * 10 / 9 }},
+		{"a Client's KeyTTL too short for its AttemptTimeout", func(c *Config) {
+			c.Client.KeyTTL = c.Client.AttemptTimeout
+		}},
+		{"BaseURL empty", func(c *Config) { c.Client.BaseURL = "" }},
+	} {
+		cfg := testConfig("http://127.0.0.1:1")
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("%s: Validate() of the unbroken Config = %v", tt.name, err)
+		}
+		tt.breakIt(&cfg)
+		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", tt.name, err)
+		}
+	}
+	cfg := testConfig("http://127.0.0.1:1")
+	cfg.KeyTTL = cfg.Client.AttemptTimeout*10/9 + time.Millisecond
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate() with KeyTTL just above AttemptTimeout·10/9 = %v, want nil", err)
 	}
 }
 

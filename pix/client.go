@@ -120,6 +120,14 @@ func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receip
 // defaultKeyTTL is the KeyTTL of a Client that sets none, the PSP's usual.
 const defaultKeyTTL = 24 * time.Hour
 
+// Validate reports the error that Send, SendWithKey, Lookup and Resume return for c, with
+// nothing sent, when a field of c is invalid, or nil. The error names the field. It sends
+// nothing.
+func (c *Client) Validate() error {
+	_, err := c.endpoint()
+	return err
+}
+
 // endpoint checks the Client's fields and returns the URL of the payments.
 func (c *Client) endpoint() (*url.URL, error) {
 	u, err := url.Parse(c.BaseURL)

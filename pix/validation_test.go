@@ -145,9 +145,13 @@ func TestInvalidClientSendsNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, psp.Config{})
-			_, err := f.client(tc.breakIt).Send(t.Context(), payment)
+			broken := f.client(tc.breakIt)
+			_, err := broken.Send(t.Context(), payment)
 			if err == nil || errors.Is(err, pix.ErrOutcomeUnknown) || errors.Is(err, pix.ErrInvalidPayment) {
 				t.Fatalf("Send() error = %v, want a configuration error", err)
+			}
+			if verr := broken.Validate(); verr == nil || verr.Error() != err.Error() {
+				t.Errorf("Validate() = %v, want Send's error %v", verr, err)
 			}
 			if tc.wantInErr != nil && !errors.Is(err, tc.wantInErr) {
 				t.Errorf("Send() error = %v, want one wrapping %v", err, tc.wantInErr)
@@ -158,6 +162,9 @@ func TestInvalidClientSendsNothing(t *testing.T) {
 			// The broken field, and only it, is at fault: the same client without it pays.
 			if _, err := f.client().Send(t.Context(), payment); err != nil {
 				t.Errorf("Send() with the field fixed: error = %v", err)
+			}
+			if err := f.client().Validate(); err != nil {
+				t.Errorf("Validate() with the field fixed = %v, want nil", err)
 			}
 		})
 	}
