@@ -86,15 +86,19 @@ func TestValidPaymentsAtTheLimitsAreSent(t *testing.T) {
 	}
 }
 
+// invalidKeys are Idempotency-Keys that pix refuses before sending anything: each breaks the
+// rule of 1 to 255 visible ASCII characters in its own way.
+var invalidKeys = []struct{ name, key string }{
+	{"empty", ""},
+	{"256 characters", strings.Repeat("k", 256)},
+	{"with a space", "order 42"},
+	{"with a tab", "order\t42"},
+	{"with DEL", "order\x7f42"},
+	{"not ASCII", "pedido-nº42"},
+}
+
 func TestInvalidKeySendsNothing(t *testing.T) {
-	for _, tc := range []struct{ name, key string }{
-		{"empty", ""},
-		{"256 characters", strings.Repeat("k", 256)},
-		{"with a space", "order 42"},
-		{"with a tab", "order\t42"},
-		{"with DEL", "order\x7f42"},
-		{"not ASCII", "pedido-nº42"},
-	} {
+	for _, tc := range invalidKeys {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, psp.Config{})
 			_, err := f.client().SendWithKey(t.Context(), tc.key, payment)
