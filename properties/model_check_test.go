@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -14,13 +15,18 @@ import (
 
 // send sends s with fault f queued (the zero Fault for none) and checks the answer. A key with no
 // live answer is processed afresh: the answer is fresh, with the status the balance gives, and the
-// model commits it. A live key answers as stepKey says: its stored answer, byte for byte, to the
-// same payload, with the stored status; 422 idempotency_key_reused to another.
+// model commits it. A closed key with no live answer is refused instead (wantClosedKey). A live
+// key answers as stepKey says: its stored answer, byte for byte, to the same payload, with the
+// stored status; 422 idempotency_key_reused to another.
 func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 	start := time.Now()
 	k, live := mc.m.live(s.scope, start)
 	r := mc.post(s)
 	if mc.struckFirst(t, r, start, f) {
+		return
+	}
+	if !live && mc.m.closed[s.scope] {
+		wantClosedKey(t, r, start, f)
 		return
 	}
 	if !live {
@@ -34,7 +40,7 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 		wantClosed(t, r)
 		return
 	}
-	wantElapsed(t, start, f, live)
+	wantElapsed(t, start, f, !live)
 	out := classify(r)
 	ok, next := out.Kind == answerFresh, keyState{Phase: keyComplete, Payload: s.payload, Answer: out.Answer}
 	if live {
@@ -76,6 +82,51 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 	return false
 }
 
+// wantClosedKey checks the answer to a payment that would have made a new entry under a key a
+// lookup closed: 422 idempotency_key_closed, fresh, and nothing paid or stored.
+func wantClosedKey(t *rapid.T, r reply, start time.Time, f psp.Fault) {
+	if f.Kind == faultDrop {
+		wantClosed(t, r)
+		return
+	}
+	wantElapsed(t, start, f, false)
+	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyClosed || r.Replayed {
+		t.Fatalf("a payment under a closed key got %d %q (replayed=%v, error %v), want 422 idempotency_key_closed",
+			r.Status, problemCode(r.Body), r.Replayed, r.Err)
+	}
+}
+
+// lookup looks up a key, used or fresh, under either token. Unless the PSP is down, it answers
+// at once, as pspModel.lookup says: 200 with the body of the settlement's 201, byte for byte,
+// else 404 payment_not_found.
+func (mc *pspMachine) lookup(t *rapid.T) {
+	sc := scope{rapid.SampledFrom(modelTokens).Draw(t, "token"), rapid.SampledFrom(modelKeys).Draw(t, "key")}
+	start := time.Now()
+	r := mc.get(sc)
+	if mc.m.down(start) {
+		wantClosed(t, r)
+		return
+	}
+	wantElapsed(t, start, psp.Fault{}, false)
+	k := mc.m.lookup(sc)
+	if k == nil {
+		if r.Err != nil || r.Status != 404 || problemCode(r.Body) != codePaymentNotFound {
+			t.Fatalf("a lookup of a key with no settlement got %d %q (error %v), want 404 payment_not_found",
+				r.Status, problemCode(r.Body), r.Err)
+		}
+		return
+	}
+	if r.Err == nil && r.Status == 200 && k.Answer == "" { // only a dropped answer has shown it
+		mc.learn(t, k, r.Body)
+		k.Answer = fmt.Sprintf("201 %s", r.Body)
+	}
+	if r.Err != nil || r.Status != 200 || fmt.Sprintf("201 %s", r.Body) != k.Answer {
+		t.Logf("stored %q\ngot    %d %s", k.Answer, r.Status, r.Body)
+		t.Fatalf("a lookup of a settled key got %d %q (error %v), want 200 with the body of its 201",
+			r.Status, problemCode(r.Body), r.Err)
+	}
+}
+
 // learn checks body, the first answer seen for k. A 201 is the receipt of the commit, with a new
 // endToEndId, which k learns. A 422 is insufficient_funds.
 func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
@@ -106,9 +157,9 @@ func wantClosed(t *rapid.T, r reply) {
 
 // wantElapsed checks the answer took exactly as long as f holds it: a late fault any answer, a
 // slow one only a fresh payment.
-func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, live bool) {
+func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, fresh bool) {
 	var want time.Duration
-	if f.Kind == faultLate || f.Kind == faultSlow && !live {
+	if f.Kind == faultLate || f.Kind == faultSlow && fresh {
 		want = f.Duration
 	}
 	if got := time.Since(start); got != want {

@@ -1,14 +1,19 @@
 package properties
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// pspModel is the PSP's state as the contract says: balance, ledger, and answers per key.
+// pspModel is the PSP's state as the contract says: balance, ledger, answers per key, and the
+// keys a lookup closed.
 type pspModel struct {
 	start     int64 // the starting balance, in cents
 	balance   int64
 	ttl       time.Duration
 	keys      map[scope]*modelKey
-	ledger    []*modelKey // the keys that settled, in settlement order
+	ledger    []*modelKey    // the keys that settled, in settlement order
+	closed    map[scope]bool // the keys a lookup found unpaid: never a new entry under them
 	downUntil time.Time
 }
 
@@ -19,11 +24,12 @@ type modelKey struct {
 	status     int       // 201, or 422 insufficient_funds
 	endToEndID string    // of a 201: "" until an answer has shown it
 	settled    time.Time // the commit instant
-	expires    time.Time // settled + KeyTTL: from then on the key is new again
+	expires    time.Time // settled + KeyTTL: from then on the key is new again, unless closed
 }
 
 func newPSPModel(balance int64, ttl time.Duration) *pspModel {
-	return &pspModel{start: balance, balance: balance, ttl: ttl, keys: map[scope]*modelKey{}}
+	return &pspModel{start: balance, balance: balance, ttl: ttl, keys: map[scope]*modelKey{},
+		closed: map[scope]bool{}}
 }
 
 // live returns the key of sc if it is completed and not yet expired at now.
@@ -50,6 +56,18 @@ func (m *pspModel) commit(sc scope, p payload, now time.Time) *modelKey {
 	}
 	m.keys[sc] = k
 	return k
+}
+
+// lookup is a status lookup of sc: the latest settlement in the ledger under sc, however long
+// ago its key expired. If there is none, it returns nil and closes sc for good.
+func (m *pspModel) lookup(sc scope) *modelKey {
+	for _, k := range slices.Backward(m.ledger) {
+		if k.scope == sc {
+			return k
+		}
+	}
+	m.closed[sc] = true
+	return nil
 }
 
 // otherPayload differs from p in its description alone.

@@ -2,7 +2,9 @@ package properties
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -21,7 +23,8 @@ var (
 
 // TestPSPMatchesModel drives the PSP with random actions, and after each compares its ledger,
 // balance and stored answers (replayed byte for byte) with pspModel, written from the contract.
-// Each answer is judged by stepKey, the step function TestPSPIsLinearizable judges with.
+// Each payment's answer is judged by stepKey, the step function TestPSPIsLinearizable judges
+// with, unless a lookup closed its key; each lookup's by pspModel.lookup.
 func TestPSPMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
@@ -39,6 +42,7 @@ func TestPSPMatchesModel(t *testing.T) {
 				"send under a free key":     func(t *rapid.T) { mc.send(t, mc.request(t, false), psp.Fault{}) },
 				"send under a live key":     func(t *rapid.T) { mc.send(t, mc.request(t, true), psp.Fault{}) },
 				"inject a fault, then send": mc.fault,
+				"look up a key":             mc.lookup,
 				"advance time":              mc.advance,
 				"reset":                     mc.reset,
 				"":                          mc.check,
@@ -105,6 +109,23 @@ func (mc *pspMachine) request(t *rapid.T, live bool) sent {
 
 func (mc *pspMachine) post(s sent) reply {
 	return post(context.Background(), mc.client, mc.url, s.token, s.key, s.payload)
+}
+
+// get looks up sc's key under sc's token: GET PaymentsPath?idempotency_key=KEY.
+func (mc *pspMachine) get(sc scope) reply {
+	query := url.Values{lookupParam: {sc.key}}.Encode()
+	req, err := http.NewRequest(http.MethodGet, mc.url+paymentsPath+"?"+query, nil)
+	if err != nil {
+		panic("properties: building a lookup: " + err.Error())
+	}
+	req.Header.Set("Authorization", "Bearer "+sc.token)
+	resp, err := mc.client.Do(req)
+	if err != nil {
+		return reply{Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return reply{Status: resp.StatusCode, Body: data, Err: err}
 }
 
 // advance lets virtual time pass: up to 10 s, exactly the key lifetime, or just past it.
