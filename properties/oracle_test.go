@@ -2,6 +2,7 @@ package properties
 
 import (
 	"errors"
+	"math/big"
 	"net"
 	"net/http"
 	"slices"
@@ -135,4 +136,15 @@ func (tr Trace) paymentSettlements(chain []int) []psp.Settlement {
 // (the key deadline then ends it). pix.Client.KeyTTL's rule.
 func fitsBefore(start, deadline time.Time, attemptTimeout time.Duration) bool {
 	return start.Add(attemptTimeout).Before(deadline)
+}
+
+// fullJitterOf is retry.FullJitter's contract computed another way: ⌊u·(ceiling+1)⌋ with u
+// counted in whole 2⁻⁵³, in big integers. A draw outside [0, 1) gives the ceiling.
+func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
+	if !(u >= 0 && u < 1) {
+		return ceiling
+	}
+	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
+	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
+	return time.Duration(draw.Rsh(draw, 53).Int64())
 }

@@ -3,7 +3,6 @@ package properties
 import (
 	"context"
 	"errors"
-	"math/big"
 	"time"
 
 	"pixretry/retry"
@@ -178,15 +177,4 @@ func (m *model) stopContext(t time.Duration) {
 		m.pr.Cause = errCallerCause
 		m.saw("context ended with a cause", true)
 	}
-}
-
-// fullJitterOf is retry.FullJitter's contract computed another way: ⌊u·(ceiling+1)⌋ with u
-// counted in whole 2⁻⁵³, in big integers. A draw outside [0, 1) gives the ceiling.
-func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
-	if !(u >= 0 && u < 1) {
-		return ceiling
-	}
-	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
-	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
-	return time.Duration(draw.Rsh(draw, 53).Int64())
 }
