@@ -11,31 +11,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The code member of every problem the Server answers with. The HTTP contract maps each to
-// its status.
-const (
-	CodeUnauthorized          = "unauthorized"            // 401
-	CodeIdempotencyKeyMissing = "idempotency_key_missing" // 400
-	CodeIdempotencyKeyInvalid = "idempotency_key_invalid" // 400
-	CodeUnsupportedMediaType  = "unsupported_media_type"  // 415
-	CodePayloadTooLarge       = "payload_too_large"       // 413
-	CodeInvalidRequest        = "invalid_request"         // 400
-	CodeInsufficientFunds     = "insufficient_funds"      // 422
-	CodeIdempotencyKeyInUse   = "idempotency_key_in_use"  // 409
-	CodeIdempotencyKeyReused  = "idempotency_key_reused"  // 422
-	CodeNotFound              = "not_found"               // 404
-	CodeMethodNotAllowed      = "method_not_allowed"      // 405
-	CodeInjectedFault         = "injected_fault"          // the fault's status
-	CodeOverloaded            = "overloaded"              // 503
-	CodeKeyStoreFull          = "key_store_full"          // 503
-	CodeIdempotencyKeyClosed  = "idempotency_key_closed"  // 422
-	CodePaymentNotFound       = "payment_not_found"       // 404
-	CodeOutcomeUnprovable     = "outcome_unprovable"      // 410
-)
-
-// ProblemTypePrefix begins the type member of every problem: the code follows it.
-const ProblemTypePrefix = "urn:pixretry:psp:problem:"
-
 const (
 	problemContentType = "application/problem+json"
 	jsonContentType    = "application/json"
@@ -71,31 +46,12 @@ type answer struct {
 	replayed    bool
 }
 
-// problem is the application/problem+json body (RFC 9457) of every error answer. Violations is
-// present on 400 answers only.
-type problem struct {
-	Type       string      `json:"type"`
-	Title      string      `json:"title"`
-	Status     int         `json:"status"`
-	Detail     string      `json:"detail"`
-	Code       string      `json:"code"`
-	Violations []violation `json:"violacoes,omitempty"`
-}
-
-// violation names one field of a rejected request, a body member ("valor"), a header
-// ("Idempotency-Key"), a query parameter ("idempotency_key"), or "body" or "query" as a whole,
-// and why it was rejected.
-type violation struct {
-	Field  string `json:"campo"`
-	Reason string `json:"motivo"`
-}
-
 // failure is a refusal the Server answers with a problem. code selects the status; header
 // holds extra answer header fields (Allow, WWW-Authenticate), if any.
 type failure struct {
 	code       string
 	detail     string
-	violations []violation
+	violations []Violation
 	header     http.Header
 }
 
@@ -104,7 +60,7 @@ func fail(code, format string, args ...any) *failure {
 }
 
 // invalid is a 400 whose violations say which field is wrong and why.
-func invalid(code string, violations ...violation) *failure {
+func invalid(code string, violations ...Violation) *failure {
 	f := fail(code, "the request has %d violation(s); see violacoes", len(violations))
 	f.violations = violations
 	return f
@@ -119,8 +75,8 @@ func (f *failure) answer() answer {
 }
 
 // problemAnswer is the one helper that writes an application/problem+json answer.
-func problemAnswer(status int, code, detail string, violations []violation) answer {
-	p := problem{ProblemTypePrefix + code, http.StatusText(status), status, detail, code, violations}
+func problemAnswer(status int, code, detail string, violations []Violation) answer {
+	p := NewProblem(status, code, detail, violations...)
 	return answer{status: status, contentType: problemContentType, body: marshal(p)}
 }
 

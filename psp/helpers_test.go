@@ -82,22 +82,6 @@ type receipt struct {
 	Horario     string `json:"horario"`
 }
 
-// problem is the application/problem+json body of an error answer, as the contract gives it.
-type problem struct {
-	Type       string      `json:"type"`
-	Title      string      `json:"title"`
-	Status     int         `json:"status"`
-	Detail     string      `json:"detail"`
-	Code       string      `json:"code"`
-	Violations []violation `json:"violacoes"`
-}
-
-// violation is one member of a problem's violacoes.
-type violation struct {
-	Field  string `json:"campo"`
-	Reason string `json:"motivo"`
-}
-
 // mustDecode decodes a JSON body strictly into a T.
 func mustDecode[T any](tb testing.TB, body string) T {
 	tb.Helper()
@@ -111,7 +95,7 @@ func mustDecode[T any](tb testing.TB, body string) T {
 }
 
 // wantProblem checks that a is a problem+json answer with status and code, and returns it.
-func wantProblem(tb testing.TB, a answer, status int, code string) problem {
+func wantProblem(tb testing.TB, a answer, status int, code string) psp.Problem {
 	tb.Helper()
 	if a.status != status {
 		tb.Fatalf("status = %d, want %d (body %s)", a.status, status, a.body)
@@ -119,7 +103,7 @@ func wantProblem(tb testing.TB, a answer, status int, code string) problem {
 	if got, want := a.header.Get("Content-Type"), "application/problem+json"; got != want {
 		tb.Errorf("Content-Type = %q, want %q", got, want)
 	}
-	p := mustDecode[problem](tb, a.body)
+	p := mustDecode[psp.Problem](tb, a.body)
 	if p.Code != code || p.Status != status || p.Title != http.StatusText(status) ||
 		p.Type != "urn:pixretry:psp:problem:"+code || p.Detail == "" {
 		tb.Errorf("problem = %+v, want code %q, status %d, its title and type, a detail", p, code, status)

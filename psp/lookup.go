@@ -51,21 +51,21 @@ func (s *Server) lookup(r *http.Request) (answer, string) {
 func lookupKey(rawQuery string) (string, *failure) {
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return "", invalid(CodeInvalidRequest, violation{"query", "could not be parsed: " + err.Error()})
+		return "", invalid(CodeInvalidRequest, Violation{"query", "could not be parsed: " + err.Error()})
 	}
 	keys := query[LookupParam]
 	delete(query, LookupParam)
-	var unknown []violation
+	var unknown []Violation
 	for _, name := range slices.Sorted(maps.Keys(query)) {
-		unknown = append(unknown, violation{cmp.Or(name, `""`), "unknown parameter"}) // "" shows an empty name
+		unknown = append(unknown, Violation{cmp.Or(name, `""`), "unknown parameter"}) // "" shows an empty name
 	}
 	switch {
 	case unknown != nil:
 		return "", invalid(CodeInvalidRequest, unknown...)
 	case keys == nil:
-		return "", invalid(CodeIdempotencyKeyMissing, violation{LookupParam, "required"})
+		return "", invalid(CodeIdempotencyKeyMissing, Violation{LookupParam, "required"})
 	case len(keys) > 1 || !keyPattern.MatchString(keys[0]):
-		return "", invalid(CodeIdempotencyKeyInvalid, violation{LookupParam,
+		return "", invalid(CodeIdempotencyKeyInvalid, Violation{LookupParam,
 			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"})
 	}
 	return keys[0], nil

@@ -39,10 +39,10 @@ type rejection struct {
 	body   string              // replaces the valid body if not empty
 	status int
 	code   string
-	want   []violation // the violacoes of a 400
+	want   []psp.Violation // the violacoes of a 400
 }
 
-func withBody(name, body string, want ...violation) rejection {
+func withBody(name, body string, want ...psp.Violation) rejection {
 	return rejection{name: name, body: body, status: 400, code: psp.CodeInvalidRequest, want: want}
 }
 
@@ -57,7 +57,7 @@ var rejections = []rejection{
 	{name: "token without scheme", edit: setHeader("Authorization", token), status: 401, code: psp.CodeUnauthorized},
 	{name: "token and junk", edit: setHeader("Authorization", "Bearer "+token+" x"), status: 401, code: psp.CodeUnauthorized},
 	{name: "no key", edit: delHeader(keyField), status: 400, code: psp.CodeIdempotencyKeyMissing,
-		want: []violation{{Field: keyField, Reason: reasonRequired}}},
+		want: []psp.Violation{{Field: keyField, Reason: reasonRequired}}},
 	keyRejection("empty key", ""),
 	keyRejection("key with a space", "a b"),
 	keyRejection("256-character key", strings.Repeat("k", 256)),
@@ -71,7 +71,7 @@ var rejections = []rejection{
 	keyRejection("escape at the end", `"abc\`),
 	keyRejection("quoted 256-character key", `"`+strings.Repeat("k", 256)+`"`),
 	{name: "two key headers", edit: func(r *http.Request) { r.Header.Add(keyField, "other") },
-		status: 400, code: psp.CodeIdempotencyKeyInvalid, want: []violation{{Field: keyField, Reason: reasonKey}}},
+		status: 400, code: psp.CodeIdempotencyKeyInvalid, want: []psp.Violation{{Field: keyField, Reason: reasonKey}}},
 	{name: "no content type", edit: delHeader("Content-Type"), status: 415, code: psp.CodeUnsupportedMediaType},
 	{name: "text/plain", edit: setHeader("Content-Type", "text/plain"), status: 415, code: psp.CodeUnsupportedMediaType},
 	{name: "json suffix type", edit: setHeader("Content-Type", "application/problem+json"), status: 415, code: psp.CodeUnsupportedMediaType},
@@ -79,80 +79,80 @@ var rejections = []rejection{
 	{name: "malformed content type", edit: setHeader("Content-Type", "application/json;;"), status: 415, code: psp.CodeUnsupportedMediaType},
 	{name: "64 KiB + 1 body", body: padTo(validBody, psp.MaxBodyBytes+1), status: 413, code: psp.CodePayloadTooLarge},
 	{name: "65 KiB body", body: padTo(validBody, 65<<10), status: 413, code: psp.CodePayloadTooLarge},
-	withBody("unknown field", `{"valor":"150.00","chave":"pix@example.com","extra":1}`, violation{Field: "extra", Reason: reasonUnknown}),
-	withBody("repeated field", `{"valor":"150.00","chave":"pix@example.com","valor":"150.00"}`, violation{Field: "body", Reason: reasonRepeated}),
+	withBody("unknown field", `{"valor":"150.00","chave":"pix@example.com","extra":1}`, psp.Violation{Field: "extra", Reason: reasonUnknown}),
+	withBody("repeated field", `{"valor":"150.00","chave":"pix@example.com","valor":"150.00"}`, psp.Violation{Field: "body", Reason: reasonRepeated}),
 	withBody("repeated field, escaped the second time", `{"valor":"150.00","chave":"pix@example.com","val\u006fr":"150.00"}`,
-		violation{Field: "body", Reason: reasonRepeated}),
+		psp.Violation{Field: "body", Reason: reasonRepeated}),
 	withBody("unknown field holding objects, arrays and punctuation in strings",
 		`{"extra":{"a":[1,{"b":"}],:\"{["}],"c":null},"valor":"150.00","list":[[1,2],{"k":"v"},"]"],"chave":"pix@example.com"}`,
-		violation{Field: "extra", Reason: reasonUnknown}, violation{Field: "list", Reason: reasonUnknown}),
+		psp.Violation{Field: "extra", Reason: reasonUnknown}, psp.Violation{Field: "list", Reason: reasonUnknown}),
 	withBody("unknown field with an escaped name", `{"valor":"150.00","chave":"pix@example.com","\u00e9":1}`,
-		violation{Field: "é", Reason: reasonUnknown}),
-	withBody(`valor 150.00, spaces around it`, `{"valor" : 150.00 , "chave":"pix@example.com"}`, violation{Field: "valor", Reason: reasonString}),
-	withBody(`valor true`, valorIs(`true`), violation{Field: "valor", Reason: reasonString}),
-	withBody(`valor an object`, valorIs(`{"reais":150}`), violation{Field: "valor", Reason: reasonString}),
-	withBody(`valor "1.5"`, valorIs(`"1.5"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody(`valor "0.00"`, valorIs(`"0.00"`), violation{Field: "valor", Reason: reasonZero}),
-	withBody(`valor 150`, valorIs(`150`), violation{Field: "valor", Reason: reasonString}),
-	withBody(`valor null`, valorIs(`null`), violation{Field: "valor", Reason: reasonString}),
-	withBody(`valor "150"`, valorIs(`"150"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody(`valor "-1.00"`, valorIs(`"-1.00"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody(`valor "1,50"`, valorIs(`"1,50"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody(`valor " 1.50"`, valorIs(`" 1.50"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody(`valor with 11 digits`, valorIs(`"12345678901.00"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody(`valor "1.500"`, valorIs(`"1.500"`), violation{Field: "valor", Reason: reasonFormat}),
-	withBody("no valor", `{"chave":"pix@example.com"}`, violation{Field: "valor", Reason: reasonRequired}),
-	withBody("no chave", `{"valor":"150.00"}`, violation{Field: "chave", Reason: reasonRequired}),
-	withBody("chave a number", `{"valor":"150.00","chave":12345678901}`, violation{Field: "chave", Reason: reasonString}),
-	withBody("empty chave", chaveIs(""), violation{Field: "chave", Reason: reasonChave}),
-	withBody("CPF of 10 digits", chaveIs("1234567890"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("CPF with a letter", chaveIs("1234567890a"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("CPF with punctuation", chaveIs("123.456.789-01"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("CNPJ of 13 digits", chaveIs("1234567800019"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("CNPJ of 15 digits", chaveIs("123456780001950"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("phone without +", chaveIs("5511987654321"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("phone starting +0", chaveIs("+0511987654321"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("phone of 16 digits", chaveIs("+1234567890123456"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("upper-case e-mail", chaveIs("Pix@example.com"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("78-character e-mail", chaveIs(strings.Repeat("a", 66)+"@example.com"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("e-mail without @", chaveIs("pix.example.com"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("upper-case EVP", chaveIs("123E4567-E89B-12D3-A456-426614174000"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("EVP without hyphens", chaveIs("123e4567e89b12d3a456426614174000"), violation{Field: "chave", Reason: reasonChave}),
-	withBody("141-character infoPagador", infoPrefix+strings.Repeat("ç", 141)+`"}`, violation{Field: "infoPagador", Reason: reasonInfo}),
-	withBody("infoPagador a number", `{"valor":"150.00","chave":"pix@example.com","infoPagador":5}`, violation{Field: "infoPagador", Reason: reasonString}),
-	withBody("infoPagador not UTF-8", infoPrefix+"rent\xff"+`"}`, violation{Field: "body", Reason: reasonUTF8}),
-	withBody("infoPagador in Latin-1", infoPrefix+"caf\xe9"+`"}`, violation{Field: "body", Reason: reasonUTF8}),
-	withBody("infoPagador with a UTF-16 surrogate in UTF-8", infoPrefix+"\xed\xa0\x80"+`"}`, violation{Field: "body", Reason: reasonUTF8}),
-	withBody("chave not UTF-8", chaveIs("pix\xff@example.com"), violation{Field: "body", Reason: reasonUTF8}),
-	withBody("valor not UTF-8", valorIs("\"150.00\x80\""), violation{Field: "body", Reason: reasonUTF8}),
-	withBody(`infoPagador "\ud800"`, infoPrefix+`\ud800"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\udbff"`, infoPrefix+`\udbff"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\uDC00"`, infoPrefix+`\uDC00"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\udfff"`, infoPrefix+`\udfff"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\udc00\ud800", a pair reversed`, infoPrefix+`\udc00\ud800"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\ud800x"`, infoPrefix+`\ud800x"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\ud800\u0041"`, infoPrefix+`\ud800\u0041"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`infoPagador "\\\ud800", a lone surrogate after a backslash`, infoPrefix+`\\\ud800"}`, violation{Field: "body", Reason: reasonText}),
-	withBody(`chave "\ud800"`, chaveIs(`\ud800`), violation{Field: "body", Reason: reasonText}),
-	withBody(`valor "\udfff"`, valorIs(`"\udfff"`), violation{Field: "body", Reason: reasonText}),
+		psp.Violation{Field: "é", Reason: reasonUnknown}),
+	withBody(`valor 150.00, spaces around it`, `{"valor" : 150.00 , "chave":"pix@example.com"}`, psp.Violation{Field: "valor", Reason: reasonString}),
+	withBody(`valor true`, valorIs(`true`), psp.Violation{Field: "valor", Reason: reasonString}),
+	withBody(`valor an object`, valorIs(`{"reais":150}`), psp.Violation{Field: "valor", Reason: reasonString}),
+	withBody(`valor "1.5"`, valorIs(`"1.5"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody(`valor "0.00"`, valorIs(`"0.00"`), psp.Violation{Field: "valor", Reason: reasonZero}),
+	withBody(`valor 150`, valorIs(`150`), psp.Violation{Field: "valor", Reason: reasonString}),
+	withBody(`valor null`, valorIs(`null`), psp.Violation{Field: "valor", Reason: reasonString}),
+	withBody(`valor "150"`, valorIs(`"150"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody(`valor "-1.00"`, valorIs(`"-1.00"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody(`valor "1,50"`, valorIs(`"1,50"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody(`valor " 1.50"`, valorIs(`" 1.50"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody(`valor with 11 digits`, valorIs(`"12345678901.00"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody(`valor "1.500"`, valorIs(`"1.500"`), psp.Violation{Field: "valor", Reason: reasonFormat}),
+	withBody("no valor", `{"chave":"pix@example.com"}`, psp.Violation{Field: "valor", Reason: reasonRequired}),
+	withBody("no chave", `{"valor":"150.00"}`, psp.Violation{Field: "chave", Reason: reasonRequired}),
+	withBody("chave a number", `{"valor":"150.00","chave":12345678901}`, psp.Violation{Field: "chave", Reason: reasonString}),
+	withBody("empty chave", chaveIs(""), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("CPF of 10 digits", chaveIs("1234567890"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("CPF with a letter", chaveIs("1234567890a"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("CPF with punctuation", chaveIs("123.456.789-01"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("CNPJ of 13 digits", chaveIs("1234567800019"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("CNPJ of 15 digits", chaveIs("123456780001950"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("phone without +", chaveIs("5511987654321"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("phone starting +0", chaveIs("+0511987654321"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("phone of 16 digits", chaveIs("+1234567890123456"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("upper-case e-mail", chaveIs("Pix@example.com"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("78-character e-mail", chaveIs(strings.Repeat("a", 66)+"@example.com"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("e-mail without @", chaveIs("pix.example.com"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("upper-case EVP", chaveIs("123E4567-E89B-12D3-A456-426614174000"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("EVP without hyphens", chaveIs("123e4567e89b12d3a456426614174000"), psp.Violation{Field: "chave", Reason: reasonChave}),
+	withBody("141-character infoPagador", infoPrefix+strings.Repeat("ç", 141)+`"}`, psp.Violation{Field: "infoPagador", Reason: reasonInfo}),
+	withBody("infoPagador a number", `{"valor":"150.00","chave":"pix@example.com","infoPagador":5}`, psp.Violation{Field: "infoPagador", Reason: reasonString}),
+	withBody("infoPagador not UTF-8", infoPrefix+"rent\xff"+`"}`, psp.Violation{Field: "body", Reason: reasonUTF8}),
+	withBody("infoPagador in Latin-1", infoPrefix+"caf\xe9"+`"}`, psp.Violation{Field: "body", Reason: reasonUTF8}),
+	withBody("infoPagador with a UTF-16 surrogate in UTF-8", infoPrefix+"\xed\xa0\x80"+`"}`, psp.Violation{Field: "body", Reason: reasonUTF8}),
+	withBody("chave not UTF-8", chaveIs("pix\xff@example.com"), psp.Violation{Field: "body", Reason: reasonUTF8}),
+	withBody("valor not UTF-8", valorIs("\"150.00\x80\""), psp.Violation{Field: "body", Reason: reasonUTF8}),
+	withBody(`infoPagador "\ud800"`, infoPrefix+`\ud800"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\udbff"`, infoPrefix+`\udbff"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\uDC00"`, infoPrefix+`\uDC00"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\udfff"`, infoPrefix+`\udfff"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\udc00\ud800", a pair reversed`, infoPrefix+`\udc00\ud800"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\ud800x"`, infoPrefix+`\ud800x"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\ud800\u0041"`, infoPrefix+`\ud800\u0041"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`infoPagador "\\\ud800", a lone surrogate after a backslash`, infoPrefix+`\\\ud800"}`, psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`chave "\ud800"`, chaveIs(`\ud800`), psp.Violation{Field: "body", Reason: reasonText}),
+	withBody(`valor "\udfff"`, valorIs(`"\udfff"`), psp.Violation{Field: "body", Reason: reasonText}),
 	withBody("every field wrong", `{"extra":true,"valor":"1.5","chave":"X","infoPagador":"`+strings.Repeat("x", 141)+`"}`,
-		violation{Field: "extra", Reason: reasonUnknown}, violation{Field: "valor", Reason: reasonFormat},
-		violation{Field: "chave", Reason: reasonChave}, violation{Field: "infoPagador", Reason: reasonInfo}),
-	withBody("truncated JSON", `{"valor":"150.00","chave":`, violation{Field: "body", Reason: anyReason}),
-	withBody("truncated after a member", `{"valor":"150.00"`, violation{Field: "body", Reason: anyReason}),
-	withBody("member name not a string", `{valor:"150.00"}`, violation{Field: "body", Reason: anyReason}),
-	withBody("empty body", " ", violation{Field: "body", Reason: anyReason}),
-	withBody("array body", `[]`, violation{Field: "body", Reason: "must be a JSON object"}),
-	withBody("null body", `null`, violation{Field: "body", Reason: "must be a JSON object"}),
-	withBody("string body", ` "150.00"`, violation{Field: "body", Reason: "must be a JSON object"}),
-	withBody("string body", `"150.00"`, violation{Field: "body", Reason: anyReason}),
-	withBody("two objects", validBody+validBody, violation{Field: "body", Reason: anyReason}),
-	withBody("trailing junk", validBody+"x", violation{Field: "body", Reason: anyReason}),
+		psp.Violation{Field: "extra", Reason: reasonUnknown}, psp.Violation{Field: "valor", Reason: reasonFormat},
+		psp.Violation{Field: "chave", Reason: reasonChave}, psp.Violation{Field: "infoPagador", Reason: reasonInfo}),
+	withBody("truncated JSON", `{"valor":"150.00","chave":`, psp.Violation{Field: "body", Reason: anyReason}),
+	withBody("truncated after a member", `{"valor":"150.00"`, psp.Violation{Field: "body", Reason: anyReason}),
+	withBody("member name not a string", `{valor:"150.00"}`, psp.Violation{Field: "body", Reason: anyReason}),
+	withBody("empty body", " ", psp.Violation{Field: "body", Reason: anyReason}),
+	withBody("array body", `[]`, psp.Violation{Field: "body", Reason: "must be a JSON object"}),
+	withBody("null body", `null`, psp.Violation{Field: "body", Reason: "must be a JSON object"}),
+	withBody("string body", ` "150.00"`, psp.Violation{Field: "body", Reason: "must be a JSON object"}),
+	withBody("string body", `"150.00"`, psp.Violation{Field: "body", Reason: anyReason}),
+	withBody("two objects", validBody+validBody, psp.Violation{Field: "body", Reason: anyReason}),
+	withBody("trailing junk", validBody+"x", psp.Violation{Field: "body", Reason: anyReason}),
 }
 
 func keyRejection(name, key string) rejection {
 	return rejection{name: name, edit: setHeader(keyField, key), status: 400, code: psp.CodeIdempotencyKeyInvalid,
-		want: []violation{{Field: keyField, Reason: reasonKey}}}
+		want: []psp.Violation{{Field: keyField, Reason: reasonKey}}}
 }
 
 func delHeader(name string) func(*http.Request) {
@@ -186,7 +186,7 @@ func TestRejectedRequestsStoreNothing(t *testing.T) {
 
 // wantViolations compares violations; a got Reason matches a wanted one that it contains, and
 // a wanted anyReason matches any non-empty one.
-func wantViolations(tb testing.TB, got, want []violation) {
+func wantViolations(tb testing.TB, got, want []psp.Violation) {
 	tb.Helper()
 	if len(got) == len(want) {
 		for i := range want {
@@ -219,6 +219,6 @@ func TestUnreadableBodyIsA400(t *testing.T) {
 	r := paymentRequest("k1", "")
 	r.Body = io.NopCloser(iotest.ErrReader(errors.New("connection lost")))
 	p := wantProblem(t, serve(s, r), 400, psp.CodeInvalidRequest)
-	wantViolations(t, p.Violations, []violation{{Field: "body", Reason: "could not be read: connection lost"}})
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "body", Reason: "could not be read: connection lost"}})
 	wantSettled(t, pay(s, "k1", validBody))
 }

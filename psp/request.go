@@ -59,7 +59,7 @@ func (s *Server) bearerToken(h http.Header) (string, *failure) {
 func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 	values := h.Values(IdempotencyKeyHeader)
 	if len(values) == 0 {
-		return "", "", invalid(CodeIdempotencyKeyMissing, violation{IdempotencyKeyHeader, "required"})
+		return "", "", invalid(CodeIdempotencyKeyMissing, Violation{IdempotencyKeyHeader, "required"})
 	}
 	raw, key = values[0], values[0]
 	if m := sfString.FindStringSubmatch(raw); m != nil {
@@ -68,7 +68,7 @@ func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 		key = "" // a broken structured-field string: a bad escape, no closing quote or more after it
 	}
 	if len(values) > 1 || !keyPattern.MatchString(key) {
-		return "", "", invalid(CodeIdempotencyKeyInvalid, violation{IdempotencyKeyHeader,
+		return "", "", invalid(CodeIdempotencyKeyInvalid, Violation{IdempotencyKeyHeader,
 			"must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"})
 	}
 	return raw, key, nil
@@ -95,7 +95,7 @@ func readPayment(w http.ResponseWriter, r *http.Request) (payment, *failure) {
 		return payment{}, fail(CodePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
 	}
 	if err != nil {
-		return payment{}, invalid(CodeInvalidRequest, violation{"body", "could not be read: " + err.Error()})
+		return payment{}, invalid(CodeInvalidRequest, Violation{"body", "could not be read: " + err.Error()})
 	}
 	return decodePayment(body)
 }
@@ -116,16 +116,16 @@ func decodePayment(body []byte) (payment, *failure) {
 	var pj paymentJSON
 	err := json.Unmarshal(body, &pj)
 	if _, syntax := errors.AsType[*jsontext.SyntacticError](err); syntax {
-		return payment{}, invalid(CodeInvalidRequest, violation{"body", "is not valid JSON: " + err.Error()})
+		return payment{}, invalid(CodeInvalidRequest, Violation{"body", "is not valid JSON: " + err.Error()})
 	}
 	if err != nil || jsontext.Value(body).Kind() != '{' {
-		return payment{}, invalid(CodeInvalidRequest, violation{"body", "must be a JSON object"})
+		return payment{}, invalid(CodeInvalidRequest, Violation{"body", "must be a JSON object"})
 	}
 	var unknown map[string]jsontext.Value
 	json.Unmarshal(pj.Unknown, &unknown) // an object's members, or nil for none
-	var bad []violation
+	var bad []Violation
 	for _, name := range slices.Sorted(maps.Keys(unknown)) {
-		bad = append(bad, violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
+		bad = append(bad, Violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
 	}
 	valor, bad := readString(bad, "valor", pj.Valor, true)
 	chave, bad := readString(bad, "chave", pj.Chave, true)
@@ -140,7 +140,7 @@ func decodePayment(body []byte) (payment, *failure) {
 // readString returns the text of the member name, whose value is raw (nil if absent), and bad
 // with a violation appended if it is missing but required, is not a JSON string or is not a
 // good value of the member.
-func readString(bad []violation, name string, raw jsontext.Value, required bool) (string, []violation) {
+func readString(bad []Violation, name string, raw jsontext.Value, required bool) (string, []Violation) {
 	var s string
 	reason := "must be a JSON string"
 	switch {
@@ -153,7 +153,7 @@ func readString(bad []violation, name string, raw jsontext.Value, required bool)
 		reason = textViolation(name, s)
 	}
 	if reason != "" {
-		bad = append(bad, violation{name, reason})
+		bad = append(bad, Violation{name, reason})
 	}
 	return s, bad
 }

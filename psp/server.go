@@ -16,6 +16,9 @@
 // A [Fault] is one misbehaviour, such as a 503 or a lost answer. [Server.Inject] queues faults.
 // Each payment request consumes the next payment fault, and each lookup the next lookup fault.
 //
+// Every error answer, of the Server and of its control API, has a [Problem] body, made by
+// [NewProblem].
+//
 // Package pixretry/psp/control serves the same Server's faults, ledger and balance over HTTP,
 // and command psp serves both on a real address. The HTTP contract is in docs/psp.md.
 package psp

@@ -160,16 +160,16 @@ func TestNotJSONViolationText(t *testing.T) {
 func TestLookupViolationTexts(t *testing.T) {
 	for _, tc := range []struct {
 		query string
-		want  violation
+		want  psp.Violation
 	}{
-		{"", violation{"idempotency_key", "required"}},
-		{"idempotency_key=", violation{"idempotency_key",
-			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"}},
-		{"idempotency_key=k1&x=1", violation{"x", "unknown parameter"}},
-		{"idempotency_key=%zz", violation{"query", `could not be parsed: invalid URL escape "%zz"`}},
+		{"", psp.Violation{Field: "idempotency_key", Reason: "required"}},
+		{"idempotency_key=", psp.Violation{Field: "idempotency_key",
+			Reason: "must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"}},
+		{"idempotency_key=k1&x=1", psp.Violation{Field: "x", Reason: "unknown parameter"}},
+		{"idempotency_key=%zz", psp.Violation{Field: "query", Reason: `could not be parsed: invalid URL escape "%zz"`}},
 	} {
 		a := serve(mustServer(t), rawLookupRequest(tc.query))
-		p := mustDecode[problem](t, a.body)
+		p := mustDecode[psp.Problem](t, a.body)
 		if len(p.Violations) != 1 || p.Violations[0] != tc.want {
 			t.Errorf("query %q: violacoes = %+v, want %+v", tc.query, p.Violations, tc.want)
 		}

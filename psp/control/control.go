@@ -151,7 +151,7 @@ func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if queued := h.srv.Stats().Faults; queued+len(faults) > MaxQueuedFaults {
-			bad = []violation{{"faults", fmt.Sprintf("%d queued, room for %d more, %d given",
+			bad = []psp.Violation{{Field: "faults", Reason: fmt.Sprintf("%d queued, room for %d more, %d given",
 				queued, MaxQueuedFaults-queued, len(faults))}}
 		}
 	}
@@ -170,7 +170,7 @@ func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 
 // readFaults reads a {"faults":[...]} body of at most psp.MaxBodyBytes. It returns the faults,
 // or the violations, or status 413 for a body too large.
-func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []violation, int) {
+func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []psp.Violation, int) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, psp.MaxBodyBytes))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 		return nil, nil, http.StatusRequestEntityTooLarge
@@ -183,15 +183,15 @@ func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []violatio
 	}
 	switch {
 	case err != nil:
-		return nil, []violation{{"body", err.Error()}}, 0
+		return nil, []psp.Violation{{Field: "body", Reason: err.Error()}}, 0
 	case in.Faults == nil:
-		return nil, []violation{{"faults", "required: a JSON array of faults"}}, 0
+		return nil, []psp.Violation{{Field: "faults", Reason: "required: a JSON array of faults"}}, 0
 	}
 	faults := make([]psp.Fault, len(in.Faults))
-	var bad []violation
+	var bad []psp.Violation
 	for i, raw := range in.Faults {
 		if faults[i], err = decodeFault(raw); err != nil {
-			bad = append(bad, violation{fmt.Sprintf("faults[%d]", i), err.Error()})
+			bad = append(bad, psp.Violation{Field: fmt.Sprintf("faults[%d]", i), Reason: err.Error()})
 		}
 	}
 	return faults, bad, 0
@@ -255,26 +255,9 @@ func (h *handler) getStats(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, "application/json", body, nil)
 }
 
-// violation names one field of a rejected control request and why it was rejected.
-type violation struct {
-	Field  string `json:"campo"`
-	Reason string `json:"motivo"`
-}
-
-// problem is the application/problem+json body of every control error, the same as psp's.
-type problem struct {
-	Type       string      `json:"type"`
-	Title      string      `json:"title"`
-	Status     int         `json:"status"`
-	Detail     string      `json:"detail"`
-	Code       string      `json:"code"`
-	Violations []violation `json:"violacoes,omitempty"`
-}
-
 // writeProblem is the one helper that answers a control request with a problem.
-func writeProblem(w http.ResponseWriter, status int, code, detail string, header http.Header, bad ...violation) {
-	p := problem{psp.ProblemTypePrefix + code, http.StatusText(status), status, detail, code, bad}
-	writeJSON(w, status, "application/problem+json", p, header)
+func writeProblem(w http.ResponseWriter, status int, code, detail string, header http.Header, bad ...psp.Violation) {
+	writeJSON(w, status, "application/problem+json", psp.NewProblem(status, code, detail, bad...), header)
 }
 
 // writeJSON answers status with v as a JSON body of contentType, and header's fields.

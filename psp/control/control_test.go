@@ -129,7 +129,7 @@ func TestControlSaysADelayExceedsTheMaximum(t *testing.T) {
 	s := mustBank(t)
 	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"late","delay_ms":9223372036855}]}`),
 		400, psp.CodeInvalidRequest)
-	wantViolations(t, p.Violations, []violation{{Field: "faults[0]",
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[0]",
 		Reason: "psp: invalid fault: delay_ms 9223372036855 exceeds the maximum 3600000"}})
 	wantSettled(t, pay(s, "k1", validBody))
 }
@@ -139,7 +139,7 @@ func TestControlRefusesFaultsBeyondTheQueue(t *testing.T) {
 	s.Inject(drops(control.MaxQueuedFaults - 1)...)
 	two := `{"faults":[{"kind":"reset"},{"kind":"reset"}]}`
 	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, two), 400, psp.CodeInvalidRequest)
-	wantViolations(t, p.Violations, []violation{{Field: "faults",
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults",
 		Reason: "9999 queued, room for 1 more, 2 given"}})
 	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`)) // none was queued
 	wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`), 400, psp.CodeInvalidRequest)

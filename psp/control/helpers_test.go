@@ -103,29 +103,13 @@ func inProcess(h http.Handler) roundTripper {
 	}
 }
 
-// problem is the application/problem+json body of an error answer, as the contract gives it.
-type problem struct {
-	Type       string      `json:"type"`
-	Title      string      `json:"title"`
-	Status     int         `json:"status"`
-	Detail     string      `json:"detail"`
-	Code       string      `json:"code"`
-	Violations []violation `json:"violacoes"`
-}
-
-// violation is one member of a problem's violacoes.
-type violation struct {
-	Field  string `json:"campo"`
-	Reason string `json:"motivo"`
-}
-
 // wantProblem checks that a is a problem+json answer with status and code, and returns it.
-func wantProblem(tb testing.TB, a answer, status int, code string) problem {
+func wantProblem(tb testing.TB, a answer, status int, code string) psp.Problem {
 	tb.Helper()
 	if a.status != status || a.header.Get("Content-Type") != "application/problem+json" {
 		tb.Fatalf("answer = %d %s %s, want %d application/problem+json", a.status, a.header.Get("Content-Type"), a.body, status)
 	}
-	var p problem
+	var p psp.Problem
 	if err := json.Unmarshal([]byte(a.body), &p, json.RejectUnknownMembers(true)); err != nil {
 		tb.Fatalf("decoding the problem %s: %v", a.body, err)
 	}
@@ -145,7 +129,7 @@ func wantSettled(tb testing.TB, a answer) {
 }
 
 // wantViolations compares violations.
-func wantViolations(tb testing.TB, got, want []violation) {
+func wantViolations(tb testing.TB, got, want []psp.Violation) {
 	tb.Helper()
 	if diff := cmp.Diff(want, got); diff != "" {
 		tb.Errorf("violacoes mismatch (-want +got):\n%s", diff)
