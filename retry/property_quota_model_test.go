@@ -1,4 +1,4 @@
-package properties
+package retry_test
 
 import (
 	"fmt"
@@ -43,8 +43,8 @@ func (q quotaLimits) capacity() int { return max(q.burst, 1) }
 // stretch at most capacity + ratio × the first attempts. Its converse follows too: a retry is
 // refused only when the tokens, short of one, show that granting it would pass one of them.
 //
-// The other fields plant bugs (quota_vacuous_test.go): a bucket without a capacity never caps its
-// tokens, rounded counts them in float64, and grants replaces the whole-token rule.
+// The other fields plant bugs (property_quota_planted_test.go): a bucket without a capacity
+// never caps its tokens, rounded counts them in float64, and grants replaces the whole-token rule.
 type quotaBucket struct {
 	ratio, tokens, capacity *big.Rat
 	rounded                 bool

@@ -1,4 +1,4 @@
-package properties
+package retry_test
 
 import (
 	"math/big"

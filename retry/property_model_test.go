@@ -1,8 +1,7 @@
-package properties
+package retry_test
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"pixretry/retry"
@@ -10,7 +9,8 @@ import (
 
 // The one model of retry.Do: its doc as a program over a script of attempts, in virtual time
 // counted from the call. Each step quotes the sentence of Do's doc it follows. The suite's
-// oracles give the numbers: transientStatus (through opError.Transient), ceilingOf, fullJitterOf.
+// oracles give the numbers (property_oracle_test.go): transientStatusOf (through
+// opError.Transient), ceilingOf, fullJitterOf.
 
 // doStep is one attempt of the script. It lasts Took and returns Err.Err, nil for a success.
 // The caller's context cuts it short with the context's error, unless the op is Deaf to it.
@@ -21,14 +21,12 @@ type doStep struct {
 }
 
 // ctxEnd is how the caller's context ends: Kind "none", "cancel" or "deadline", At after the
-// call. A cancel at 0 comes before the call. With Cause, the context ends with errCallerCause.
+// call. A cancel at 0 comes before the call. With Cause, the context ends with errShutdown.
 type ctxEnd struct {
 	Kind  string
 	At    time.Duration
 	Cause bool
 }
-
-var errCallerCause = errors.New("caller: shutting down")
 
 // doCase is one call of retry.Do. The attempts after Steps succeed. Draws are the random draws,
 // in a cycle. NoOps names options that change nothing (see noOps).
@@ -174,7 +172,7 @@ func (m *model) ended(t time.Duration) bool { return m.c.Ctx.Kind != "none" && t
 func (m *model) stopContext(t time.Duration) {
 	m.pr.Stop, m.pr.End, m.pr.CtxErr = retry.StopContext, t, m.ctxErr
 	if m.c.Ctx.Cause && m.ended(t) {
-		m.pr.Cause = errCallerCause
+		m.pr.Cause = errShutdown
 		m.saw("context ended with a cause", true)
 	}
 }

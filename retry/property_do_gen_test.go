@@ -1,4 +1,4 @@
-package properties
+package retry_test
 
 import (
 	"context"
@@ -10,10 +10,7 @@ import (
 	"net"
 	"os"
 	"slices"
-	"strings"
 	"syscall"
-	"testing"
-	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
@@ -21,10 +18,10 @@ import (
 	"pixretry/retry"
 )
 
-// The properties of retry.Do alone, checked against predict (retry_model_test.go). The op fails
-// on a script: every class of error Transient names, policies at their edges (AttemptsMax 1 to
-// math.MaxInt, delays from 0 to a day, ceilings that would pass 2^63 ns), and a caller's
-// context that ends before the first attempt, during an attempt or during a wait.
+// The calls TestDoFollowsItsModel draws. The op fails on a script: every class of error
+// Transient names, policies at their edges (AttemptsMax 1 to math.MaxInt, delays from 0 to a
+// day, ceilings that would pass 2^63 ns), and a caller's context that ends before the first
+// attempt, during an attempt or during a wait.
 
 // opError is an error an attempt may return, with its class by Transient's contract.
 type opError struct {
@@ -34,17 +31,26 @@ type opError struct {
 	Hint      time.Duration // its Retry-After hint, 0 for none
 }
 
-// statusError is an answer's error: a status, maybe a Retry-After hint, maybe a cause.
-type statusError struct {
-	code  int
-	hint  time.Duration
+// causedStatus is an answer's error that also wraps the connection failure it came with. The
+// status decides alone, by Transient's contract.
+type causedStatus struct {
+	*statusError
 	cause error
 }
 
-func (e *statusError) Error() string             { return fmt.Sprintf("status %d", e.code) }
-func (e *statusError) StatusCode() int           { return e.code }
-func (e *statusError) RetryAfter() time.Duration { return e.hint }
-func (e *statusError) Unwrap() error             { return e.cause }
+func (e *causedStatus) Unwrap() error { return e.cause }
+
+// answerError is the error of an answer of status code, with a Retry-After hint (0 for none)
+// and a cause (nil for none), classed by transientStatusOf.
+func answerError(code int, hint time.Duration, cause error) opError {
+	s := &statusError{code: code, after: hint}
+	var err error = s
+	if cause != nil {
+		err = &causedStatus{statusError: s, cause: cause}
+	}
+	return opError{Name: fmt.Sprintf("status %d, hint %v, cause %v", code, hint, cause), Err: err,
+		Transient: transientStatusOf(code), Hint: hint}
+}
 
 // networkErrors are the errors that are not answers. The first 8 are transient: a connection
 // that failed before a whole answer came back, or a timeout.
@@ -79,12 +85,11 @@ func opErrorGen(p retry.Policy) *rapid.Generator[opError] {
 			rapid.SampledFrom([]int{400, 408, 410, 422, 428, 430, 499, 501, 505})).Draw(t, "status")
 		hint := rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(1, p.DelayMax+1), // none, up to DelayMax,
 			durationGen(p.DelayMax, p.DelayMax+time.Hour)).Draw(t, "hint") // or beyond it
-		e := &statusError{code: code, hint: hint}
+		var cause error
 		if rapid.Bool().Draw(t, "wraps a connection failure") {
-			e.cause = io.ErrUnexpectedEOF
+			cause = io.ErrUnexpectedEOF
 		}
-		return opError{Name: fmt.Sprintf("status %d, hint %v, cause %v", code, hint, e.cause),
-			Err: e, Transient: transientStatus(code), Hint: hint}
+		return answerError(code, hint, cause)
 	})
 	network := networkErrors()
 	return rapid.OneOf(status, rapid.SampledFrom(network), rapid.SampledFrom(network[:8]))
@@ -220,219 +225,4 @@ func drawLongRun(t *rapid.T, c *doCase) {
 	if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
 		c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
 	}
-}
-
-// doRun is what Do did.
-type doRun struct {
-	Attempts []retry.Attempt
-	Starts   []time.Duration
-	End      time.Duration
-	Value    int
-	Err      error
-}
-
-// runDo calls retry.Do over c's script in the current synctest bubble. Attempt n returns n, with
-// its error if it fails.
-func runDo(c doCase) doRun {
-	start := time.Now()
-	ctx, stop := callerContext(c.Ctx, start)
-	defer stop()
-	var run doRun
-	op := func(ctx context.Context) (int, error) {
-		n := len(run.Starts) + 1
-		if n > len(c.Steps)+1 {
-			panic(fmt.Sprintf("op called again after attempt %d succeeded", n-1))
-		}
-		run.Starts = append(run.Starts, time.Since(start))
-		return n, c.step(n).play(ctx)
-	}
-	draws := &drawSource{cycle: c.Draws}
-	opts := []retry.Option{retry.WithRand(draws.next),
-		retry.WithObserver(func(a retry.Attempt) { run.Attempts = append(run.Attempts, a) })}
-	for i, name := range c.NoOps { // after the real options, then before them, in turn
-		opts = slices.Insert(opts, (1-i%2)*len(opts), noOps[name])
-	}
-	run.Value, run.Err = retry.Do(ctx, c.Policy, op, opts...)
-	run.End = time.Since(start)
-	return run
-}
-
-// play is the op's attempt: it holds for Took and returns Err.Err, or the context's error if
-// the context ends first and the op is not deaf.
-func (s doStep) play(ctx context.Context) error {
-	if s.Deaf || s.Took == 0 {
-		time.Sleep(s.Took)
-		return s.Err.Err
-	}
-	select {
-	case <-time.After(s.Took):
-		return s.Err.Err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// callerContext is the caller's context as end describes it, for a call made at start.
-func callerContext(end ctxEnd, start time.Time) (context.Context, func()) {
-	var cause error
-	if end.Cause {
-		cause = errCallerCause
-	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	switch {
-	case end.Kind == "cancel" && end.At == 0:
-		cancel(cause)
-	case end.Kind == "cancel":
-		t := time.AfterFunc(end.At, func() { cancel(cause) })
-		return ctx, func() { t.Stop(); cancel(nil) }
-	case end.Kind == "deadline":
-		ctx, stop := context.WithDeadlineCause(ctx, start.Add(end.At), cause)
-		return ctx, func() { stop(); cancel(nil) }
-	}
-	return ctx, func() { cancel(nil) }
-}
-
-// checkDo compares what Do did with the model's prediction.
-func checkDo(pr doPrediction, run doRun) error {
-	var v violations
-	if fmt.Sprint(run.Starts) != fmt.Sprint(pr.Starts) {
-		v.addf("attempts started at %v, want %v", run.Starts, pr.Starts)
-	}
-	if run.End != pr.End {
-		v.addf("Do returned at %v, want %v", run.End, pr.End)
-	}
-	if len(run.Attempts) != len(pr.Attempts) {
-		v.addf("observer saw %d attempts, want %d", len(run.Attempts), len(pr.Attempts))
-	}
-	for i := range min(len(run.Attempts), len(pr.Attempts)) {
-		if got, want := run.Attempts[i], pr.Attempts[i]; got != want {
-			v.addf("attempt %d: observer saw %+v, want %+v", i+1, got, want)
-		}
-	}
-	checkDoResult(&v, pr, run)
-	return v.err()
-}
-
-// checkDoResult checks Do's value and error against the stop predicted.
-func checkDoResult(v *violations, pr doPrediction, run doRun) {
-	n := len(pr.Attempts)
-	var last error // the last attempt's error, which the observer is checked to have seen
-	if n > 0 {
-		last = pr.Attempts[n-1].Err
-	}
-	if pr.Stop != retry.StopSuccess && run.Value != 0 { // op returns its attempt's number even with an error
-		v.addf("Do() = %d and an error, want the zero value", run.Value)
-	}
-	switch pr.Stop {
-	case stopInvalid:
-		if !errors.Is(run.Err, retry.ErrInvalidPolicy) || len(run.Starts) > 0 {
-			v.addf("Do() error = %v after %d attempts, want ErrInvalidPolicy and none", run.Err, len(run.Starts))
-		}
-	case retry.StopSuccess:
-		if run.Err != nil || run.Value != n {
-			v.addf("Do() = %d, %v; want %d, nil", run.Value, run.Err, n)
-		}
-	case retry.StopPermanent:
-		if run.Err != last {
-			v.addf("Do() error = %v, want the permanent error itself, %v", run.Err, last)
-		}
-	case retry.StopBudget, retry.StopRetryAfter:
-		if !errors.Is(run.Err, last) || !strings.Contains(fmt.Sprint(run.Err), fmt.Sprintf("attempt %d", n)) {
-			v.addf("Do() error = %v, want it to wrap %v and name attempt %d", run.Err, last, n)
-		}
-	case retry.StopContext:
-		if !errors.Is(run.Err, pr.CtxErr) || n > 0 && !errors.Is(run.Err, last) {
-			v.addf("Do() error = %v, want it to wrap %v and the last attempt's %v", run.Err, pr.CtxErr, last)
-		}
-		if pr.Cause != nil && !errors.Is(run.Err, pr.Cause) {
-			v.addf("Do() error = %v, want it to wrap the context's cause %v", run.Err, pr.Cause)
-		}
-		name := "before attempt 1"
-		if n > 0 {
-			name = fmt.Sprintf("after attempt %d", n)
-		}
-		if !strings.Contains(fmt.Sprint(run.Err), name) {
-			v.addf("Do() error = %v, want it to name the last attempt: %q", run.Err, name)
-		}
-	}
-}
-
-// TestDoFollowsItsModel: retry.Do makes the attempts, waits, stops and errors its doc promises,
-// for any script of failures, any policy and any end of the caller's context. Each shape of call
-// (doShapes) is a subtest that must reach its events.
-func TestDoFollowsItsModel(t *testing.T) {
-	for shape, events := range doShapes {
-		t.Run(shape, func(t *testing.T) {
-			var cov coverage
-			rapid.Check(t, func(t *rapid.T) {
-				c := doCaseGen(shape).Draw(t, "call")
-				pr := predict(c)
-				if pr.Tie {
-					t.Skip("an event falls on the instant the context ends")
-				}
-				rapid.SyncTest(t, func(t *rapid.T) {
-					if err := checkDo(pr, runDo(c)); err != nil {
-						t.Fatalf("retry.Do broke its model:\n%v", err)
-					}
-				})
-				cov.addSeen(pr.events)
-			})
-			t.Log(&cov)
-			cov.require(t, 100, events...)
-		})
-	}
-}
-
-// TestDoClassifiesEveryStatus: every status from 100 to 999, bare, with a hint or wrapping a
-// connection failure, is judged as Transient's contract says, in a call the model predicts.
-// Random calls reach an edge such as 599 only now and then.
-func TestDoClassifiesEveryStatus(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := retry.Policy{AttemptsMax: 2, DelayBase: time.Millisecond, DelayMax: time.Second}
-		for code := 100; code <= 999; code++ {
-			for _, e := range []*statusError{{code: code}, {code: code, hint: time.Second},
-				{code: code, cause: io.ErrUnexpectedEOF}} {
-				step := doStep{Err: opError{Name: e.Error(), Err: e, Transient: transientStatus(code), Hint: e.hint}}
-				c := doCase{Policy: p, Steps: []doStep{step}, Draws: []float64{0.5}, Ctx: ctxEnd{Kind: "none"}}
-				if err := checkDo(predict(c), runDo(c)); err != nil {
-					t.Fatalf("status %d, hint %v, cause %v: retry.Do broke its model:\n%v", code, e.hint, e.cause, err)
-				}
-			}
-		}
-	})
-}
-
-// TestCeilingAndFullJitterFollowTheirContract: Ceiling is min(DelayMax, DelayBase·2^(n−1)) for
-// every n (below 1 counting as 1) and valid policy. FullJitter is ⌊u·(ceiling+1)⌋ for every
-// draw (outside [0, 1), NaN included, the ceiling) and every ceiling (a negative one as 0).
-func TestCeilingAndFullJitterFollowTheirContract(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := edgePolicyGen().Draw(t, "policy")
-		n := rapid.OneOf(rapid.IntRange(math.MinInt, 1), rapid.IntRange(1, 200), rapid.IntRange(1, math.MaxInt)).Draw(t, "n")
-		if got, want := retry.Ceiling(p, n), ceilingOf(p, max(n, 1)); got != want {
-			t.Fatalf("Ceiling(%+v, %d) = %v, want %v", p, n, got, want)
-		}
-		ceiling := rapid.OneOf(durationGen(-time.Hour, 0), durationGen(0, 48*time.Hour),
-			durationGen(0, math.MaxInt64-1)).Draw(t, "ceiling")
-		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1,
-			math.Nextafter(1, 0), math.Copysign(0, -1), math.NaN(), math.Inf(1)})).Draw(t, "u")
-		if got, want := retry.FullJitter(ceiling, u), fullJitterOf(max(ceiling, 0), u); got != want {
-			t.Fatalf("FullJitter(%v, %v) = %v, want %v", ceiling, u, got, want)
-		}
-	})
-}
-
-// TestStopNames: each reason reads as its documented name, and any other value as "Stop(n)".
-func TestStopNames(t *testing.T) {
-	names := []string{"none", "success", "permanent", "budget", "retry-after", "context", "quota"}
-	rapid.Check(t, func(t *rapid.T) {
-		s := rapid.IntRange(-1000, 1000).Draw(t, "stop")
-		want := fmt.Sprintf("Stop(%d)", s)
-		if s >= 0 && s < len(names) {
-			want = names[s]
-		}
-		if got := retry.Stop(s).String(); got != want {
-			t.Fatalf("Stop(%d).String() = %q, want %q", s, got, want)
-		}
-	})
 }

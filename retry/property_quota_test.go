@@ -1,4 +1,4 @@
-package properties
+package retry_test
 
 import (
 	"context"
@@ -39,8 +39,8 @@ func TestQuotaKeepsItsBound(t *testing.T) {
 				t.Fatalf("%d calls at once: %v", goroutines, err)
 			}
 			asked := len(sc.demand()) - len(sc.calls)
-			if refused := count(concurrent, quotaRefused); asked <= sc.limits.burst && refused > 0 {
-				t.Fatalf("%d retries refused, yet the calls asked for %d, within burst %d", refused, asked, sc.limits.burst)
+			if refusals := count(concurrent, quotaRefused); asked <= sc.limits.burst && refusals > 0 {
+				t.Fatalf("%d retries refused, yet the calls asked for %d, within burst %d", refusals, asked, sc.limits.burst)
 			}
 		})
 	})
@@ -61,7 +61,7 @@ const (
 )
 
 func (o quotaOutcome) err() error {
-	return [...]error{nil, &statusError{code: 503}, &statusError{code: 503, hint: time.Hour},
+	return [...]error{nil, &statusError{code: 503}, &statusError{code: 503, after: time.Hour},
 		&statusError{code: 422}}[o]
 }
 
@@ -135,12 +135,12 @@ func runQuotaCalls(t *rapid.T, sc quotaScenario, goroutines int, seed uint64) []
 		jitter := rand.New(rand.NewPCG(seed, uint64(g))).Float64
 		wg.Go(func() {
 			for i := g; i < len(sc.calls); i += goroutines {
-				var seen []retry.Attempt
-				op := func(context.Context) (int, error) { return 0, sc.calls[i][len(seen)].err() }
+				var observed recorder
+				op := func(context.Context) (int, error) { return 0, sc.calls[i][len(observed.seen)].err() }
 				_, err := retry.Do(context.Background(), sc.policy, op, retry.WithQuota(q), retry.WithRand(jitter),
-					retry.WithObserver(func(a retry.Attempt) { seen = append(seen, a) }))
+					observed.option())
 				mu.Lock()
-				trace = append(trace, callEvents(&v, i, seen, err)...)
+				trace = append(trace, callEvents(&v, i, observed.seen, err)...)
 				mu.Unlock()
 			}
 		})
@@ -155,11 +155,11 @@ func runQuotaCalls(t *rapid.T, sc quotaScenario, goroutines int, seed uint64) []
 // callEvents are the events the quota saw in call i, from the attempts the observer saw and the
 // error Do returned.
 func callEvents(v *violations, i int, seen []retry.Attempt, err error) []quotaEvent {
-	last, ok := lastOf(seen)
-	if !ok {
+	if len(seen) == 0 {
 		v.addf("call %d made no attempt", i)
 		return nil
 	}
+	last := seen[len(seen)-1]
 	if last.Stop == retry.StopQuota && (!errors.Is(err, retry.ErrQuotaExhausted) || !errors.Is(err, last.Err)) {
 		v.addf("call %d: Do() error = %v after a refusal, want ErrQuotaExhausted and %v", i, err, last.Err)
 	}
@@ -174,12 +174,12 @@ func callEvents(v *violations, i int, seen []retry.Attempt, err error) []quotaEv
 
 // quotaEvents names what happened in a run, for coverage.
 func quotaEvents(sc quotaScenario, trace, concurrent []quotaEvent) map[string]bool {
-	refused := slices.Index(trace, quotaRefused)
+	firstRefusal := slices.Index(trace, quotaRefused)
 	asked := len(sc.demand()) - len(sc.calls)
 	return map[string]bool{
 		"quota: retry granted":                 count(trace, quotaRetry) > 0,
-		"quota: retry refused":                 refused >= 0,
-		"quota: granted after a refusal":       refused >= 0 && slices.Contains(trace[refused:], quotaRetry),
+		"quota: retry refused":                 firstRefusal >= 0,
+		"quota: granted after a refusal":       firstRefusal >= 0 && slices.Contains(trace[firstRefusal:], quotaRetry),
 		"quota: every retry asked for granted": asked > 0 && count(trace, quotaRetry) == asked,
 		"quota: at once, retry granted":        count(concurrent, quotaRetry) > 0,
 		"quota: at once, retry refused":        count(concurrent, quotaRefused) > 0,
