@@ -1,8 +1,24 @@
-package properties
+package psp_test
+
+// The PSP's property tests, in the files property_*_test.go, prove the double against its
+// contract with rapid, in virtual time, over psptest's in-memory pipes.
+//
+// TestPSPMatchesModel is a state machine: random payments, lookups, faults, resets and pauses
+// past the key lifetime, each answer compared with pspModel (property_model_state_test.go), a
+// model as plain as a map of keys and a ledger. TestPSPIsLinearizable sends concurrent histories
+// and asks porcupine whether some order of the requests explains every answer under keyModel
+// (property_linearizable_model_test.go), the contract of one key; checkLedger then checks the
+// money. TestPlantedBugsAreNotLinearizable shows that each planted bug is caught.
+//
+// Run them with
+//
+//	go test -race -run 'TestPSPMatchesModel|TestPSPIsLinearizable|TestPlantedBugs|TestKeyModel' ./psp/
+//
+// RAPID_CHECKS=10000 runs more histories. A failed linearizability check writes porcupine's
+// visualization to $LINEARIZABILITY_HTML, else to a file in the temporary directory it names.
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -10,8 +26,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"pixretry/internal/pipenet"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 )
 
 // Two tokens share a few keys, so keys collide across tokens, expire, and get reused.
@@ -28,16 +44,14 @@ var (
 func TestPSPMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
-		ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(defaultKeyTTL)).Draw(t, "KeyTTL")
+		ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
 		rapid.SyncTest(t, func(t *rapid.T) {
-			srv, err := psp.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
+			srv, err := psptest.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
 			if err != nil {
-				t.Fatalf("psp.NewServer() error = %v", err)
+				t.Fatalf("psptest.NewServer() error = %v", err)
 			}
-			pipe := pipenet.NewServer(srv)
-			t.Cleanup(pipe.Close)
-			mc := &pspMachine{srv: srv, client: pipe.Client(), url: pipe.URL, m: newPSPModel(balance, ttl),
-				seen: map[string]bool{}}
+			t.Cleanup(srv.Close)
+			mc := &pspMachine{srv: srv, client: srv.HTTPClient(), m: newPSPModel(balance, ttl), seen: map[string]bool{}}
 			t.Repeat(map[string]func(*rapid.T){
 				"send under a free key":     func(t *rapid.T) { mc.send(t, mc.request(t, false), psp.Fault{}) },
 				"send under a live key":     func(t *rapid.T) { mc.send(t, mc.request(t, true), psp.Fault{}) },
@@ -52,9 +66,8 @@ func TestPSPMatchesModel(t *testing.T) {
 }
 
 type pspMachine struct {
-	srv    *psp.Server
+	srv    *psptest.Server
 	client *http.Client
-	url    string
 	m      *pspModel
 	seen   map[string]bool // every endToEndId answered so far: they must be unique
 }
@@ -69,7 +82,7 @@ type sent struct {
 func payloadGen(balance int64) *rapid.Generator[payload] {
 	return rapid.Custom(func(t *rapid.T) payload {
 		return payload{
-			Valor:       formatAmount(amountGen(balance).Draw(t, "cents")),
+			Valor:       psp.FormatAmount(amountGen(balance).Draw(t, "cents")),
 			Chave:       rapid.SampledFrom(modelPixKeys).Draw(t, "chave"),
 			InfoPagador: rapid.SampledFrom([]string{"", "aluguel", "ação"}).Draw(t, "infoPagador"),
 		}
@@ -108,24 +121,18 @@ func (mc *pspMachine) request(t *rapid.T, live bool) sent {
 }
 
 func (mc *pspMachine) post(s sent) reply {
-	return post(context.Background(), mc.client, mc.url, s.token, s.key, s.payload)
+	return postPayment(context.Background(), mc.client, mc.srv.URL, s.token, s.key, s.payload)
 }
 
 // get looks up sc's key under sc's token: GET PaymentsPath?idempotency_key=KEY.
 func (mc *pspMachine) get(sc scope) reply {
-	query := url.Values{lookupParam: {sc.key}}.Encode()
-	req, err := http.NewRequest(http.MethodGet, mc.url+paymentsPath+"?"+query, nil)
+	query := url.Values{psp.LookupParam: {sc.key}}.Encode()
+	req, err := http.NewRequest(http.MethodGet, mc.srv.URL+psp.PaymentsPath+"?"+query, nil)
 	if err != nil {
-		panic("properties: building a lookup: " + err.Error())
+		panic("psp_test: building a lookup: " + err.Error())
 	}
 	req.Header.Set("Authorization", "Bearer "+sc.token)
-	resp, err := mc.client.Do(req)
-	if err != nil {
-		return reply{Err: err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return reply{Status: resp.StatusCode, Body: data, Err: err}
+	return readReply(mc.client.Do(req))
 }
 
 // advance lets virtual time pass: up to 10 s, exactly the key lifetime, or just past it.

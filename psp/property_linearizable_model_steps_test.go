@@ -1,4 +1,4 @@
-package properties
+package psp_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package properties
+package psp_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
 
-	"pixretry/internal/pipenet"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 )
 
 // linPlan is a history to record: what each client sends, in order.
@@ -40,7 +40,7 @@ var (
 	linTokens  = []string{"token-a", "token-b"}
 	linKeys    = []string{"k1", "k2", "k3"}
 	linAmounts = []int64{10_000, 25_000}
-	linFaults  = []psp.FaultKind{"", "", faultSlow, faultSlow, faultDrop}
+	linFaults  = []psp.FaultKind{"", "", psp.FaultSlow, psp.FaultSlow, psp.FaultDrop}
 )
 
 const linPixKey = "pix@example.com"
@@ -71,7 +71,7 @@ func drawSend(t *rapid.T) linSend {
 		Cents: rapid.SampledFrom(linAmounts).Draw(t, "cents"),
 		Fault: psp.Fault{Kind: rapid.SampledFrom(linFaults).Draw(t, "fault")},
 	}
-	if s.Fault.Kind == faultSlow {
+	if s.Fault.Kind == psp.FaultSlow {
 		s.Fault.Duration = msRange(1, 30).Draw(t, "delay") // the key stays in flight: the same payload meets 409
 	}
 	if rapid.IntRange(0, 3).Draw(t, "client gives up") == 3 {
@@ -81,36 +81,29 @@ func drawSend(t *rapid.T) linSend {
 }
 
 // recordHistory sends plan from one goroutine per client to wrap(PSP), or to the PSP if wrap is
-// nil, over in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are virtual.
-// It returns the history, and what checkLedger says of the PSP's ledger after it.
+// nil, over psptest's in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are
+// virtual. It returns the history, and what checkLedger says of the PSP's ledger after it.
 func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
-	srv, err := psp.NewServer(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents})
+	var front func(*psp.Server) http.Handler
+	if wrap != nil {
+		front = func(double *psp.Server) http.Handler { return wrap(double) }
+	}
+	srv, err := psptest.NewServerBehind(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents}, front)
 	if err != nil {
 		return nil, err
 	}
-	var h http.Handler = srv
-	if wrap != nil {
-		h = wrap(srv)
-	}
-	var handlers sync.WaitGroup
-	pipe := pipenet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		handlers.Add(1)
-		defer handlers.Done()
-		h.ServeHTTP(w, r)
-	}))
-	defer pipe.Close()
 	// One connection per request: a request sent on a pooled connection that broke would be lost
 	// before the PSP saw it, which a lost answer must not be.
-	transport := pipe.Transport().Clone()
+	transport := srv.Transport().Clone()
 	transport.DisableKeepAlives = true
-	rec := &recorder{client: &http.Client{Transport: transport}, base: pipe.URL}
+	rec := &recorder{client: &http.Client{Transport: transport}, base: srv.URL}
 	var wg sync.WaitGroup
 	for c, sends := range plan.Clients {
 		wg.Go(func() {
 			for _, s := range sends {
 				time.Sleep(s.Pause)
 				if s.Fault.Kind != "" {
-					if s.Fault.Kind == faultDrop {
+					if s.Fault.Kind == psp.FaultDrop {
 						rec.drops.Add(1)
 					}
 					srv.Inject(s.Fault)
@@ -120,10 +113,11 @@ func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcup
 		})
 	}
 	wg.Wait()
-	// A slow fault goes on after its client gave up. The bubble may end only once it is over.
+	// A slow fault goes on after its client gave up: let every handler get as far as it can,
+	// then Close waits for the rest before the ledger is read.
 	synctest.Wait()
-	handlers.Wait()
-	return rec.history, rec.checkLedger(srv, plan.BalanceCents)
+	srv.Close()
+	return rec.history, rec.checkLedger(srv.Server, plan.BalanceCents)
 }
 
 // recorder records each request's call and return on a logical clock shared by all clients.
@@ -153,10 +147,10 @@ func (r *recorder) send(client int, s linSend) {
 		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
 	}
 	defer cancel()
-	p := payload{Valor: formatAmount(s.Cents), Chave: linPixKey}
+	p := payload{Valor: psp.FormatAmount(s.Cents), Chave: linPixKey}
 	in := keyInput{ID: scope{s.Token, s.Key}, Request: int(r.requests.Add(1)), Payload: p}
 	call := r.clock.Add(1)
-	rep := post(ctx, r.client, r.base, s.Token, s.Key, p)
+	rep := postPayment(ctx, r.client, r.base, s.Token, s.Key, p)
 	ret := r.clock.Add(1)
 	out := classify(rep)
 	if out.Kind == answerLost && ctx.Err() != nil {
@@ -219,7 +213,7 @@ func (r *recorder) checkLedger(srv *psp.Server, start int64) error {
 			}
 			continue
 		}
-		if got, receipt := wantReceipt(a.Body, a.payload, e.SettledAt); !ok || !receipt ||
+		if got, isReceipt := wantReceipt(a.Body, a.payload, e.SettledAt); !ok || !isReceipt ||
 			got.EndToEndID != e.EndToEndID || e.AmountCents != a.cents() {
 			return fmt.Errorf("a 201 under %v is not the receipt of its settlement (settled=%v)", a.scope, ok)
 		}

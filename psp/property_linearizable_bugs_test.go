@@ -1,4 +1,4 @@
-package properties
+package psp_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"pixretry/psp"
 )
 
 // The planted bugs wrap the PSP. Those that edit its answer serve it into an httptest recorder,
@@ -25,7 +27,7 @@ func nonAtomicReserve(next http.Handler) http.Handler {
 		fresh    int
 	)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sc := scope{strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), r.Header.Get("Idempotency-Key")}
+		sc := scope{strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), r.Header.Get(psp.IdempotencyKeyHeader)}
 		mu.Lock()
 		inner, known := reserved[sc]
 		if !known {
@@ -33,7 +35,7 @@ func nonAtomicReserve(next http.Handler) http.Handler {
 			inner = fmt.Sprintf("%s.%d", sc.key, fresh)
 		}
 		mu.Unlock()
-		r.Header.Set("Idempotency-Key", inner)
+		r.Header.Set(psp.IdempotencyKeyHeader, inner)
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
 		mu.Lock()
@@ -58,7 +60,7 @@ func replayAcrossPayloads(next http.Handler) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		sc := scope{r.Header.Get("Authorization"), r.Header.Get("Idempotency-Key")}
+		sc := scope{r.Header.Get("Authorization"), r.Header.Get(psp.IdempotencyKeyHeader)}
 		mu.Lock()
 		if seen, ok := first[sc]; ok {
 			body = seen
@@ -77,13 +79,13 @@ func conflictAfterCompletion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
-		if rec.Header().Get("Idempotent-Replayed") != "true" {
+		if rec.Header().Get(psp.ReplayedHeader) != "true" {
 			relay(w, rec)
 			return
 		}
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(http.StatusConflict)
-		fmt.Fprintf(w, `{"status":409,"code":%q}`, codeIdempotencyKeyInUse)
+		fmt.Fprintf(w, `{"status":409,"code":%q}`, psp.CodeIdempotencyKeyInUse)
 	})
 }
 
@@ -98,11 +100,11 @@ func paysTwice(next http.Handler) http.Handler {
 			return
 		}
 		again := r.Clone(r.Context())
-		again.Header.Set("Idempotency-Key", r.Header.Get("Idempotency-Key")+"-again")
+		again.Header.Set(psp.IdempotencyKeyHeader, r.Header.Get(psp.IdempotencyKeyHeader)+"-again")
 		r.Body, again.Body = io.NopCloser(bytes.NewReader(body)), io.NopCloser(bytes.NewReader(body))
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
-		if rec.Code == http.StatusCreated && rec.Header().Get("Idempotent-Replayed") != "true" {
+		if rec.Code == http.StatusCreated && rec.Header().Get(psp.ReplayedHeader) != "true" {
 			next.ServeHTTP(httptest.NewRecorder(), again)
 		}
 		relay(w, rec)

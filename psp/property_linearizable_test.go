@@ -1,4 +1,4 @@
-package properties
+package psp_test
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // in flight, drops lose answers, some clients give up. What the clients see must be what some
 // order of the requests gives under keyModel, and the ledger must agree (checkLedger). Under
 // -race it is the PSP's data-race test. A failure writes porcupine's visualization to failurePath.
-// RAPID_CHECKS sets the number of histories: 100 in make test, 10000 in make properties.
+// RAPID_CHECKS sets the number of histories, 100 by default.
 func TestPSPIsLinearizable(t *testing.T) {
 	var cov coverage
 	var operations atomic.Int64

@@ -1,4 +1,4 @@
-package properties
+package psp_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/anishathalye/porcupine"
+
+	"pixretry/psp"
 )
 
 // keyModel is the sequential contract of one token and key, for porcupine and pspMachine. A key
@@ -72,11 +74,11 @@ func classify(r reply) keyOutput {
 		return keyOutput{Kind: answerLost}
 	case r.Replayed:
 		return keyOutput{Kind: answerReplay, Answer: answer}
-	case r.Status == 201 || r.Status == 422 && code == codeInsufficientFunds:
+	case r.Status == 201 || r.Status == 422 && code == psp.CodeInsufficientFunds:
 		return keyOutput{Kind: answerFresh, Answer: answer}
-	case r.Status == 409 && code == codeIdempotencyKeyInUse:
+	case r.Status == 409 && code == psp.CodeIdempotencyKeyInUse:
 		return keyOutput{Kind: answerInUse}
-	case r.Status == 422 && code == codeIdempotencyKeyReused:
+	case r.Status == 422 && code == psp.CodeIdempotencyKeyReused:
 		return keyOutput{Kind: answerReused}
 	}
 	return keyOutput{Kind: answerOther, Answer: answer}

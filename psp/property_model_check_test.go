@@ -1,4 +1,4 @@
-package properties
+package psp_test
 
 import (
 	"fmt"
@@ -31,13 +31,13 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 	}
 	if !live {
 		at := start
-		if f.Kind == faultSlow {
+		if f.Kind == psp.FaultSlow {
 			at = start.Add(f.Duration)
 		}
 		k = mc.m.commit(s.scope, s.payload, at)
 	}
-	if f.Kind == faultDrop {
-		wantClosed(t, r)
+	if f.Kind == psp.FaultDrop {
+		wantNoAnswer(t, r)
 		return
 	}
 	wantElapsed(t, start, f, !live)
@@ -61,18 +61,18 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 // open down window, reset, down, status), and reports whether it did.
 func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fault) bool {
 	switch {
-	case mc.m.down(start) || f.Kind == faultReset || f.Kind == faultDown:
-		if f.Kind == faultDown {
+	case mc.m.down(start) || f.Kind == psp.FaultReset || f.Kind == psp.FaultDown:
+		if f.Kind == psp.FaultDown {
 			mc.m.downUntil = start.Add(f.Duration)
 		}
-		wantClosed(t, r)
+		wantNoAnswer(t, r)
 		return true
-	case f.Kind == faultStatus:
+	case f.Kind == psp.FaultStatus:
 		wantRetryAfter := ""
 		if f.RetryAfter > 0 { // in whole seconds, rounded up
 			wantRetryAfter = strconv.FormatInt(int64((f.RetryAfter+time.Second-1)/time.Second), 10)
 		}
-		if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != codeInjectedFault || r.Replayed ||
+		if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != psp.CodeInjectedFault || r.Replayed ||
 			r.RetryAfter != wantRetryAfter {
 			t.Fatalf("status fault %d (Retry-After %q) answered %d %q, Retry-After %q, replayed=%v, error %v",
 				f.Status, wantRetryAfter, r.Status, problemCode(r.Body), r.RetryAfter, r.Replayed, r.Err)
@@ -85,12 +85,12 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 // wantClosedKey checks the answer to a payment that would have made a new entry under a key a
 // lookup closed: 422 idempotency_key_closed, fresh, and nothing paid or stored.
 func wantClosedKey(t *rapid.T, r reply, start time.Time, f psp.Fault) {
-	if f.Kind == faultDrop {
-		wantClosed(t, r)
+	if f.Kind == psp.FaultDrop {
+		wantNoAnswer(t, r)
 		return
 	}
 	wantElapsed(t, start, f, false)
-	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != codeIdempotencyKeyClosed || r.Replayed {
+	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != psp.CodeIdempotencyKeyClosed || r.Replayed {
 		t.Fatalf("a payment under a closed key got %d %q (replayed=%v, error %v), want 422 idempotency_key_closed",
 			r.Status, problemCode(r.Body), r.Replayed, r.Err)
 	}
@@ -104,13 +104,13 @@ func (mc *pspMachine) lookup(t *rapid.T) {
 	start := time.Now()
 	r := mc.get(sc)
 	if mc.m.down(start) {
-		wantClosed(t, r)
+		wantNoAnswer(t, r)
 		return
 	}
 	wantElapsed(t, start, psp.Fault{}, false)
 	k := mc.m.lookup(sc)
 	if k == nil {
-		if r.Err != nil || r.Status != 404 || problemCode(r.Body) != codePaymentNotFound {
+		if r.Err != nil || r.Status != 404 || problemCode(r.Body) != psp.CodePaymentNotFound {
 			t.Fatalf("a lookup of a key with no settlement got %d %q (error %v), want 404 payment_not_found",
 				r.Status, problemCode(r.Body), r.Err)
 		}
@@ -131,7 +131,7 @@ func (mc *pspMachine) lookup(t *rapid.T) {
 // endToEndId, which k learns. A 422 is insufficient_funds.
 func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
 	if k.status == 422 {
-		if problemCode(body) != codeInsufficientFunds {
+		if problemCode(body) != psp.CodeInsufficientFunds {
 			t.Fatalf("a stored 422 has code %q, want insufficient_funds", problemCode(body))
 		}
 		return
@@ -148,8 +148,8 @@ func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
 	k.endToEndID = got.EndToEndID
 }
 
-// wantClosed checks that the PSP closed the connection without an answer.
-func wantClosed(t *rapid.T, r reply) {
+// wantNoAnswer checks that the PSP closed the connection without an answer.
+func wantNoAnswer(t *rapid.T, r reply) {
 	if r.Err == nil {
 		t.Fatalf("got %d, want the connection closed without an answer", r.Status)
 	}
@@ -159,12 +159,23 @@ func wantClosed(t *rapid.T, r reply) {
 // slow one only a fresh payment.
 func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, fresh bool) {
 	var want time.Duration
-	if f.Kind == faultLate || f.Kind == faultSlow && fresh {
+	if f.Kind == psp.FaultLate || f.Kind == psp.FaultSlow && fresh {
 		want = f.Duration
 	}
 	if got := time.Since(start); got != want {
-		t.Fatalf("the answer took %v under fault %s, want %v", got, formatFaults([]psp.Fault{f}), want)
+		t.Fatalf("the answer took %v under fault %s, want %v", got, faultName(f), want)
 	}
+}
+
+// faultName names f for a failure message: its kind, and its duration if it has one.
+func faultName(f psp.Fault) string {
+	switch {
+	case f.Kind == "":
+		return "none"
+	case f.Duration > 0:
+		return fmt.Sprintf("%s %v", f.Kind, f.Duration)
+	}
+	return string(f.Kind)
 }
 
 // check compares the balance, the ledger and, unless the PSP is down, each live key's replay.
