@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pixretry/pix"
+	"pixretry/psp"
 )
 
 // coverage counts, over the runs of a property, the runs in which each event happened. The test
@@ -116,7 +117,7 @@ func events(tr Trace) map[string]bool {
 		if ex.Lookup {
 			note(fmt.Sprintf("lookup: %d %s", ex.Status, problemCode(ex.Body)), true)
 		}
-		note("psp: key closed", problemCode(ex.Body) == codeIdempotencyKeyClosed)
+		note("psp: key closed", problemCode(ex.Body) == psp.CodeIdempotencyKeyClosed)
 		note("answer: header too long", ex.HeaderBytes > headerLimit)
 		note("psp: no answer", ex.Status == 0)
 		note("psp: replay", ex.Replayed)

@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"pixretry/pix"
+	"pixretry/psp"
 	"pixretry/retry"
 )
 
@@ -206,9 +207,9 @@ func TestEdgePaymentsKeepInvariants(t *testing.T) {
 
 // refusalCodes are the problem codes that name a refusal, each with the sentinel it matches.
 var refusalCodes = map[string]error{
-	codeInsufficientFunds:    pix.ErrInsufficientFunds,
-	codeIdempotencyKeyReused: pix.ErrKeyReused,
-	codeInvalidRequest:       pix.ErrInvalidPayment,
+	psp.CodeInsufficientFunds:    pix.ErrInsufficientFunds,
+	psp.CodeIdempotencyKeyReused: pix.ErrKeyReused,
+	psp.CodeInvalidRequest:       pix.ErrInvalidPayment,
 }
 
 // TestErrorSaysWhatThePSPAnswered: a *pix.Error reads "pix: PSP answered STATUS CODE: DETAIL",
@@ -219,8 +220,8 @@ func TestErrorSaysWhatThePSPAnswered(t *testing.T) {
 		e := &pix.Error{
 			Status: rapid.OneOf(rapid.IntRange(100, 599), rapid.SampledFrom([]int{200, 302, 400, 409, 422, 429, 499,
 				500})).Draw(t, "status"),
-			Code: rapid.OneOf(rapid.Just(""), rapid.SampledFrom([]string{codeInsufficientFunds, codeIdempotencyKeyReused,
-				codeInvalidRequest, codeInjectedFault, codeIdempotencyKeyInUse}), rapid.StringN(1, 12, -1)).Draw(t, "code"),
+			Code: rapid.OneOf(rapid.Just(""), rapid.SampledFrom([]string{psp.CodeInsufficientFunds, psp.CodeIdempotencyKeyReused,
+				psp.CodeInvalidRequest, psp.CodeInjectedFault, psp.CodeIdempotencyKeyInUse}), rapid.StringN(1, 12, -1)).Draw(t, "code"),
 			Detail: rapid.OneOf(rapid.Just(""), rapid.String()).Draw(t, "detail"),
 		}
 		want := "pix: PSP answered " + strconv.Itoa(e.Status)

@@ -5,31 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"pixretry/psp"
 )
-
-// formatFaults prints faults on one line, each with the fields its kind reads.
-func formatFaults(faults []psp.Fault) string {
-	if len(faults) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, f := range faults {
-		part := strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Kind, f.Breach, f.Member))
-		switch f.Kind {
-		case faultStatus, faultCommitStatus, faultRedirect:
-			part = fmt.Sprintf("%s %d", f.Kind, f.Status)
-			if f.RetryAfter > 0 {
-				part += fmt.Sprintf(" retry-after %v", f.RetryAfter)
-			}
-		case faultSlow, faultLate, faultDown, faultDuplicate:
-			part = fmt.Sprintf("%s %v", f.Kind, f.Duration)
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, ", ")
-}
 
 // String prints the trace for a failure report: each call with its attempts and round trips,
 // its lookup's after them, then the PSP's side of the wire and its books. Instants are offsets

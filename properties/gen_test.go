@@ -99,6 +99,35 @@ func lookupFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 	), psp.Fault.ForLookup)
 }
 
+// contractFaultGen draws a fault that breaks the response contract: a status after the commit
+// (any 5xx, 501 and 505 among them, with or without Retry-After; or a 2xx other than 201), a
+// 201 whose body breaks the contract in any of the ways psp offers, or a redirect before any
+// processing.
+func contractFaultGen() *rapid.Generator[psp.Fault] {
+	commit := rapid.Custom(func(t *rapid.T) psp.Fault {
+		code := rapid.OneOf(rapid.IntRange(500, 599), rapid.SampledFrom([]int{500, 502, 503, 504}),
+			rapid.SampledFrom([]int{200, 202, 203, 206})).Draw(t, "commit status")
+		if after := rapid.IntRange(0, 8).Draw(t, "commit retry_after_s"); after > 0 {
+			return psp.Fault{Kind: psp.FaultCommitStatus, Status: code, RetryAfter: time.Duration(after) * time.Second}
+		}
+		return psp.CommitStatus(code)
+	})
+	body := rapid.OneOf(
+		rapid.Map(rapid.SampledFrom(breaches), psp.BadBody),
+		rapid.Map(rapid.SampledFrom([]string{"endToEndId", "valor", "chave", "status", "horario"}), badBodyWithout),
+	)
+	return rapid.OneOf(commit, body, rapid.Map(rapid.IntRange(300, 399), psp.Redirect))
+}
+
+// The breaches a bad_body fault can make.
+var breaches = []psp.Breach{psp.BreachNotJSON, psp.BreachShort, psp.BreachCut, psp.BreachAmount, psp.BreachPixKey,
+	psp.BreachEndToEndID}
+
+// badBodyWithout is a bad_body fault whose 201 lacks member m.
+func badBodyWithout(m string) psp.Fault {
+	return psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: m}
+}
+
 // outageFaultGen draws a payment fault of an outage that may outlast a key: the PSP down for up
 // to twice ttl, failing before any processing (a 503, a reset), or processing and losing the
 // answer (drop), or holding the request up to past ttl (slow, late, duplicate).

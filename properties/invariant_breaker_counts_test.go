@@ -1,6 +1,9 @@
 package properties
 
-import "errors"
+import (
+	"errors"
+	"net/http"
+)
 
 // checkBreakerCounts is invariant 15: the breaker's counts match the wire. Every attempt the
 // breaker admitted gets exactly one done, after at most one round trip. done gets nil exactly
@@ -28,6 +31,12 @@ func checkBreakerCounts(tr Trace) error {
 		}
 	}
 	return v.err()
+}
+
+// countsAsSuccess is pix.Breaker's rule over the wire: the PSP answered round trip t whole,
+// with a status below 500 other than 429.
+func countsAsSuccess(t Trip) bool {
+	return t.Err == nil && t.BodyErr == nil && t.Status < 500 && t.Status != http.StatusTooManyRequests
 }
 
 // countedAs says what done was told.

@@ -33,21 +33,6 @@ func openAfterSettling(tr *Trace, i, n int) {
 	tr.Calls[i].Err = fmt.Errorf("%w: %w", pix.ErrCircuitOpen, gobreaker.ErrOpenState)
 }
 
-// unknownAfterRefusal ends call i, whose requests could not have settled, with an
-// outcome-unknown ErrCircuitOpen after its round trip n.
-func unknownAfterRefusal(tr *Trace, i, n int) {
-	refusedAfter(tr, i, n)
-	tr.Calls[i].Err = &pix.OutcomeUnknownError{Key: tr.Calls[i].Key(), Attempts: n,
-		Err: fmt.Errorf("%w: %w", pix.ErrCircuitOpen, gobreaker.ErrTooManyRequests)}
-}
-
-// refusedAfter ends call i's questions to the breaker with a refusal after its round trip n,
-// and drops the round trips after it.
-func refusedAfter(tr *Trace, i, n int) {
-	c := &tr.Calls[i]
-	c.Trips, c.Tickets = c.Trips[:n], append(c.Tickets[:n], Ticket{Refused: gobreaker.ErrOpenState, TripsBefore: n})
-}
-
 // breakerHonestyPlanted are violations of this invariant, planted in the baseline trace.
 var breakerHonestyPlanted = []planted{
 	{"a definitive ErrCircuitOpen after a 503", "definitive",

@@ -43,13 +43,6 @@ func checkBreakerRefusals(tr Trace) error {
 	return v.err()
 }
 
-// stoppedByBreaker reports whether the breaker refused a retry of call c: the call made an
-// attempt, and its last question to the breaker was refused.
-func stoppedByBreaker(c Call) bool {
-	last, ok := lastOf(c.Tickets)
-	return ok && last.Refused != nil && len(c.Attempts) > 0
-}
-
 // refusedButSent records attempt n of call i as refused by an open breaker, though its round
 // trip still went out.
 func refusedButSent(tr *Trace, i, n int) {

@@ -90,6 +90,9 @@ func checkPairs(v *violations, tr Trace) {
 	}
 }
 
+// hiddenResend makes the request of round trip n of call i arrive at the PSP twice.
+func hiddenResend(tr *Trace, i, n int) { tr.Wire = append(tr.Wire, *tr.answer(i, n)) }
+
 // budgetPlanted are violations of this invariant, planted in the baseline trace.
 var budgetPlanted = []planted{
 	{"more attempts than AttemptsMax", "AttemptsMax is 1",

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"pixretry/pix"
+	"pixretry/psp"
 )
 
 // checkFinalError is invariant 6: the final error is the last attempt's error. The call fails
@@ -108,6 +109,16 @@ func checkProblem(v *violations, tr Trace, i int, err error, t Trip) {
 	}
 }
 
+// notContract is a *pix.Error that hides its ErrContract: what a client that took a 2xx for a
+// plain failure would return.
+type notContract struct{ err *pix.Error }
+
+func (e *notContract) Error() string      { return e.err.Error() }
+func (e *notContract) As(target any) bool { return errors.As(e.err, target) }
+func (e *notContract) Is(target error) bool {
+	return target != pix.ErrContract && errors.Is(e.err, target)
+}
+
 // finalErrorPlanted are violations of this invariant, planted in the baseline trace.
 var finalErrorPlanted = []planted{
 	{"an answer whose header pix cannot read, without ErrContract",
@@ -121,7 +132,7 @@ var finalErrorPlanted = []planted{
 			tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrContract, tr.Calls[callUnknown].Err)
 		}},
 	{"an error with another problem code than the answer's", `error carries code "invalid_request"`,
-		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = codeInvalidRequest }},
+		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = psp.CodeInvalidRequest }},
 	{"an error that lost the answer's detail", `and detail ""`,
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Detail = "" }},
 	{"an error that lost the body's error", "the transport's unexpected EOF", func(tr *Trace) {
@@ -145,7 +156,7 @@ var finalErrorPlanted = []planted{
 	{"ErrNoSettlement that lost the lookup's answer", "does not carry the last answer's status 404",
 		func(tr *Trace) {
 			tr.Calls[callNoSettlement].Err = fmt.Errorf("%w: %w", pix.ErrNoSettlement, &pix.Error{Status: 410,
-				Code: codeOutcomeUnprovable})
+				Code: psp.CodeOutcomeUnprovable})
 		}},
 	{"an error that lost the transport's error", "the transport's EOF", func(tr *Trace) {
 		lostConnection(tr, callUnknown, 3, io.EOF)

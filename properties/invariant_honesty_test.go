@@ -1,12 +1,14 @@
 package properties
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/sony/gobreaker/v2"
 
 	"pixretry/pix"
 	"pixretry/psp"
@@ -56,17 +58,6 @@ func checkHonesty(tr Trace) error {
 		}
 	}
 	return v.err()
-}
-
-// maySettle reports whether round trip t may have left a settlement behind, by pix's contract:
-// every one does but a connection that could not be made (the request never left) and a 4xx
-// other than 409 and 429 that arrived whole (a refusal before processing, or a stored one).
-func maySettle(t Trip) bool {
-	if e, ok := errors.AsType[*net.OpError](t.Err); ok && e.Op == "dial" {
-		return false
-	}
-	refusal := t.Status/100 == 4 && t.Status != http.StatusConflict && t.Status != http.StatusTooManyRequests
-	return t.Err != nil || t.BodyErr != nil || !refusal
 }
 
 // soleSender reports whether no call but call i sent its payment under its key.
@@ -139,10 +130,12 @@ func checkAccepted(v *violations, tr Trace, i int, c Call) {
 	}
 }
 
-// paymentRequest is the body of the payment request of p.
-func paymentRequest(p pix.Payment) []byte {
-	b, _ := json.Marshal(payload{Valor: formatAmount(p.AmountCents), Chave: p.PixKey, InfoPagador: p.Description})
-	return b
+// unknownAfterRefusal ends call i, whose requests could not have settled, with an
+// outcome-unknown ErrCircuitOpen after its round trip n.
+func unknownAfterRefusal(tr *Trace, i, n int) {
+	refusedAfter(tr, i, n)
+	tr.Calls[i].Err = &pix.OutcomeUnknownError{Key: tr.Calls[i].Key(), Attempts: n,
+		Err: fmt.Errorf("%w: %w", pix.ErrCircuitOpen, gobreaker.ErrTooManyRequests)}
 }
 
 // honestyPlanted are violations of this invariant, planted in the baseline trace.
@@ -151,7 +144,7 @@ var honestyPlanted = []planted{
 		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
 	{"a plain error for a settled payment", "not outcome-unknown, but the PSP settled it",
 		func(tr *Trace) {
-			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: codeInjectedFault}
+			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: psp.CodeInjectedFault}
 			settle(tr, callUnknown)
 		}},
 	{"outcome unknown after requests that could not have settled", "yet none of its requests could have settled it",

@@ -48,7 +48,7 @@ func (tr Trace) notFoundProof(c Call) string {
 	switch {
 	case !ok || !ex.Lookup || ex.Key != c.Key():
 		return fmt.Sprintf("round trip %d, which looked up no key %q at the PSP", t.Number, c.Key())
-	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != codePaymentNotFound:
+	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != psp.CodePaymentNotFound:
 		return fmt.Sprintf("a lookup answered %d %q", ex.Status, problemCode(ex.Body))
 	case t.Err != nil || t.BodyErr != nil || t.Status != ex.Status:
 		return fmt.Sprintf("a lookup answered 404 payment_not_found, which reached the call as %d (%v)", t.Status,
@@ -122,14 +122,6 @@ func checkFound(v *violations, tr Trace, i int, c Call) {
 	}
 }
 
-// receiptOf reports whether body, a receipt, is one of payment p: its valor, chave and
-// infoPagador.
-func receiptOf(body []byte, p pix.Payment) bool {
-	var r receiptBody
-	return json.Unmarshal(body, &r) == nil && r.Valor == formatAmount(p.AmountCents) && r.Chave == p.PixKey &&
-		r.InfoPagador == p.Description
-}
-
 // validReceipt reports whether body is a receipt that keeps the contract, of any payment the
 // contract accepts.
 func validReceipt(body []byte) bool {
@@ -137,7 +129,7 @@ func validReceipt(body []byte) bool {
 	if json.Unmarshal(body, &r) != nil {
 		return false
 	}
-	cents, err := parseAmount(r.Valor)
+	cents, err := psp.ParseBalance(r.Valor)
 	p := pix.Payment{AmountCents: cents, PixKey: r.Chave, Description: r.InfoPagador}
 	return err == nil && validByContract(p) && keepsContract(Exchange{Request: paymentRequest(p), Body: body})
 }
@@ -164,9 +156,11 @@ func foreignReceipt(tr *Trace, i, j int) {
 // keyAbandonedPlanted are violations of this invariant, planted in the baseline trace.
 var keyAbandonedPlanted = []planted{
 	{"a lookup's 409 taken as no settlement", `after a lookup answered 409 "idempotency_key_in_use"`,
-		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusConflict, codeIdempotencyKeyInUse) }},
+		func(tr *Trace) {
+			lookupAnswered(tr, callNoSettlement, http.StatusConflict, psp.CodeIdempotencyKeyInUse)
+		}},
 	{"any 404 taken as no settlement", `after a lookup answered 404 "not_found"`,
-		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusNotFound, codeNotFound) }},
+		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusNotFound, psp.CodeNotFound) }},
 	{"a receipt found for another payment accepted", "is not the ledger's settlement of its payment",
 		func(tr *Trace) { foreignReceipt(tr, callFound, callSettled) }},
 	{"another payment's settlement found, and not reported", "found the settlement of another payment",

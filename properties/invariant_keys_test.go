@@ -69,6 +69,16 @@ func checkCallKey(v *violations, i int, c Call, key string) {
 	}
 }
 
+// rekey gives call i key everywhere the trace shows its key.
+func rekey(tr *Trace, i int, key string) {
+	c := &tr.Calls[i]
+	for j := range c.Trips {
+		tr.answer(i, j+1).Key = key
+		c.Trips[j].Key, c.Attempts[j].Key = key, key
+	}
+	c.Summary.Key = key
+}
+
 // keysPlanted are violations of this invariant, planted in the baseline trace.
 var keysPlanted = []planted{
 	{"another key on a retry", "round trip 2 sent key",

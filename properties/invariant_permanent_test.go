@@ -2,6 +2,7 @@ package properties
 
 import (
 	"io"
+	"net"
 )
 
 // checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
@@ -45,6 +46,10 @@ func checkStops(v *violations, tr Trace, i int, ph Phase, kind string) {
 		}
 	}
 }
+
+// errNoHost is the error a transport reports for a name that does not resolve.
+var errNoHost = &net.OpError{Op: "dial", Net: "tcp",
+	Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}}
 
 // permanentPlanted are violations of this invariant, planted in the baseline trace.
 var permanentPlanted = []planted{

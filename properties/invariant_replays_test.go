@@ -2,11 +2,11 @@ package properties
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
-	"regexp"
 	"testing"
 	"time"
+
+	"pixretry/psp"
 )
 
 // stored reports whether ex is an answer the PSP stores under its key: a 201 that keeps the
@@ -17,8 +17,7 @@ func stored(ex Exchange) bool {
 	case http.StatusCreated:
 		return keepsContract(ex)
 	case http.StatusUnprocessableEntity:
-		var p struct{ Code string }
-		return json.Unmarshal(ex.Body, &p) == nil && p.Code == codeInsufficientFunds
+		return problemCode(ex.Body) == psp.CodeInsufficientFunds
 	}
 	return false
 }
@@ -96,7 +95,7 @@ func checkLookupBodies(v *violations, tr Trace, firsts map[scope][]Exchange) {
 // replay was written. The wire cannot show a fresh answer that was dropped, so a key whose
 // answer was dropped in one lifetime and written in an earlier one would be compared with the
 // earlier one. Runs outlive keys, but a client sends a key only within its lifetime (invariant
-// 5's key deadline), and the model test checks lifetimes itself.
+// 5e), and psp's model property checks lifetimes itself.
 func firstAnswer(firsts []Exchange, replay Exchange) (Exchange, bool) {
 	var found Exchange
 	ok := false
@@ -114,26 +113,6 @@ func firstAnswer(firsts []Exchange, replay Exchange) (Exchange, bool) {
 func distorted(ex Exchange) bool {
 	return ex.Status/100 == 2 && !(ex.Status == http.StatusCreated && keepsContract(ex))
 }
-
-// keepsContract reports whether the body of ex, a 201, is a whole receipt for its request:
-// JSON with an endToEndId of the right shape, the requested valor and chave, status REALIZADO
-// and an RFC 3339 horario.
-func keepsContract(ex Exchange) bool {
-	var req struct{ Valor, Chave string }
-	var r struct {
-		EndToEndID                    string `json:"endToEndId"`
-		Valor, Chave, Status, Horario string
-	}
-	if json.Unmarshal(ex.Request, &req) != nil || json.Unmarshal(ex.Body, &r) != nil {
-		return false
-	}
-	_, err := time.Parse(time.RFC3339, r.Horario)
-	return endToEndIDShape.MatchString(r.EndToEndID) && r.Valor == req.Valor && r.Chave == req.Chave &&
-		r.Status == "REALIZADO" && err == nil
-}
-
-// endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
-var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
 
 // replaysPlanted are violations of this invariant, planted in the baseline trace.
 var replaysPlanted = []planted{

@@ -60,6 +60,28 @@ func checkLedgerKeys(v *violations, tr Trace) {
 	}
 }
 
+// paymentSettlements returns the ledger's settlements of the payment of chain, the calls of
+// one payment: those under any of its calls' keys that pay it.
+func (tr Trace) paymentSettlements(chain []int) []psp.Settlement {
+	p := tr.Calls[chain[0]].Payment
+	var out []psp.Settlement
+	for _, s := range tr.Ledger {
+		if pays(s, p) && slices.ContainsFunc(chain, func(i int) bool { return tr.Calls[i].Key() == s.IdempotencyKey }) &&
+			s.Token == tr.Token {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// refused reports whether err is a business refusal: the PSP (or local validation) said no. An
+// ErrKeyReused from a lookup, which sees only the key's latest settlement, is also outcome
+// unknown, and no refusal.
+func refused(err error) bool {
+	return (errors.Is(err, pix.ErrInsufficientFunds) || errors.Is(err, pix.ErrKeyReused) ||
+		errors.Is(err, pix.ErrInvalidPayment)) && !errors.Is(err, pix.ErrOutcomeUnknown)
+}
+
 // endToEndIDs lists the endToEndIds of settlements.
 func endToEndIDs(settlements []psp.Settlement) []string {
 	var ids []string
@@ -67,6 +89,17 @@ func endToEndIDs(settlements []psp.Settlement) []string {
 		ids = append(ids, s.EndToEndID)
 	}
 	return ids
+}
+
+// secondSettlement settles the payment of call i a second time under its key, after its first
+// settlement under it.
+func secondSettlement(tr *Trace, i int, after time.Duration) {
+	c := tr.Calls[i]
+	s := tr.Ledger[slices.IndexFunc(tr.Ledger, func(s psp.Settlement) bool {
+		return s.IdempotencyKey == c.Key() && pays(s, c.Payment)
+	})]
+	s.EndToEndID, s.SettledAt = "E12345678202601021001abcdefghijl", s.SettledAt.Add(after)
+	tr.Ledger = append(tr.Ledger, s)
 }
 
 // settlementsPlanted are violations of this invariant, planted in the baseline trace.

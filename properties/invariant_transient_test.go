@@ -2,6 +2,8 @@ package properties
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"pixretry/pix"
@@ -43,13 +45,6 @@ func checkRetried(v *violations, tr Trace, i int, c Call, k int) {
 	}
 }
 
-// stoppedByKeyDeadline reports whether the key deadline ended the payment attempts of call c
-// after its last attempt and wait, as pix says: the call ended with ErrKeyExpired, or Resume
-// went on to look its key up (checkKeyStop checks the instant).
-func stoppedByKeyDeadline(c Call) bool {
-	return len(c.Attempts) > 0 && (errors.Is(c.Err, pix.ErrKeyExpired) || c.lookedUp() && c.Summary != nil)
-}
-
 // checkKeyStop checks that the key deadline stopped call i only where it had to: the retry
 // refused after its last attempt's wait would not have ended before it, and a Resume that looked
 // up at once could not have resent either.
@@ -84,6 +79,49 @@ func stoppedForDeadline(p retry.Policy, c Call, k int) bool {
 	}
 	wait := max(fullJitterOf(ceilingOf(p, n), ph.Draws[n-1]), hintOf(t))
 	return !a.At.Add(wait).Before(c.Deadline)
+}
+
+// stopAfter ends call i at its attempt n, logged as a permanent failure and returned. The later
+// round trips never happened.
+func stopAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	forgetAfter(tr, i, n)
+	c.Draws = c.Draws[:n-1]
+	c.Attempts[n-1].Transient, c.Attempts[n-1].Wait = false, 0
+	c.End, c.Summary.At, c.Summary.Attempts = c.Attempts[n-1].At, c.Attempts[n-1].At, n
+	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, Err: errors.New(c.Attempts[n-1].Error)}
+}
+
+// expiredAfter ends call i after its attempt n and the wait logged after it, as the key
+// deadline does: attempt n+1 was not sent, and the call returned pix.ErrKeyExpired. The later
+// round trips never happened.
+func expiredAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	forgetAfter(tr, i, n)
+	a := c.Attempts[n-1]
+	c.Draws, c.Tickets = c.Draws[:n], c.Tickets[:n]
+	c.End, c.Summary.At, c.Summary.Attempts = a.At.Add(a.Wait), a.At.Add(a.Wait), n
+	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, FirstSent: c.Trips[0].Start,
+		Err: fmt.Errorf("%w; last error: %w", pix.ErrKeyExpired, errors.New(a.Error))}
+}
+
+// forgetAfter removes the attempts of call i after its attempt n, and their round trips on both
+// sides of the wire.
+func forgetAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	for j := n + 1; j <= len(c.Trips); j++ {
+		tr.answer(i, j).Trip = -1
+	}
+	tr.Wire = slices.DeleteFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == -1 })
+	c.Attempts, c.Trips, c.Lines = c.Attempts[:n], c.Trips[:n], c.Lines[:n]
+}
+
+// resumedFrom makes Resume call i count its key's lifetime from first, as if the key had first
+// left then.
+func resumedFrom(tr *Trace, i int, first time.Time) {
+	r := *tr.Calls[i].Resumed
+	r.FirstSent = first
+	tr.Calls[i].Resumed = &r
 }
 
 // transientPlanted are violations of this invariant, planted in the baseline trace.

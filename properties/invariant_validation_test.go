@@ -1,27 +1,18 @@
 package properties
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"pixretry/pix"
+	"pixretry/psp"
 )
 
-// validByContract reports whether p is a payment the PSP's contract accepts, read from the
-// contract rather than from pix: an amount from 0.01 to 9,999,999,999.99, a Pix key psp
-// accepts, and a description of valid UTF-8 and at most 140 characters.
-func validByContract(p pix.Payment) bool {
-	return p.AmountCents >= 1 && p.AmountCents <= 999_999_999_999 && validPixKey(p.PixKey) &&
-		utf8.ValidString(p.Description) && utf8.RuneCountInString(p.Description) <= 140
-}
-
-// checkValidation is the invariant that bad input gets a clear error and loses nothing: pix's
-// local validation agrees with the PSP. A payment refused locally makes
-// no attempt and is one the contract refuses; a payment the contract accepts is never refused
-// locally; and no request pix sends is answered 400 invalid_request.
+// checkValidation is invariant 10: bad input gets a clear error and loses nothing, for pix's
+// local validation agrees with the PSP's contract (validByContract). A payment refused locally
+// makes no attempt and is one the contract refuses; a payment the contract accepts is never
+// refused locally; and no request pix sends is answered 400 invalid_request.
 func checkValidation(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -36,8 +27,7 @@ func checkValidation(tr Trace) error {
 		}
 	}
 	for _, ex := range tr.Wire {
-		var p struct{ Code string }
-		if ex.Status == http.StatusBadRequest && json.Unmarshal(ex.Body, &p) == nil && p.Code == codeInvalidRequest {
+		if ex.Status == http.StatusBadRequest && problemCode(ex.Body) == psp.CodeInvalidRequest {
 			v.addf("key %q: the PSP refused request %s as invalid: %s", ex.Key, ex.Request, ex.Body)
 		}
 	}

@@ -19,7 +19,11 @@ var invariants = []invariant{
 	{"2 permanent errors stop", checkPermanentStops, permanentPlanted},
 	{"3 one settlement per payment", checkSettlements, settlementsPlanted},
 	{"4 one key per payment", checkKeys, keysPlanted},
-	{"5 waits and elapsed time", checkWaits, waitsPlanted},
+	{"5a each wait is max(FullJitter(ceiling, u), hint)", checkJitter, jitterPlanted},
+	{"5b the log's time line is the wire's", checkTimeline, timelinePlanted},
+	{"5c elapsed time bounded", checkElapsed, elapsedPlanted},
+	{"5d the caller's deadline kept", checkCallerDeadline, callerDeadlinePlanted},
+	{"5e the key deadline kept", checkKeyDeadline, keyDeadlinePlanted},
 	{"6 final error is the last attempt's", checkFinalError, finalErrorPlanted},
 	{"7 honest outcome", checkHonesty, honestyPlanted},
 	{"8 byte-identical replays", checkReplays, replaysPlanted},
@@ -55,10 +59,3 @@ func brokenInvariants(tr Trace) []string {
 	}
 	return names
 }
-
-// violations collects the violations of one invariant.
-type violations []error
-
-func (v *violations) addf(format string, args ...any) { *v = append(*v, fmt.Errorf(format, args...)) }
-
-func (v violations) err() error { return errors.Join(v...) }

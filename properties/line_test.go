@@ -18,37 +18,6 @@ import (
 	"pixretry/psp"
 )
 
-// lineFault is what the line, the network between the clients and the PSP, does to one
-// request. It breaks a connection before the request was written or after. A client cannot tell
-// the two apart from the inside.
-type lineFault int
-
-const (
-	lineIntact         lineFault = iota
-	lineRefused                  // the dial is refused: nothing was sent
-	lineCutBeforeWrite           // the connection breaks as the request is written: the PSP receives nothing
-	lineCutAfterWrite            // the answer is lost: the PSP received the request and answered
-	lineClosedIdle               // the peer closed the connection before the request went out
-	lineNoSuchHost               // the PSP's name does not resolve: nothing was sent, and a retry will not help
-)
-
-func (f lineFault) String() string {
-	return [...]string{"intact", "refused", "cut before write", "cut after write", "closed while idle",
-		"no such host"}[f]
-}
-
-// reachesPSP reports whether a request the line treated this way arrives at the PSP.
-func (f lineFault) reachesPSP() bool { return f == lineIntact || f == lineCutAfterWrite }
-
-// failsDial reports whether f fails the dial, before any connection exists.
-func (f lineFault) failsDial() bool { return f == lineRefused || f == lineNoSuchHost }
-
-// lineEvent is what the line did to one round trip, and on which connection.
-type lineEvent struct {
-	Fault  lineFault
-	Pooled bool // the connection had carried an earlier request
-}
-
 // lineStep is one entry of the line's queue. PooledOnly waits for a request on a pooled
 // connection; the requests before it pass intact.
 type lineStep struct {

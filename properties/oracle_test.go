@@ -1,22 +1,25 @@
 package properties
 
 import (
+	"encoding/json"
 	"errors"
 	"math/big"
 	"net"
 	"net/http"
-	"slices"
+	"regexp"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
+	"pixretry/internal/pspcheck"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"
 )
 
-// The oracles restate retry's and pix's contracts as plain rules, so that the suite does not grade
-// them with their own answers, and name what the invariants share: a payment's settlements,
-// its chain of calls, a call's key deadline (trace_test.go).
+// The oracles restate the contracts of retry, pix and the PSP as plain rules, so that the suite
+// does not grade them with their own answers. Each one here serves two invariants or more; an
+// invariant's own helpers live in its file.
 
 // ceilingOf is the ceiling of the wait after attempt n: min(DelayMax, DelayBase·2^(n−1)). It
 // doubles step by step and stops at DelayMax, so it cannot overflow.
@@ -29,6 +32,29 @@ func ceilingOf(p retry.Policy, n int) time.Duration {
 		c *= 2
 	}
 	return min(c, p.DelayMax)
+}
+
+// fullJitterOf is retry.FullJitter's contract computed another way: ⌊u·(ceiling+1)⌋ with u
+// counted in whole 2⁻⁵³, in big integers. A draw outside [0, 1) gives the ceiling.
+func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
+	if !(u >= 0 && u < 1) {
+		return ceiling
+	}
+	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
+	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
+	return time.Duration(draw.Rsh(draw, 53).Int64())
+}
+
+// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date from the instant
+// the answer arrived. It is 0 when there is none, or it is past.
+func hintOf(t Trip) time.Duration {
+	if date, err := http.ParseTime(t.RetryAfter); err == nil {
+		return max(date.Sub(t.End), 0)
+	}
+	if n, err := strconv.Atoi(t.RetryAfter); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 0
 }
 
 // transientStatus classifies an HTTP answer. A 5xx but 501 and 505, a 429 and a 409 are worth
@@ -49,16 +75,47 @@ func transientTrip(t Trip, unreadable bool) bool {
 	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)
 }
 
-// hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date from the instant
-// the answer arrived. It is 0 when there is none, or it is past.
-func hintOf(t Trip) time.Duration {
-	if date, err := http.ParseTime(t.RetryAfter); err == nil {
-		return max(date.Sub(t.End), 0)
+// maySettle reports whether round trip t may have left a settlement behind, by pix's contract:
+// every one does but a connection that could not be made (the request never left) and a 4xx
+// other than 409 and 429 that arrived whole (a refusal before processing, or a stored one).
+func maySettle(t Trip) bool {
+	if e, ok := errors.AsType[*net.OpError](t.Err); ok && e.Op == "dial" {
+		return false
 	}
-	if n, err := strconv.Atoi(t.RetryAfter); err == nil && n > 0 {
-		return time.Duration(n) * time.Second
-	}
-	return 0
+	refusal := t.Status/100 == 4 && t.Status != http.StatusConflict && t.Status != http.StatusTooManyRequests
+	return t.Err != nil || t.BodyErr != nil || !refusal
+}
+
+// fitsBefore reports whether an attempt under a key whose key deadline is deadline may start at
+// start: it ends before the deadline, by its AttemptTimeout, or with none it starts before it
+// (the key deadline then ends it). pix.Client.KeyTTL's rule.
+func fitsBefore(start, deadline time.Time, attemptTimeout time.Duration) bool {
+	return start.Add(attemptTimeout).Before(deadline)
+}
+
+// stoppedByBreaker reports whether the breaker refused a retry of call c: the call made an
+// attempt, and its last question to the breaker was refused.
+func stoppedByBreaker(c Call) bool {
+	last, ok := lastOf(c.Tickets)
+	return ok && last.Refused != nil && len(c.Attempts) > 0
+}
+
+// stoppedByKeyDeadline reports whether the key deadline ended the payment attempts of call c
+// after its last attempt and wait, as pix says: the call ended with ErrKeyExpired, or Resume
+// went on to look its key up.
+func stoppedByKeyDeadline(c Call) bool {
+	return len(c.Attempts) > 0 && (errors.Is(c.Err, pix.ErrKeyExpired) || c.lookedUp() && c.Summary != nil)
+}
+
+// stoppedAfterWait reports whether the payment attempts of call c ended with a retry refused
+// after its wait, by the breaker or by the key deadline: pix asks both after the wait.
+func stoppedAfterWait(c Call) bool { return stoppedByBreaker(c) || stoppedByKeyDeadline(c) }
+
+// waitedAfter reports whether a wait followed attempt j+1 of phase k of call c: every attempt
+// but the last, and the last when the breaker or the key deadline refused the retry after its
+// wait (stoppedAfterWait).
+func waitedAfter(c Call, k, j int) bool {
+	return j < len(c.phases()[k].Attempts)-1 || k == 0 && stoppedAfterWait(c)
 }
 
 // lastOf returns the last element of s and true, or the zero value and false if s is empty.
@@ -93,58 +150,72 @@ func describes(r pix.Receipt, s psp.Settlement) bool {
 		r.SettledAt.Equal(s.SettledAt)
 }
 
-// refused reports whether err is a business refusal: the PSP (or local validation) said no. An
-// ErrKeyReused from a lookup, which sees only the key's latest settlement, is also outcome
-// unknown, and no refusal.
-func refused(err error) bool {
-	return (errors.Is(err, pix.ErrInsufficientFunds) || errors.Is(err, pix.ErrKeyReused) ||
-		errors.Is(err, pix.ErrInvalidPayment)) && !errors.Is(err, pix.ErrOutcomeUnknown)
-}
-
-// chains returns the calls of each payment of tr (Call.Chain), in order, the payments in the
-// order of their first calls.
-func (tr Trace) chains() [][]int {
-	var out [][]int
-	at := map[int]int{} // chain → its index in out
-	for i, c := range tr.Calls {
-		k, ok := at[c.Chain]
-		if !ok {
-			k, at[c.Chain] = len(out), len(out)
-			out = append(out, nil)
-		}
-		out[k] = append(out[k], i)
+// validByContract reports whether p is a payment the PSP's contract accepts, read from the
+// contract rather than from pix: an amount from 0.01 to 9,999,999,999.99, a Pix key the PSP
+// takes (asked through the contract, pspcheck.TakesPixKey), and a description of valid UTF-8
+// and at most 140 characters.
+func validByContract(p pix.Payment) bool {
+	takes, err := pspcheck.TakesPixKey(p.PixKey)
+	if err != nil {
+		panic(err) // any answer but a verdict on the key is a bug of the suite
 	}
-	return out
+	return p.AmountCents >= 1 && p.AmountCents <= 999_999_999_999 && takes &&
+		utf8.ValidString(p.Description) && utf8.RuneCountInString(p.Description) <= 140
 }
 
-// paymentSettlements returns the ledger's settlements of the payment of chain, the calls of
-// one payment: those under any of its calls' keys that pay it.
-func (tr Trace) paymentSettlements(chain []int) []psp.Settlement {
-	p := tr.Calls[chain[0]].Payment
-	var out []psp.Settlement
-	for _, s := range tr.Ledger {
-		if pays(s, p) && slices.ContainsFunc(chain, func(i int) bool { return tr.Calls[i].Key() == s.IdempotencyKey }) &&
-			s.Token == tr.Token {
-			out = append(out, s)
-		}
+// payload is a payment request body in the contract's terms.
+type payload struct {
+	Valor       string `json:"valor"`
+	Chave       string `json:"chave"`
+	InfoPagador string `json:"infoPagador,omitempty"`
+}
+
+// paymentRequest is the body of the payment request of p.
+func paymentRequest(p pix.Payment) []byte {
+	b, _ := json.Marshal(payload{Valor: psp.FormatAmount(p.AmountCents), Chave: p.PixKey, InfoPagador: p.Description})
+	return b
+}
+
+// receiptBody is the body of a 201 answer, and of a lookup's 200.
+type receiptBody struct {
+	EndToEndID  string `json:"endToEndId"`
+	Valor       string `json:"valor"`
+	Chave       string `json:"chave"`
+	InfoPagador string `json:"infoPagador"`
+	Status      string `json:"status"`
+	Horario     string `json:"horario"`
+}
+
+// keepsContract reports whether the body of ex, a 201, is a whole receipt for its request:
+// JSON with an endToEndId of the right shape, the requested valor and chave, status REALIZADO
+// and an RFC 3339 horario.
+func keepsContract(ex Exchange) bool {
+	var req payload
+	var r receiptBody
+	if json.Unmarshal(ex.Request, &req) != nil || json.Unmarshal(ex.Body, &r) != nil {
+		return false
 	}
-	return out
+	_, err := time.Parse(time.RFC3339, r.Horario)
+	return endToEndIDShape.MatchString(r.EndToEndID) && r.Valor == req.Valor && r.Chave == req.Chave &&
+		r.Status == "REALIZADO" && err == nil
 }
 
-// fitsBefore reports whether an attempt under a key whose key deadline is deadline may start at
-// start: it ends before the deadline, by its AttemptTimeout, or with none it starts before it
-// (the key deadline then ends it). pix.Client.KeyTTL's rule.
-func fitsBefore(start, deadline time.Time, attemptTimeout time.Duration) bool {
-	return start.Add(attemptTimeout).Before(deadline)
+// endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
+var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
+
+// receiptOf reports whether body, a receipt, is one of payment p: its valor, chave and
+// infoPagador.
+func receiptOf(body []byte, p pix.Payment) bool {
+	var r receiptBody
+	return json.Unmarshal(body, &r) == nil && r.Valor == psp.FormatAmount(p.AmountCents) && r.Chave == p.PixKey &&
+		r.InfoPagador == p.Description
 }
 
-// fullJitterOf is retry.FullJitter's contract computed another way: ⌊u·(ceiling+1)⌋ with u
-// counted in whole 2⁻⁵³, in big integers. A draw outside [0, 1) gives the ceiling.
-func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
-	if !(u >= 0 && u < 1) {
-		return ceiling
+// problemCode is the code of a problem+json body, or "" if the body is not one.
+func problemCode(body []byte) string {
+	var p struct{ Code string }
+	if json.Unmarshal(body, &p) != nil {
+		return ""
 	}
-	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
-	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
-	return time.Duration(draw.Rsh(draw, 53).Int64())
+	return p.Code
 }

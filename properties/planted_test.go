@@ -8,11 +8,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/sony/gobreaker/v2"
 
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/retry"
 )
+
+// violations collects the violations of one invariant: its check returns err().
+type violations []error
+
+func (v *violations) addf(format string, args ...any) { *v = append(*v, fmt.Errorf(format, args...)) }
+
+func (v violations) err() error { return errors.Join(v...) }
 
 // planted is a violation planted in the baseline trace. Its invariant must report it with a
 // message containing want, which names the clause that saw it.
@@ -44,6 +55,97 @@ func TestNoVacuousInvariant(t *testing.T) {
 	}
 }
 
+// The calls of the baseline run, by what happens to them.
+const (
+	callSettled      = iota // settled on attempt 2: a timeout under a late answer, then the replay
+	callRefused             // refused at once for insufficient funds
+	callUnknown             // outcome unknown: a 503 with Retry-After 1 s, a lost connection, a 503
+	callLocal               // an amount of 0, refused before any request
+	callDeadline            // two 503s, then the wait drawn would end after the caller's deadline
+	callExpired             // two 503s with Retry-After 1 s, then attempt 3 would end past the key deadline
+	callNoSettlement        // resumes callExpired past its key deadline: its lookup answers 404 payment_not_found
+	callRepaid              // pays callExpired's payment again, under a new key
+	callLost                // outcome unknown: its first answer dropped after the commit, then two 503s
+	callFound               // resumes callLost past its key deadline: its lookup finds the settlement
+)
+
+// baselineRun is the run the planted violations start from. Its faults fall on the requests in
+// the order they arrive: the calls never overlap. A slow fault of 0 lets a request through. The
+// PSP and the clients keep keys 2 s, so the key deadline falls 1.8 s after a key's first send.
+var baselineRun = scenario{
+	Policy:         retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: time.Second},
+	AttemptTimeout: 500 * time.Millisecond,
+	KeyTTL:         2 * time.Second,
+	BalanceCents:   100_000,
+	Faults: []psp.Fault{psp.Late(2 * time.Second), psp.Slow(0), psp.Slow(0),
+		{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Second}, psp.ResetConn(), psp.Status(503),
+		psp.Status(503), psp.Status(503),
+		{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Second}, {Kind: psp.FaultStatus, Status: 503,
+			RetryAfter: time.Second},
+		psp.Slow(0),
+		psp.Drop(), psp.Status(503), psp.Status(503)},
+	Calls: []callSpec{
+		callSettled: {Payment: pix.Payment{AmountCents: 15000, PixKey: "pix@example.com"}, Jitter: []float64{0.5}},
+		callRefused: {Payment: pix.Payment{AmountCents: 90000, PixKey: "12345678901"}, After: time.Second,
+			Jitter: []float64{0.5}},
+		callUnknown: {Payment: pix.Payment{AmountCents: 1000, PixKey: "+5511987654321", Description: "aluguel"},
+			After: 2 * time.Second, Jitter: []float64{0.25, 0.75}},
+		callLocal: {Payment: pix.Payment{AmountCents: 0, PixKey: "pix@example.com"}, After: 4 * time.Second,
+			Jitter: []float64{0.5}},
+		// Attempt 2 ends 50ms in; the wait after it would be FullJitter(200ms, 0.9) = 180ms: 1ms too long.
+		callDeadline: {Payment: pix.Payment{AmountCents: 500, PixKey: "98765432000199"}, After: 5 * time.Second,
+			Deadline: 229 * time.Millisecond, Jitter: []float64{0.5, 0.9}},
+		// Attempt 3 would start 2 s after the first, its timeout ending 0.7 s past the key deadline.
+		callExpired: {Payment: pix.Payment{AmountCents: 700, PixKey: "11222333000181", Description: "boleto"},
+			After: 6 * time.Second, Jitter: []float64{0.5}},
+		callNoSettlement: {Reconcile: true, After: 2 * time.Second, Jitter: []float64{0.5}},
+		callRepaid:       {Reconcile: true, After: 500 * time.Millisecond, Jitter: []float64{0.5}},
+		callLost: {Payment: pix.Payment{AmountCents: 2500, PixKey: "pix@example.com"}, After: 12 * time.Second,
+			Jitter: []float64{0.5}},
+		callFound: {Reconcile: true, After: 3 * time.Second, Jitter: []float64{0.5}},
+	},
+	// A breaker that never opens: every call's tickets are recorded.
+	Breaker: &breakerSettings{Failures: 100, Timeout: time.Minute, MaxRequests: 1},
+}
+
+// baseline plays baselineRun in a synctest bubble and returns its trace, fresh on every call: a
+// planted violation changes one thing in it. The run keeps every invariant
+// (TestBaselineTraceKeepsEveryInvariant) and has the shape the constants above name
+// (TestBaselineHasItsShape).
+func baseline(t *testing.T) Trace {
+	t.Helper()
+	var tr Trace
+	var err error
+	synctest.Test(t, func(*testing.T) { tr, err = runScenario(baselineRun) })
+	if err != nil {
+		t.Fatalf("runScenario(baselineRun) = %v", err)
+	}
+	return tr
+}
+
+// TestBaselineTraceKeepsEveryInvariant: the trace the planted violations start from is valid,
+// so that a violation is the one thing a case changed.
+func TestBaselineTraceKeepsEveryInvariant(t *testing.T) {
+	if err := checkAll(baseline(t)); err != nil {
+		t.Fatalf("checkAll(baseline) = %v, want nil", err)
+	}
+}
+
+// TestBaselineHasItsShape: each call of the baseline ends as its constant says, after as many
+// payment attempts and lookup attempts. The planted violations rest on that shape.
+func TestBaselineHasItsShape(t *testing.T) {
+	want := []string{callSettled: "settled on a replay after 2+0", callRefused: "insufficient funds after 1+0",
+		callUnknown: "outcome unknown after 3+0", callLocal: "invalid payment after 0+0",
+		callDeadline: "outcome unknown after 2+0", callExpired: "outcome unknown at the key deadline after 2+0",
+		callNoSettlement: "no settlement after 0+1", callRepaid: "settled after 1+0",
+		callLost: "outcome unknown after 3+0", callFound: "found by a lookup after 0+1"}
+	for i, c := range baseline(t).Calls {
+		if got := fmt.Sprintf("%s after %d+%d", callOutcome(c), len(c.Attempts), len(c.Lookup.Attempts)); got != want[i] {
+			t.Errorf("baseline call %d: %s, want %s", i, got, want[i])
+		}
+	}
+}
+
 // attempt is the record of payment attempt n of call i, trip its round trip, answer the request
 // that round trip became.
 func (tr *Trace) attempt(i, n int) *Attempt { return &tr.Calls[i].Attempts[n-1] }
@@ -61,96 +163,16 @@ func (tr *Trace) unknownErr(i int) *pix.OutcomeUnknownError {
 	return tr.Calls[i].Err.(*pix.OutcomeUnknownError)
 }
 
-// secondSettlement settles the payment of call i a second time under its key, after its first
-// settlement under it.
-func secondSettlement(tr *Trace, i int, after time.Duration) {
-	c := tr.Calls[i]
-	s := tr.Ledger[slices.IndexFunc(tr.Ledger, func(s psp.Settlement) bool {
-		return s.IdempotencyKey == c.Key() && pays(s, c.Payment)
-	})]
-	s.EndToEndID, s.SettledAt = "E12345678202601021001abcdefghijl", s.SettledAt.Add(after)
-	tr.Ledger = append(tr.Ledger, s)
-}
+// lookupTrip is the round trip of lookup attempt n of call i.
+func (tr *Trace) lookupTrip(i, n int) *Trip { return &tr.Calls[i].Lookup.Trips[n-1] }
 
 // settle puts in the ledger a settlement of call i's payment under its key.
 func settle(tr *Trace, i int) {
 	c := tr.Calls[i]
-	tr.Ledger = append(tr.Ledger, psp.Settlement{Token: runToken, IdempotencyKey: c.Key(),
+	tr.Ledger = append(tr.Ledger, psp.Settlement{Token: tr.Token, IdempotencyKey: c.Key(),
 		EndToEndID: "E12345678202601021000abcdefghijn", AmountCents: c.Payment.AmountCents,
 		PixKey: c.Payment.PixKey, Description: c.Payment.Description, SettledAt: c.Start})
 }
-
-// hiddenResend makes the request of round trip n of call i arrive at the PSP twice.
-func hiddenResend(tr *Trace, i, n int) { tr.Wire = append(tr.Wire, *tr.answer(i, n)) }
-
-// rekey gives call i key everywhere the trace shows its key.
-func rekey(tr *Trace, i int, key string) {
-	c := &tr.Calls[i]
-	for j := range c.Trips {
-		tr.answer(i, j+1).Key = key
-		c.Trips[j].Key, c.Attempts[j].Key = key, key
-	}
-	c.Summary.Key = key
-}
-
-// setWait changes the wait after attempt n of call i. The rest of the call moves in time, so
-// that the next attempt still starts when the wait ends.
-func setWait(tr *Trace, i, n int, wait time.Duration) {
-	c := &tr.Calls[i]
-	shift := wait - c.Attempts[n-1].Wait
-	c.Attempts[n-1].Wait = wait
-	for k := n; k < len(c.Attempts); k++ {
-		c.Attempts[k].At, c.Attempts[k].Elapsed = c.Attempts[k].At.Add(shift), c.Attempts[k].Elapsed+shift
-		c.Trips[k].Start, c.Trips[k].End = c.Trips[k].Start.Add(shift), c.Trips[k].End.Add(shift)
-	}
-	c.End = c.End.Add(shift)
-}
-
-// stopAfter ends call i at its attempt n, logged as a permanent failure and returned. The later
-// round trips never happened.
-func stopAfter(tr *Trace, i, n int) {
-	c := &tr.Calls[i]
-	forgetAfter(tr, i, n)
-	c.Draws = c.Draws[:n-1]
-	c.Attempts[n-1].Transient, c.Attempts[n-1].Wait = false, 0
-	c.End, c.Summary.At, c.Summary.Attempts = c.Attempts[n-1].At, c.Attempts[n-1].At, n
-	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, Err: errors.New(c.Attempts[n-1].Error)}
-}
-
-// expiredAfter ends call i after its attempt n and the wait logged after it, as the key
-// deadline does: attempt n+1 was not sent, and the call returned pix.ErrKeyExpired. The later
-// round trips never happened.
-func expiredAfter(tr *Trace, i, n int) {
-	c := &tr.Calls[i]
-	forgetAfter(tr, i, n)
-	a := c.Attempts[n-1]
-	c.Draws, c.Tickets = c.Draws[:n], c.Tickets[:n]
-	c.End, c.Summary.At, c.Summary.Attempts = a.At.Add(a.Wait), a.At.Add(a.Wait), n
-	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, FirstSent: c.Trips[0].Start,
-		Err: fmt.Errorf("%w; last error: %w", pix.ErrKeyExpired, errors.New(a.Error))}
-}
-
-// forgetAfter removes the attempts of call i after its attempt n, and their round trips on both
-// sides of the wire.
-func forgetAfter(tr *Trace, i, n int) {
-	c := &tr.Calls[i]
-	for j := n + 1; j <= len(c.Trips); j++ {
-		tr.answer(i, j).Trip = -1
-	}
-	tr.Wire = slices.DeleteFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == -1 })
-	c.Attempts, c.Trips, c.Lines = c.Attempts[:n], c.Trips[:n], c.Lines[:n]
-}
-
-// resumedFrom makes Resume call i count its key's lifetime from first, as if the key had first
-// left then.
-func resumedFrom(tr *Trace, i int, first time.Time) {
-	r := *tr.Calls[i].Resumed
-	r.FirstSent = first
-	tr.Calls[i].Resumed = &r
-}
-
-// lookupTrip is the round trip of lookup attempt n of call i.
-func (tr *Trace) lookupTrip(i, n int) *Trip { return &tr.Calls[i].Lookup.Trips[n-1] }
 
 // lostConnection turns round trip n of call i into a connection lost after the request was
 // written, with err.
@@ -159,21 +181,14 @@ func lostConnection(tr *Trace, i, n int, err error) {
 	*t = Trip{Number: t.Number, Start: t.Start, End: t.End, Key: t.Key, Err: err}
 }
 
-// The errors a transport reports for a reset connection and a name that does not resolve.
-var (
-	errReset  = &net.OpError{Op: "read", Net: "tcp", Err: errors.New("read: connection reset by peer")}
-	errNoHost = &net.OpError{Op: "dial", Net: "tcp",
-		Err: &net.DNSError{Err: "no such host", Name: "psp.invalid", IsNotFound: true}}
-)
+// errReset is the error a transport reports for a reset connection.
+var errReset = &net.OpError{Op: "read", Net: "tcp", Err: errors.New("read: connection reset by peer")}
 
-// notContract is a *pix.Error that hides its ErrContract: what a client that took a 2xx for a
-// plain failure would return.
-type notContract struct{ err *pix.Error }
-
-func (e *notContract) Error() string      { return e.err.Error() }
-func (e *notContract) As(target any) bool { return errors.As(e.err, target) }
-func (e *notContract) Is(target error) bool {
-	return target != pix.ErrContract && errors.Is(e.err, target)
+// refusedAfter ends call i's questions to the breaker with a refusal after its round trip n,
+// and drops the round trips after it.
+func refusedAfter(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	c.Trips, c.Tickets = c.Trips[:n], append(c.Tickets[:n], Ticket{Refused: gobreaker.ErrOpenState, TripsBefore: n})
 }
 
 // rewriteAnswer replaces old by new in the body of the answer to round trip n of call i.

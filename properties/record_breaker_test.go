@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"net/http"
 	"sync"
 	"time"
 
@@ -25,16 +24,6 @@ func (s breakerSettings) newBreaker() *gobreaker.TwoStepCircuitBreaker[struct{}]
 		Name: "psp", MaxRequests: s.MaxRequests, Timeout: s.Timeout,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= s.Failures },
 	})
-}
-
-// Ticket is one question a call's client put to the breaker, and what came of it. The round
-// trips of the attempt it admitted are the call's Trips[TripsBefore:TripsAtDone].
-type Ticket struct {
-	Refused     error // Allow's error; nil: the attempt was admitted
-	TripsBefore int   // the round trips the call had begun when Allow was asked
-	TripsAtDone int   // the round trips the call had begun when done was last called
-	Dones       int   // how many times done was called
-	Counted     error // what done was last given: nil counts a success
 }
 
 // recordingBreaker passes one call's questions on to the run's breaker and records each as a
@@ -69,16 +58,4 @@ func (b *recordingBreaker) taken() []Ticket {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]Ticket(nil), b.tickets...)
-}
-
-// admittedTrips is the round trips of call c that the admitted ticket tk let through.
-func (c Call) admittedTrips(tk Ticket) []Trip {
-	end := min(max(tk.TripsAtDone, tk.TripsBefore), len(c.Trips))
-	return c.Trips[min(tk.TripsBefore, len(c.Trips)):end]
-}
-
-// countsAsSuccess is pix.Breaker's rule over the wire: the PSP answered round trip t whole,
-// with a status below 500 other than 429.
-func countsAsSuccess(t Trip) bool {
-	return t.Err == nil && t.BodyErr == nil && t.Status < 500 && t.Status != http.StatusTooManyRequests
 }

@@ -12,59 +12,31 @@ import (
 	"time"
 
 	"pixretry/internal/roundtrip"
+	"pixretry/psp"
 )
 
 // wireRecorder is an http.Handler that records each request reaching next, and next's answer, as
 // an Exchange. The number in roundtrip.Header pairs it with the Trip that sent it. It is safe for
-// concurrent use. Call exchanges only after wait.
+// concurrent use. Call exchanges only once every handler has returned (psptest.Server.Close).
 type wireRecorder struct {
 	next http.Handler
 	mu   sync.Mutex
-	log  []*recorded
+	log  []*Exchange
 }
-
-// recorded is one Exchange being recorded; done is closed when the handler has returned.
-type recorded struct {
-	ex   Exchange
-	done chan struct{}
-}
-
-func newWireRecorder(next http.Handler) *wireRecorder { return &wireRecorder{next: next} }
 
 func (rec *wireRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body) // a short read reaches psp as the truncated body it is
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	rd := &recorded{done: make(chan struct{})}
-	defer close(rd.done)
 	trip, _ := strconv.ParseInt(r.Header.Get(roundtrip.Header), 10, 64)
-	rd.ex = Exchange{Trip: trip, Arrived: time.Now(), Key: r.Header.Get("Idempotency-Key"), Request: body,
+	ex := &Exchange{Trip: trip, Arrived: time.Now(), Key: r.Header.Get("Idempotency-Key"), Request: body,
 		Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), Lookup: r.Method == http.MethodGet}
-	if rd.ex.Lookup {
-		rd.ex.Key = r.URL.Query().Get(lookupParam)
+	if ex.Lookup {
+		ex.Key = r.URL.Query().Get(psp.LookupParam)
 	}
 	rec.mu.Lock()
-	rec.log = append(rec.log, rd)
+	rec.log = append(rec.log, ex)
 	rec.mu.Unlock()
-	rec.next.ServeHTTP(&answerRecorder{ResponseWriter: w, ex: &rd.ex}, r)
-}
-
-// wait returns once every handler has returned, those that begin meanwhile included. psp's slow
-// and late faults outlive the client, and a slow one commits only at its end. In a bubble, the
-// wait lets virtual time run to that end. A WaitGroup would not do: the race detector sees
-// nothing that orders a handler's Add before wait.
-func (rec *wireRecorder) wait() {
-	for n := 0; ; {
-		rec.mu.Lock()
-		pending := rec.log[n:]
-		rec.mu.Unlock()
-		if len(pending) == 0 {
-			return
-		}
-		for _, rd := range pending {
-			<-rd.done
-		}
-		n += len(pending)
-	}
+	rec.next.ServeHTTP(&answerRecorder{ResponseWriter: w, ex: ex}, r)
 }
 
 // exchanges returns a copy of the record, in the order the handler was entered.
@@ -72,8 +44,8 @@ func (rec *wireRecorder) exchanges() []Exchange {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	out := make([]Exchange, len(rec.log))
-	for i, rd := range rec.log {
-		out[i] = rd.ex
+	for i, ex := range rec.log {
+		out[i] = *ex
 	}
 	return out
 }

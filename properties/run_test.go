@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"pixretry/internal/pipenet"
 	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 	"pixretry/retry"
 )
 
@@ -56,32 +56,35 @@ type callSpec struct {
 	Jitter   []float64     // the client's draws in [0, 1), taken in a cycle
 }
 
-// runScenario plays sc against a fresh PSP over in-memory pipes, inside a synctest bubble. It
-// returns once every call and every PSP handler has returned, a duplicate fault's first copy
-// included: slow and late faults outlive the client. The error reports a PSP that would not
-// start or a log that breaks pix's contract.
+// runScenario plays sc against a fresh PSP (psptest) inside a synctest bubble, behind the wire
+// recorder and the gateway, the clients dialling it through the line. It returns once every call
+// and every PSP handler has returned, a duplicate fault's first copy included: slow and late
+// faults outlive the client. The error reports a PSP that would not start or a log that breaks
+// pix's contract.
 func runScenario(sc scenario) (Trace, error) {
 	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
 	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
-	srv, err := psp.NewServer(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
-		KeyTTL: sc.KeyTTL})
+	wire := &wireRecorder{}
+	srv, err := psptest.NewServerBehind(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
+		KeyTTL: sc.KeyTTL}, func(double *psp.Server) http.Handler {
+		wire.next = &gateway{next: double, queue: sc.Gateway}
+		return wire
+	})
 	if err != nil {
 		return Trace{}, err
 	}
-	wire := newWireRecorder(&gateway{next: srv, queue: sc.Gateway})
-	pipe := pipenet.NewServer(wire)
-	defer pipe.Close()
+	defer srv.Close()
 	network := &line{steps: sc.Line}
 	// pix's default transport's header limit: pix must report an answer it cannot read.
-	transport := &http.Transport{DialContext: network.dial(pipe.Transport().DialContext),
-		MaxResponseHeaderBytes: headerLimit}
+	transport := srv.Transport().Clone()
+	transport.DialContext, transport.MaxResponseHeaderBytes = network.dial(transport.DialContext), headerLimit
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, KeyTTL: sc.KeyTTL, ClientKeyTTL: sc.ClientKeyTTL,
 		SlowestFault: slowest(sc.Faults, psp.TargetPayment), SlowestLookup: slowest(sc.Faults, psp.TargetLookup),
 		Distortions: distortions(sc.Faults, psp.TargetPayment), LookupDistortions: distortions(sc.Faults, psp.TargetLookup),
 		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
-	run := &runner{url: cmp.Or(sc.BaseURL, pipe.URL), transport: transport, line: network, sc: sc,
+	run := &runner{url: cmp.Or(sc.BaseURL, srv.URL), transport: transport, line: network, sc: sc,
 		sentAt: map[string]time.Time{}}
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
@@ -89,6 +92,7 @@ func runScenario(sc scenario) (Trace, error) {
 	chains := chainsOf(sc.Calls)
 	var wg sync.WaitGroup
 	done := make([]chan struct{}, len(sc.Calls))
+	logErrs := make([]error, len(sc.Calls))
 	for i, spec := range sc.Calls {
 		done[i] = make(chan struct{})
 		wg.Go(func() {
@@ -97,21 +101,18 @@ func runScenario(sc scenario) (Trace, error) {
 				<-done[i-1]
 				spec = run.reconciliation(tr.Calls[i-1], spec)
 			}
-			c := run.call(spec)
+			c, err := run.call(spec)
+			if err != nil {
+				logErrs[i] = fmt.Errorf("call %d breaks pix's log contract: %w", i, err)
+			}
 			c.Chain = chains[i]
 			tr.Calls[i] = c
 		})
 	}
 	wg.Wait()
-	wire.wait()
-	srv.Wait() // the first copies of duplicated requests commit with no handler
+	srv.Close() // once every handler has returned, a duplicate's first copy included
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.Stats().BalanceCents
-	for i := range tr.Calls {
-		if err := tr.Calls[i].readRecords(); err != nil {
-			return tr, fmt.Errorf("call %d breaks pix's log contract: %w", i, err)
-		}
-	}
-	return tr, nil
+	return tr, errors.Join(logErrs...)
 }
 
 // chainsOf numbers the payment of each call (Call.Chain): a reconciliation pays the payment of
@@ -181,8 +182,9 @@ func (run *runner) firstSent(key string) time.Time {
 	return run.sentAt[key]
 }
 
-// call makes one call with a client of its own: its own recorders and jitter source.
-func (run *runner) call(spec callSpec) Call {
+// call makes one call with a client of its own: its own recorders and jitter source. The error
+// reports a log that breaks pix's contract (parseRecords).
+func (run *runner) call(spec callSpec) (Call, error) {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
@@ -219,15 +221,10 @@ func (run *runner) call(spec callSpec) Call {
 	}
 	c.End = time.Now()
 	c.Phase, c.Lookup = guard.phases(trips.Take(), network.events, draws.taken())
-	c.Records, c.Tickets = logs.recorded(), breaker.taken()
-	return c
-}
-
-// readRecords reads the attempt and closing records of c's phases from its log.
-func (c *Call) readRecords() error {
-	pay, look, err := parseRecords(c.Records)
+	c.Tickets = breaker.taken()
+	pay, look, err := parseRecords(logs.recorded())
 	c.Attempts, c.Summary, c.Lookup.Attempts, c.Lookup.Summary = pay.Attempts, pay.Summary, look.Attempts, look.Summary
-	return err
+	return c, err
 }
 
 // errPastBudget ends the context of a call whose client sent more requests than AttemptsMax.
@@ -280,7 +277,7 @@ func (g *attemptGuard) admit(req *http.Request) bool {
 		g.lookups, g.drawsBefore = map[int64]string{}, len(g.draws.taken())
 	}
 	number, _ := strconv.ParseInt(req.Header.Get(roundtrip.Header), 10, 64)
-	g.lookups[number] = req.URL.Query().Get(lookupParam)
+	g.lookups[number] = req.URL.Query().Get(psp.LookupParam)
 	return len(g.lookups) <= g.lookupBudget
 }
 
@@ -318,11 +315,23 @@ func (g *attemptGuard) phases(trips []Trip, lines []lineEvent, draws []float64) 
 func slowest(faults []psp.Fault, target psp.Target) time.Duration {
 	var d time.Duration
 	for _, f := range faults {
-		if f.Target == target && (f.Kind == faultSlow || f.Kind == faultLate) {
+		if f.Target == target && (f.Kind == psp.FaultSlow || f.Kind == psp.FaultLate) {
 			d = max(d, f.Duration)
 		}
 	}
 	return d
+}
+
+// distortions counts the faults aimed at target that distort a success on its way out:
+// bad_body, and commit_status with a 2xx.
+func distortions(faults []psp.Fault, target psp.Target) int {
+	n := 0
+	for _, f := range faults {
+		if f.Target == target && (f.Kind == psp.FaultBadBody || f.Kind == psp.FaultCommitStatus && f.Status < 300) {
+			n++
+		}
+	}
+	return n
 }
 
 // drawSource hands out the draws of cycle in order, starting again at the end, and remembers

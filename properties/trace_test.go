@@ -47,10 +47,9 @@ type Call struct {
 	Deadline time.Time // the deadline of the caller's context; zero for none
 	Receipt  pix.Receipt
 	Err      error
-	Phase                // the payment attempts ("pix attempt", POST)
-	Lookup   Phase       // Resume's lookup attempts ("pix lookup attempt", GET); empty if none
-	Records  []logRecord // every record the call's logger received
-	Tickets  []Ticket    // what the call asked of the run's breaker; none without one
+	Phase             // the payment attempts ("pix attempt", POST)
+	Lookup   Phase    // Resume's lookup attempts ("pix lookup attempt", GET); empty if none
+	Tickets  []Ticket // what the call asked of the run's breaker; none without one
 }
 
 // Phase is one retried exchange of a call: its payment attempts, or its lookup attempts. The
@@ -62,6 +61,10 @@ type Phase struct {
 	Lines    []lineEvent // what the line did to each round trip
 	Draws    []float64   // the jitter draws taken for its waits
 }
+
+// paired reports whether the phase has one round trip per attempt record, and a closing record.
+// Invariant 1 reports a phase that has not.
+func (ph Phase) paired() bool { return len(ph.Trips) == len(ph.Attempts) && ph.Summary != nil }
 
 // Key is the call's Idempotency-Key: the one it was given, else its first round trip's. It is ""
 // when the call made no round trip.
@@ -190,3 +193,66 @@ func (tr Trace) unreadable(t Trip) bool {
 type scope struct{ token, key string }
 
 func (e Exchange) scope() scope { return scope{e.Token, e.Key} }
+
+// chains returns the calls of each payment of tr (Call.Chain), in order, the payments in the
+// order of their first calls.
+func (tr Trace) chains() [][]int {
+	var out [][]int
+	at := map[int]int{} // chain → its index in out
+	for i, c := range tr.Calls {
+		k, ok := at[c.Chain]
+		if !ok {
+			k, at[c.Chain] = len(out), len(out)
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], i)
+	}
+	return out
+}
+
+// Ticket is one question a call's client put to the breaker, and what came of it. The round
+// trips of the attempt it admitted are the call's Trips[TripsBefore:TripsAtDone].
+type Ticket struct {
+	Refused     error // Allow's error; nil: the attempt was admitted
+	TripsBefore int   // the round trips the call had begun when Allow was asked
+	TripsAtDone int   // the round trips the call had begun when done was last called
+	Dones       int   // how many times done was called
+	Counted     error // what done was last given: nil counts a success
+}
+
+// admittedTrips is the round trips of call c that the admitted ticket tk let through.
+func (c Call) admittedTrips(tk Ticket) []Trip {
+	end := min(max(tk.TripsAtDone, tk.TripsBefore), len(c.Trips))
+	return c.Trips[min(tk.TripsBefore, len(c.Trips)):end]
+}
+
+// lineEvent is what the line, the network between the clients and the PSP, did to one round
+// trip, and on which connection.
+type lineEvent struct {
+	Fault  lineFault
+	Pooled bool // the connection had carried an earlier request
+}
+
+// lineFault is what the line does to one request. It breaks a connection before the request was
+// written or after. A client cannot tell the two apart from the inside.
+type lineFault int
+
+const (
+	lineIntact         lineFault = iota
+	lineRefused                  // the dial is refused: nothing was sent
+	lineCutBeforeWrite           // the connection breaks as the request is written: the PSP receives nothing
+	lineCutAfterWrite            // the answer is lost: the PSP received the request and answered
+	lineClosedIdle               // the peer closed the connection before the request went out
+	lineNoSuchHost               // the PSP's name does not resolve: nothing was sent, and a retry will not help
+)
+
+func (f lineFault) String() string {
+	return [...]string{"intact", "refused", "cut before write", "cut after write", "closed while idle",
+		"no such host"}[f]
+}
+
+// reachesPSP reports whether a request the line treated this way arrives at the PSP.
+func (f lineFault) reachesPSP() bool { return f == lineIntact || f == lineCutAfterWrite }
+
+// failsDial reports whether f fails the dial, before any connection exists.
+func (f lineFault) failsDial() bool { return f == lineRefused || f == lineNoSuchHost }
