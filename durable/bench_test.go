@@ -21,7 +21,7 @@ import (
 func BenchmarkPayments(b *testing.B) {
 	b.Run("send", func(b *testing.B) {
 		l := mustPSP(b)
-		c := testClient(l.url)
+		c := l.client()
 		var next atomic.Int64
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -56,7 +56,7 @@ func BenchmarkPayments(b *testing.B) {
 
 // benchDurable stores b.N intents, then starts a Payer and waits until all are settled.
 func benchDurable[TTx any](b *testing.B, l ledger, open func(Config) (*Payer[TTx], error)) {
-	cfg := testConfig(l.url)
+	cfg := l.config()
 	cfg.PollInterval = 5 * time.Millisecond
 	p, err := open(cfg)
 	if err != nil {
@@ -121,7 +121,7 @@ func BenchmarkRestart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := NewSQLite(context.Background(), db, testConfig(l.url))
+		p, err := NewSQLite(context.Background(), db, l.config())
 		if err != nil {
 			b.Fatal(err)
 		}

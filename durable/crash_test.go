@@ -41,7 +41,7 @@ func TestCrashProperty(t *testing.T) {
 		"marked:1", "rotated:1", "marked:2", "rotated:1", "settled-unread:1", "settled-unread:2",
 		"answered:1", "answered:2", "recorded:1", "recorded:2"}
 	then := map[string]pause{"marked": ageKeys, "settled-unread": pastTTL, "answered": pastTTL, "random": pastTTL}
-	l := mustPSPTTL(t, crashTTL)
+	l := mustLoopbackPSP(t, crashTTL)
 	db := filepath.Join(t.TempDir(), "crash.db")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 4 {

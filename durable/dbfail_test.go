@@ -85,7 +85,7 @@ func mustIntent(tb testing.TB, p *Payer[*sql.Tx], id string) Intent {
 func TestWorkSendsNothingWhenItCannotRecordTheAttempt(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	mustPay(t, p, "a", payment(100))
 	lift := failWrites(t, db, "NEW.attempts <> OLD.attempts")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
@@ -106,7 +106,7 @@ func TestWorkSendsNothingWhenItCannotRecordTheAttempt(t *testing.T) {
 func TestWorkRetriesWhenItCannotRecordTheSettlement(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	mustPay(t, p, "a", payment(100))
 	lift := failWrites(t, db, "NEW.status = 'settled'")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
@@ -124,7 +124,7 @@ func TestWorkRetriesWhenItCannotRecordTheSettlement(t *testing.T) {
 func TestWorkRetriesWhenItCannotRecordTheRefusal(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	mustPay(t, p, "b", payment(refusedCents))
 	lift := failWrites(t, db, "NEW.status = 'refused'")
 	checkFailedOnRefusal(t, firstAttempt(t, p))
@@ -142,7 +142,7 @@ func TestWorkRetriesWhenItCannotRecordTheRefusal(t *testing.T) {
 func TestWorkRetriesWhenItCannotRecordAnUnknownOutcome(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	l.inject(faultDrop, faultDrop) // pix's 2 attempts of the first job attempt
 	mustPay(t, p, "a", payment(100))
 	lift := failWrites(t, db, "NEW.status = 'pending' AND NEW.last_error <> OLD.last_error")
@@ -163,7 +163,7 @@ func TestWorkRetriesWhenItCannotRecordAnUnknownOutcome(t *testing.T) {
 func TestWorkSnoozesForTheWaitOfTheAttemptsRecorded(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	cfg := testConfig(l.url)
+	cfg := l.config()
 	cfg.DelayBase, cfg.DelayMax, cfg.Rand = time.Hour, 8*time.Hour, func() float64 { return 0.5 }
 	p := mustPayer(t, db, cfg)
 	l.inject(faultDrop, faultDrop) // pix's 2 attempts of the job attempt

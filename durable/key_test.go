@@ -19,8 +19,8 @@ const shortTTL = time.Second
 
 // ttlConfig is testConfig for a PSP that remembers keys for shortTTL. A job attempt whose
 // outcome is unknown waits half an hour, so that the test moves the job on itself (retryNow).
-func ttlConfig(url string) Config {
-	cfg := testConfig(url)
+func ttlConfig(l ledger) Config {
+	cfg := l.config()
 	cfg.KeyTTL = shortTTL
 	cfg.DelayBase, cfg.DelayMax, cfg.Rand = time.Hour, time.Hour, func() float64 { return 0.5 }
 	return cfg
@@ -62,7 +62,7 @@ func onCrashPoint(tb testing.TB, f func(point string)) {
 func TestWorkLooksUpAKeyPastItsTTL(t *testing.T) {
 	l := mustPSPTTL(t, shortTTL)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, ttlConfig(l.url))
+	p := mustPayer(t, db, ttlConfig(l))
 	l.inject(faultDrop, faultDrop)
 	in := mustPay(t, p, "a", payment(100))
 	ev := firstAttempt(t, p)
@@ -86,7 +86,7 @@ func TestWorkLooksUpAKeyPastItsTTL(t *testing.T) {
 func TestWorkPaysUnderANewKeyWhatALookupFoundUnpaid(t *testing.T) {
 	l := mustPSPTTL(t, shortTTL)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, ttlConfig(l.url))
+	p := mustPayer(t, db, ttlConfig(l))
 	l.inject(fault503, fault503, fault503) // the job attempt's two, then the new key's first
 	in := mustPay(t, p, "a", payment(100))
 	ev := firstAttempt(t, p)
@@ -181,7 +181,7 @@ func checkRotateRace[TTx any](t *testing.T, p *Payer[TTx]) {
 func TestWorkReadsAgainAKeyRotatedBeforeItsMark(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	in := mustPay(t, p, "a", payment(100))
 	var once sync.Once
 	onCrashPoint(t, func(point string) {
@@ -205,7 +205,7 @@ func TestWorkReadsAgainAKeyRotatedBeforeItsMark(t *testing.T) {
 func TestWorkRecordsNoRefusalUnderAKeyRotatedMeanwhile(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	in := mustPay(t, p, "b", payment(refusedCents))
 	var once sync.Once
 	onCrashPoint(t, func(point string) {
@@ -225,7 +225,7 @@ func TestWorkRecordsNoRefusalUnderAKeyRotatedMeanwhile(t *testing.T) {
 func TestWorkRotatesOncePerJobAttempt(t *testing.T) {
 	l := mustPSPTTL(t, shortTTL)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, ttlConfig(l.url))
+	p := mustPayer(t, db, ttlConfig(l))
 	mustPay(t, p, "a", payment(100))
 	longAgo := time.Now().Add(-time.Hour).UnixMicro()
 	aged := func() { // a dead run's attempt under the current key, long ago, that never reached the PSP

@@ -62,7 +62,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 // Payer records for it.
 func settledIntent(t *testing.T, l ledger, id string) Intent {
 	t.Helper()
-	r, err := testClient(l.url).Send(context.Background(), payment(100))
+	r, err := l.client().Send(context.Background(), payment(100))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ type version1 struct {
 func (v version1) store(t *testing.T, l ledger) []Intent {
 	t.Helper()
 	now := time.UnixMicro(time.Now().UnixMicro())
-	r, err := testClient(l.url).Send(context.Background(), payment(104))
+	r, err := l.client().Send(context.Background(), payment(104))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestSQLiteUpgradesVersion1(t *testing.T) {
 	ctx := context.Background()
 	v1 := sqliteVersion1(t, db)
 	want := v1.store(t, l)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	// A second process opening the file finds it at the last version and changes nothing.
 	other, err := OpenSQLite(path)
 	if err != nil {
@@ -202,7 +202,7 @@ func TestPostgresUpgradesVersion1(t *testing.T) {
 			return err
 		},
 	}.store(t, l)
-	checkUpgraded[pgx.Tx](t, l, mustPostgresPayer(t, dsn, testConfig(l.url)), want)
+	checkUpgraded[pgx.Tx](t, l, mustPostgresPayer(t, dsn, l.config()), want)
 }
 
 // A program older than the database's schema refuses it rather than misread it.

@@ -78,7 +78,7 @@ func mustPostgresPayer(tb testing.TB, dsn string, cfg Config) *Payer[pgx.Tx] {
 
 func TestPostgresSettlesRefusesAndRollsBack(t *testing.T) {
 	l := mustPSP(t)
-	p := mustPostgresPayer(t, mustPostgresURL(t), testConfig(l.url))
+	p := mustPostgresPayer(t, mustPostgresURL(t), l.config())
 	ctx := context.Background()
 	tx, err := p.db.begin(ctx)
 	if err != nil {
@@ -125,7 +125,7 @@ func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
 // two start at once and are killed at crash points, and a third, started as the first dies,
 // takes their intents over once River's rescuer finds their jobs stuck. checkLedger holds.
 func TestPostgresCrashFleet(t *testing.T) {
-	l := mustPSP(t)
+	l := mustLoopbackPSP(t, 0)
 	dsn := "postgres:" + mustPostgresURL(t)
 	rounds := [][2]string{{"answered:1", "settled-unread:1"}, {"before-attempt:1", "recorded:2"}}
 	ids, kills := "", 0

@@ -4,11 +4,14 @@ package durable
 // a change here only.
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 )
 
 // pspBalanceCents is the payer's balance at the PSP: any test payment up to it settles, and
@@ -19,14 +22,15 @@ const (
 	pspToken        = psp.DefaultToken
 )
 
-// ledger is what the tests read of a PSP and do to it.
+// ledger is what the tests read of a PSP and do to it, and how their clients reach it.
 type ledger struct {
-	srv *psp.Server
-	url string
+	srv  *psp.Server
+	url  string
+	http *http.Client // reaches url; nil for a PSP on a loopback address (pix's shared client)
 }
 
-// mustPSP serves a psp.Server on a loopback address for the test's duration. It remembers a
-// completed key for psp.DefaultKeyTTL.
+// mustPSP serves a psp.Server over in-memory pipes (psptest) for the test's duration. It
+// remembers a completed key for psp.DefaultKeyTTL. Clients reach it through client and config.
 func mustPSP(tb testing.TB) ledger {
 	tb.Helper()
 	return mustPSPTTL(tb, psp.DefaultKeyTTL)
@@ -35,15 +39,47 @@ func mustPSP(tb testing.TB) ledger {
 // mustPSPTTL is mustPSP with a PSP that remembers a completed key for ttl.
 func mustPSPTTL(tb testing.TB, ttl time.Duration) ledger {
 	tb.Helper()
-	cfg := psp.DefaultConfig()
-	cfg.BalanceCents, cfg.KeyTTL = pspBalanceCents, ttl
-	srv, err := psp.NewServer(cfg)
+	srv, err := psptest.NewServer(pspConfig(ttl))
+	if err != nil {
+		tb.Fatalf("psptest.NewServer() error = %v", err)
+	}
+	tb.Cleanup(srv.Close)
+	return ledger{srv: srv.Server, url: srv.URL, http: srv.HTTPClient()}
+}
+
+// mustLoopbackPSP is mustPSPTTL served on a loopback address, for a test that hands the URL to
+// a child process. A ttl of 0 is psp.DefaultKeyTTL.
+func mustLoopbackPSP(tb testing.TB, ttl time.Duration) ledger {
+	tb.Helper()
+	srv, err := psp.NewServer(pspConfig(ttl))
 	if err != nil {
 		tb.Fatalf("psp.NewServer() error = %v", err)
 	}
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(hs.Close)
 	return ledger{srv: srv, url: hs.URL}
+}
+
+// pspConfig is the configuration of the tests' PSPs: a balance of pspBalanceCents, and keys
+// remembered for ttl.
+func pspConfig(ttl time.Duration) psp.Config {
+	cfg := psp.DefaultConfig()
+	cfg.BalanceCents, cfg.KeyTTL = pspBalanceCents, ttl
+	return cfg
+}
+
+// client is testClient of l's PSP.
+func (l ledger) client() *pix.Client {
+	c := testClient(l.url)
+	c.HTTPClient = l.http
+	return c
+}
+
+// config is testConfig of l's PSP.
+func (l ledger) config() Config {
+	cfg := testConfig(l.url)
+	cfg.Client = l.client()
+	return cfg
 }
 
 // settlement is the part of a ledger entry a receipt can be checked against.

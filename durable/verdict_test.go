@@ -19,7 +19,7 @@ import (
 func TestJudge(t *testing.T) {
 	l := mustPSP(t)
 	ctx := context.Background()
-	c := testClient(l.url)
+	c := l.client()
 	send := func(cents int64) error {
 		_, err := c.Send(ctx, payment(cents))
 		return err

@@ -15,7 +15,7 @@ import (
 func TestWorkSettlesAndRefuses(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	mustPay(t, p, "a", payment(100))
 	mustPay(t, p, "b", payment(refusedCents))
 	mustStart(t, p)
@@ -32,7 +32,7 @@ func TestWorkSettlesAndRefuses(t *testing.T) {
 func TestWorkResumesUnknownOutcomes(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	// pix makes 2 attempts per job attempt: each pair leaves the outcome unknown.
 	l.inject(faultCommit503, faultDrop, faultLate, faultLate, faultDown, faultDown)
 	in := mustPay(t, p, "a", payment(100))
@@ -137,7 +137,7 @@ func TestConfigRefusesAnInvalidClient(t *testing.T) {
 func TestStopCancelsAttemptsInFlightWhenItsContextEnds(t *testing.T) {
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
-	cfg := testConfig(l.url)
+	cfg := l.config()
 	cfg.Client.AttemptTimeout = 0
 	p := mustPayer(t, db, cfg)
 	l.inject(faultSlow)
@@ -190,13 +190,13 @@ func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
 func TestSecondStartIsBusy(t *testing.T) {
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
-	mustStart(t, mustPayer(t, db, testConfig(l.url)))
+	mustStart(t, mustPayer(t, db, l.config()))
 	other, err := OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	q := mustPayer(t, other, testConfig(l.url))
+	q := mustPayer(t, other, l.config())
 	if err := q.Start(context.Background()); !errors.Is(err, ErrBusy) {
 		t.Errorf("a second Start() error = %v, want ErrBusy", err)
 	}
@@ -207,7 +207,7 @@ func TestSecondStartIsBusy(t *testing.T) {
 func TestStopLetsAnotherStart(t *testing.T) {
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatalf("Start() error = %v", err)
 	}
@@ -222,7 +222,7 @@ func TestStopLetsAnotherStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	mustStart(t, mustPayer(t, other, testConfig(l.url)))
+	mustStart(t, mustPayer(t, other, l.config()))
 }
 
 func TestConfigDelay(t *testing.T) {
@@ -306,7 +306,7 @@ func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
 func TestStopFreesTheDatabaseForTheNextStart(t *testing.T) {
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
-	p := mustPayer(t, db, testConfig(l.url))
+	p := mustPayer(t, db, l.config())
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestStopFreesTheDatabaseForTheNextStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	q := mustPayer(t, other, testConfig(l.url))
+	q := mustPayer(t, other, l.config())
 	if err := q.Start(context.Background()); err != nil {
 		t.Errorf("Start() after the first Payer stopped: error = %v, want nil", err)
 	}

@@ -47,7 +47,7 @@ func tripped(t *testing.T, timeout time.Duration) *gobreaker.TwoStepCircuitBreak
 // was paid, at once. Every attempt asked the breaker, and the refusals log no attempt.
 func TestBreakerOpensAndSendsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(repeat(psp.Status(503), 2)...)
 		cb := twoStep(2, time.Minute)
 		c := f.client(func(c *pix.Client) { c.Breaker = cb })
@@ -102,7 +102,7 @@ func countAttemptRecords(l *logRecorder) int {
 // back on its feet settles it, and the breaker closes.
 func TestBreakerProbesAfterItsTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		cb := tripped(t, 5*time.Second)
 		c := f.client(func(c *pix.Client) { c.Breaker = cb })
 		if _, err := c.Send(t.Context(), payment); !errors.Is(err, pix.ErrCircuitOpen) {
@@ -147,7 +147,7 @@ func TestBreakerCountsWhatThePSPSays(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{BalanceCents: tt.balance})
+				f := newFixture(t, psp.Config{BalanceCents: tt.balance})
 				f.psp.Inject(tt.faults...)
 				cb := twoStep(1000, time.Minute)
 				c := f.client(oneAttempt, func(c *pix.Client) {
@@ -173,7 +173,7 @@ func TestBreakerCountsWhatThePSPSays(t *testing.T) {
 // PSP's definitive answer.
 func TestBreakerCountsAReplayedRefusalAsASuccess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{BalanceCents: 100})
+		f := newFixture(t, psp.Config{BalanceCents: 100})
 		cb := twoStep(1, time.Minute)
 		c := f.client(func(c *pix.Client) { c.Breaker = cb })
 		for range 2 {
@@ -208,7 +208,7 @@ func TestBreakerRefusalAfterARefusedConnection(t *testing.T) {
 // refusal before any attempt leaves the outcome unknown, after 0 attempts.
 func TestBreakerRefusalOfAResumedKey(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		c := f.client(func(c *pix.Client) { c.Breaker = tripped(t, time.Minute) })
 
 		_, err := c.SendWithKey(t.Context(), "order-1", payment)
@@ -224,7 +224,7 @@ func TestBreakerRefusalOfAResumedKey(t *testing.T) {
 // ended, so the breaker is not asked for one.
 func TestBreakerIsNotAskedForAnEndedContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		cb := twoStep(1000, time.Minute)
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
@@ -247,7 +247,7 @@ func (b breakerFunc) Allow() (func(error), error) { return b() }
 // first attempt and before Do made it. The admission is reported, once, with Do's error.
 func TestBreakerPermitOfAnAttemptNeverMade(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		ctx, cancel := context.WithCancel(t.Context())
 		var reported []error
 		b := breakerFunc(func() (func(error), error) {
@@ -270,7 +270,7 @@ func TestBreakerPermitOfAnAttemptNeverMade(t *testing.T) {
 // ends the payment at once.
 func TestBreakerRefusalIsNeverRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(psp.Status(503))
 		asked := 0
 		b := breakerFunc(func() (func(error), error) {
@@ -297,7 +297,7 @@ func TestBreakerRefusalIsNeverRetried(t *testing.T) {
 // of MaxRequests 1 refuses another payment with its own error.
 func TestBreakerHalfOpenAdmitsOneProbeAtATime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(psp.Slow(100 * time.Millisecond))
 		cb := tripped(t, time.Second)
 		time.Sleep(time.Second + time.Nanosecond)
@@ -325,7 +325,7 @@ func TestBreakerHalfOpenAdmitsOneProbeAtATime(t *testing.T) {
 // payment's half a whole one, and granted that payment a retry.
 func TestBreakerRefusedPaymentAddsNothingToTheQuota(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(repeat(psp.Status(503), 2)...)
 		q, err := retry.NewQuota(0.5, 0)
 		if err != nil {

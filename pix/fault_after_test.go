@@ -46,7 +46,7 @@ func TestAnswersThatBreakTheContract(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.fault)
 				_, err := f.client(oneAttempt).SendWithKey(t.Context(), "k1", payment)
 
@@ -86,7 +86,7 @@ func TestSendThroughAnswersThatBreakTheContract(t *testing.T) {
 	} {
 		t.Run(string(tc.fault.Kind)+string(tc.fault.Breach), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.fault)
 				r, err := f.client().Send(t.Context(), payment)
 				if tc.attempts == 0 {
@@ -131,7 +131,7 @@ func TestStatusOutsideTheContractIsErrContract(t *testing.T) {
 // A 200 over the stored refusal carries the refusal's problem: it is not the PSP's refusal.
 func TestCommitStatus200OverARefusalIsNotARefusal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{BalanceCents: 100})
+		f := newFixture(t, psp.Config{BalanceCents: 100})
 		f.psp.Inject(psp.CommitStatus(200))
 		_, err := f.client().SendWithKey(t.Context(), "k1", payment)
 		if !errors.Is(err, pix.ErrOutcomeUnknown) || errors.Is(err, pix.ErrInsufficientFunds) {

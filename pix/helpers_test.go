@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
 
-	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 	"pixretry/retry"
 )
 
@@ -78,67 +78,53 @@ func (r *recorder) keys() []string {
 	return keys
 }
 
-// fixture is a real psp served in memory (pipenet), so that it also works inside a synctest
-// bubble, with a recorder in front of it.
+// fixture is a real psp served over in-memory pipes (psptest), so that it also works inside a
+// synctest bubble, with a recorder in front of it.
 type fixture struct {
-	psp *psp.Server
+	psp *psp.Server     // the double: inject faults, read the ledger
+	srv *psptest.Server // serves rec, and so psp
 	rec *recorder
-	srv *pipenet.Server
 	log *logRecorder
 }
 
-// newFixture starts a psp with cfg (token and balance from DefaultConfig when zero) and stops
-// it when the test ends. Inside a synctest bubble use newVirtualFixture.
+// newFixture starts a psp with cfg (token and balance as testConfig gives them) and closes it
+// when the test ends. Make it inside the synctest bubble that uses it, if any: closing waits
+// until every answer the PSP holds (slow, late) is out, which in a bubble is virtual time.
 func newFixture(t testing.TB, cfg psp.Config) *fixture {
 	t.Helper()
-	p := mustPSP(t, cfg)
-	f := &fixture{psp: p, rec: &recorder{next: p}, log: &logRecorder{}}
-	f.srv = pipenet.NewServer(f.rec)
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-// newVirtualFixture is newFixture for a test inside a synctest bubble. When the test ends it
-// first lets an hour of virtual time pass, so that every answer the PSP holds (slow, late) is
-// done, and only then stops the PSP: a bubble must end with no goroutine left.
-func newVirtualFixture(t *testing.T, cfg psp.Config) *fixture {
-	t.Helper()
-	f := newFixture(t, cfg)
-	t.Cleanup(func() { time.Sleep(time.Hour) })
+	f := &fixture{log: &logRecorder{}}
+	srv, err := psptest.NewServerBehind(testConfig(cfg), func(p *psp.Server) http.Handler {
+		f.rec = &recorder{next: p}
+		return f.rec
+	})
+	if err != nil {
+		t.Fatalf("psptest.NewServerBehind() error = %v", err)
+	}
+	t.Cleanup(srv.Close)
+	f.psp, f.srv = srv.Server, srv
 	return f
 }
 
 // startBalance is the PSP's starting balance, in cents, unless a test sets one.
 var startBalance = psp.DefaultConfig().BalanceCents
 
-func mustPSP(t testing.TB, cfg psp.Config) *psp.Server {
-	t.Helper()
+// testConfig is cfg with the test token and startBalance where it leaves them zero.
+func testConfig(cfg psp.Config) psp.Config {
 	if cfg.Tokens == nil {
 		cfg.Tokens = []string{token}
 	}
 	if cfg.BalanceCents == 0 {
 		cfg.BalanceCents = startBalance
 	}
-	p, err := psp.NewServer(cfg)
-	if err != nil {
-		t.Fatalf("psp.NewServer() error = %v", err)
-	}
-	return p
+	return cfg
 }
 
 // client is a pix.Client of the fixture's PSP with the test policy, a 1 s attempt timeout,
 // half draws and a recording logger; change sets other fields (a nil change is skipped, so
 // that table cases can leave theirs out).
 func (f *fixture) client(change ...func(*pix.Client)) *pix.Client {
-	c := &pix.Client{
-		BaseURL:        f.srv.URL,
-		Token:          token,
-		HTTPClient:     f.srv.Client(),
-		Policy:         policy,
-		AttemptTimeout: time.Second,
-		Logger:         slogOf(f.log),
-		Jitter:         halfDraw,
-	}
+	c := f.srv.Client(policy)
+	c.AttemptTimeout, c.Logger, c.Jitter = time.Second, slogOf(f.log), halfDraw
 	for _, ch := range change {
 		if ch != nil {
 			ch(c)

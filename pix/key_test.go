@@ -11,7 +11,7 @@ import (
 
 func TestSameKeyOnEveryAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		// Three failures of three kinds, the last one after settling: the fourth attempt
 		// gets the stored answer.
 		f.psp.Inject(psp.Status(503), psp.ResetConn(), psp.Drop())

@@ -45,7 +45,7 @@ func TestKeyDeadlineStopsTheAttempts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(repeat(psp.Late(psp.MaxFaultDuration), 50)...)
 				cb := twoStep(100, time.Minute)
 				c := f.client(func(c *pix.Client) {
@@ -155,7 +155,7 @@ func TestFirstSentIsTheFirstAttempt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(repeat(psp.Status(503), 4)...)
 				ctx, cancel := context.WithCancel(t.Context())
 				if tc.ctx != nil {
@@ -195,7 +195,7 @@ func TestAttemptTimeoutBelowTheKeyWindowIsValid(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				c := f.client(func(c *pix.Client) { c.KeyTTL, c.AttemptTimeout = tc.keyTTL, tc.attemptTimeout })
 				if _, err := c.Send(t.Context(), payment); err != nil {
 					t.Errorf("Send() error = %v, want a settlement", err)

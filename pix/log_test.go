@@ -89,7 +89,7 @@ func TestLogRecords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.faults...)
 				r, err := f.client(tc.change).SendWithKey(t.Context(), "k", orDefault(tc.payment))
 

@@ -22,7 +22,7 @@ import (
 // the key.
 func TestLookupFindsTheSettlement(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{KeyTTL: time.Minute})
+		f := newFixture(t, psp.Config{KeyTTL: time.Minute})
 		c := f.client()
 		paid, err := c.SendWithKey(t.Context(), "order-1", payment)
 		if err != nil {
@@ -105,7 +105,7 @@ func TestLookupAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, tc.cfg)
+				f := newFixture(t, tc.cfg)
 				paid := payLedger(t, f, tc.paid, tc.others)
 				if tc.inFlight {
 					payInFlight(t, f)
@@ -201,7 +201,7 @@ func assertLookupError(t *testing.T, err error, wantNone bool, attempts int) {
 // and the key stays closed for the next lookup.
 func TestLookupNotFoundClosesTheKey(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		c := f.client()
 		if _, err := c.Lookup(t.Context(), "order-1"); !errors.Is(err, pix.ErrNoSettlement) {
 			t.Fatalf("Lookup() error = %v, want ErrNoSettlement", err)

@@ -18,10 +18,13 @@ import (
 	"pixretry/retry"
 )
 
-// loopbackFixture serves a real psp, behind a recorder, on 127.0.0.1:0.
+// loopbackFixture serves a real psp, behind a recorder, on 127.0.0.1:0. Its srv is nil.
 func loopbackFixture(t *testing.T) (*fixture, *httptest.Server) {
 	t.Helper()
-	p := mustPSP(t, psp.Config{})
+	p, err := psp.NewServer(testConfig(psp.Config{}))
+	if err != nil {
+		t.Fatalf("psp.NewServer() error = %v", err)
+	}
 	f := &fixture{psp: p, rec: &recorder{next: p}, log: &logRecorder{}}
 	ts := httptest.NewServer(f.rec)
 	t.Cleanup(ts.Close)

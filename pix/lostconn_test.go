@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 	"pixretry/retry"
 )
 
@@ -46,7 +46,7 @@ func (c breakingConn) Read(p []byte) (int, error) {
 
 // breakingClient is an HTTP client of srv whose connections break once armed is set: the
 // connections made before, and also those made after if breakNew.
-func breakingClient(t *testing.T, srv *pipenet.Server, armed *atomic.Bool, breakNew bool) *http.Client {
+func breakingClient(t *testing.T, srv *psptest.Server, armed *atomic.Bool, breakNew bool) *http.Client {
 	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := srv.Transport().DialContext(ctx, network, addr)
 		if err != nil || armed.Load() && !breakNew {

@@ -80,7 +80,7 @@ func TestOutcomeUnknown(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.faults...)
 				_, err := f.client(tc.change).Send(t.Context(), orDefault(tc.payment))
 				time.Sleep(time.Hour) // every held answer is done: the ledger is final
@@ -125,7 +125,7 @@ func repeat(f psp.Fault, n int) []psp.Fault {
 
 func TestOutcomeUnknownErrorReconcilesWithSendWithKey(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(psp.Drop())
 		c := f.client(oneAttempt)
 
@@ -187,7 +187,7 @@ func TestSendWithKeyOutcomeIsUnknownUntilThePSPAnswersForTheKey(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				if _, err := f.client().SendWithKey(t.Context(), "order-1", payment); err != nil {
 					t.Fatalf("first SendWithKey() error = %v", err)
 				}

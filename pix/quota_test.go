@@ -20,7 +20,7 @@ import (
 // ErrQuotaExhausted and the 503 reachable.
 func TestQuotaIsSharedByTheClientsPayments(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(repeat(psp.Status(503), 10)...)
 		q, err := retry.NewQuota(0, 1)
 		if err != nil {
@@ -52,7 +52,7 @@ func TestQuotaIsSharedByTheClientsPayments(t *testing.T) {
 // settle: its answer came too late.
 func TestQuotaRefusalAfterAnAnswerThatMaySettle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(psp.Late(time.Hour))
 		_, err := f.client(func(c *pix.Client) { c.Quota = &retry.Quota{} }).Send(t.Context(), payment)
 		time.Sleep(time.Hour)

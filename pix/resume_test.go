@@ -18,11 +18,11 @@ import (
 // 8 s after it.
 const keyTTL = 10 * time.Second
 
-// newTTLFixture is a virtual fixture whose PSP forgets a key keyTTL after it completes, with a
+// newTTLFixture is a fixture whose PSP forgets a key keyTTL after it completes, with a
 // client that knows it.
 func newTTLFixture(t *testing.T) (*fixture, *pix.Client) {
 	t.Helper()
-	f := newVirtualFixture(t, psp.Config{KeyTTL: keyTTL})
+	f := newFixture(t, psp.Config{KeyTTL: keyTTL})
 	return f, f.client(func(c *pix.Client) { c.KeyTTL = keyTTL })
 }
 
@@ -380,7 +380,7 @@ func TestLookupLogRecords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				c := f.client()
 				var e2e string
 				if tc.paid {

@@ -46,7 +46,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.fault)
 				start := time.Now()
 

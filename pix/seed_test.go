@@ -29,7 +29,7 @@ func TestLostResponseAfterSettlementPaysOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.fault)
 				start := time.Now()
 

@@ -19,7 +19,7 @@ import (
 
 func TestAttemptTimeoutEndsTheAttemptOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(psp.Late(time.Hour))
 		start := time.Now()
 
@@ -39,7 +39,7 @@ func TestAttemptTimeoutEndsTheAttemptOnly(t *testing.T) {
 
 func TestAttemptTimeoutIsTransient(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newVirtualFixture(t, psp.Config{})
+		f := newFixture(t, psp.Config{})
 		f.psp.Inject(psp.Slow(time.Hour))
 		start := time.Now()
 
@@ -143,7 +143,7 @@ func TestCallerContext(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newVirtualFixture(t, psp.Config{})
+				f := newFixture(t, psp.Config{})
 				f.psp.Inject(tc.faults...)
 				ctx, cancel := tc.ctx(t.Context())
 				defer cancel()

@@ -79,7 +79,7 @@ func TestDemoReportsABrokenPSP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				out, err := runDemo(t, tt.psp(mustPSP(t)), 1, false)
+				out, err := runDemo(t, mustPSP(t, tt.psp), 1, false)
 				var named []string
 				for _, line := range strings.Split(fmt.Sprint(err), "\n") {
 					what, _, _ := strings.Cut(strings.TrimPrefix(line, "demo: "), " (")
@@ -102,9 +102,12 @@ func TestDemoReportsABrokenPSP(t *testing.T) {
 // A PSP that stops answering fails the demo after controlTimeout instead of hanging it.
 func TestDemoStopsWhenThePSPHangs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		hang := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		hang := func(http.Handler) http.Handler {
+			return http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		}
+		p := mustPSP(t, hang)
 		start := time.Now()
-		_, err := runDemo(t, hang, 1, false)
+		_, err := runDemo(t, p, 1, false)
 		if got, want := time.Since(start), controlTimeout+lateBy; !errors.Is(err, context.DeadlineExceeded) || got != want {
 			t.Errorf("demo() = %v after %v, want %v after %v (the control timeout, then runDemo's wait)",
 				err, got, context.DeadlineExceeded, want)

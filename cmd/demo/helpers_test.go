@@ -9,30 +9,32 @@ import (
 
 	"go.uber.org/goleak"
 
-	"pixretry/internal/pipenet"
 	"pixretry/psp"
 	"pixretry/psp/control"
+	"pixretry/psp/psptest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// testPSP is the psp simulator with its control API, as cmd/psp serves it, and its state.
-type testPSP struct {
-	*psp.Server
-	handler http.Handler
-}
-
-func (p testPSP) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
-
-// mustPSP returns the psp simulator with its control API and the default configuration (token
-// "test-token", balance 1000.00).
-func mustPSP(tb testing.TB) testPSP {
+// mustPSP returns the psp simulator with its control API, as cmd/psp serves it, over in-memory
+// pipes, with the default configuration (token "test-token", balance 1000.00). Each of breaks,
+// in order, wraps the handler in front of it, to make a PSP that misbehaves. Make it inside
+// the synctest bubble that uses it: it closes as the test ends, once every answer it holds is
+// out.
+func mustPSP(tb testing.TB, breaks ...func(http.Handler) http.Handler) *psptest.Server {
 	tb.Helper()
-	srv, err := psp.NewServer(psp.DefaultConfig())
+	p, err := psptest.NewServerBehind(psp.DefaultConfig(), func(srv *psp.Server) http.Handler {
+		h := mustControl(tb, srv, control.Options{})
+		for _, b := range breaks {
+			h = b(h)
+		}
+		return h
+	})
 	if err != nil {
-		tb.Fatalf("psp.NewServer() error = %v", err)
+		tb.Fatalf("psptest.NewServerBehind() error = %v", err)
 	}
-	return testPSP{srv, mustControl(tb, srv, control.Options{})}
+	tb.Cleanup(p.Close)
+	return p
 }
 
 // mustControl returns srv behind its control API, guarded by opts.
@@ -45,18 +47,16 @@ func mustControl(tb testing.TB, srv *psp.Server, opts control.Options) http.Hand
 	return h
 }
 
-// runDemo runs the demo inside the caller's synctest bubble against h served over pipenet, and
-// returns its output and error.
-func runDemo(t *testing.T, h http.Handler, seed uint64, external bool) (string, error) {
+// runDemo runs the demo inside the caller's synctest bubble against p, and returns its output
+// and error.
+func runDemo(t *testing.T, p *psptest.Server, seed uint64, external bool) (string, error) {
 	t.Helper()
-	srv := pipenet.NewServer(h)
-	defer srv.Close()
 	var out strings.Builder
 	err := demo(t.Context(), &target{
-		BaseURL: srv.URL, External: external, Token: psp.DefaultToken, Seed: seed, Transport: srv.Transport(), Out: &out,
+		BaseURL: p.URL, External: external, Token: p.Token, Seed: seed, Transport: p.Transport(), Out: &out,
 	})
-	// Scenario 3's PSP may still hold its late answer, which the client gave up on. Let it
-	// finish, at once in virtual time, so that the bubble ends with no goroutine blocked.
+	// Scenario 3's PSP may still hold its late answer, which the client gave up on. Wait it
+	// out, at once in virtual time, so that the run has left nothing in flight when it returns.
 	time.Sleep(lateBy)
 	return out.String(), err
 }

@@ -5,9 +5,7 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
-	"time"
 
-	"pixretry/internal/pipenet"
 	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
@@ -20,11 +18,9 @@ import (
 func TestFaultsDoNotLeakIntoTheNextScenario(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPSP(t)
-		srv := pipenet.NewServer(p)
-		defer srv.Close()
-		ctl := control.Client{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: srv.Transport()}}
-		sent := &roundtrip.Recorder{Next: srv.Transport()}
-		payer := &pix.Client{BaseURL: srv.URL, Token: psp.DefaultToken, HTTPClient: &http.Client{Transport: sent},
+		ctl := control.Client{BaseURL: p.URL, HTTPClient: p.HTTPClient()}
+		sent := &roundtrip.Recorder{Next: p.Transport()}
+		payer := &pix.Client{BaseURL: p.URL, Token: p.Token, HTTPClient: &http.Client{Transport: sent},
 			Policy: policy, AttemptTimeout: attemptTimeout, Jitter: rand.New(rand.NewPCG(1, pcgStream)).Float64}
 		start := p.Stats().BalanceCents
 		results, final := make([]result, len(scenarios)), start
@@ -39,6 +35,5 @@ func TestFaultsDoNotLeakIntoTheNextScenario(t *testing.T) {
 		if err := check(results, p.Settlements(), start, final); err != nil {
 			t.Errorf("the scenarios met faults an earlier one left queued:\n%v", err)
 		}
-		time.Sleep(lateBy) // scenario 3's late answer, which its client gave up on
 	})
 }
