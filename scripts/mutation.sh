@@ -4,13 +4,14 @@
 #   bash scripts/mutation.sh            # retry, psp, pix and durable
 #   bash scripts/mutation.sh retry      # one package
 #
-# gremlins (pinned in go.mod, run with `go tool`) mutates one package at a time with all eleven
-# mutators (.gremlins.yaml) and writes a JSON report to .mutation/PKG.json; scripts/mutationgate
-# then fails on any mutant that was not killed. It proves each NOT COVERED mutant (gremlins'
-# name for a switch case's condition, even one the tests run) by running the package's tests
-# against it through `go test -overlay`. GOFLAGS=-count=1 keeps a warm test cache from
-# shrinking gremlins' timeout baseline (which turns mutants into false TIMED OUT), and RAPID_SEED
-# pins any rapid test so that a verdict cannot flip between runs.
+# gremlins (pinned in tools/go.mod, built with `go -C tools tool -n`, run here on the product
+# module) mutates one package at a time with all eleven mutators (.gremlins.yaml) and writes a
+# JSON report to .mutation/PKG.json; tools/mutationgate then fails on any mutant that was not
+# killed. It proves each NOT COVERED mutant (gremlins' name for a switch case's condition, even
+# one the tests run) by running the package's tests against it through `go test -overlay`.
+# GOFLAGS=-count=1 keeps a warm test cache from shrinking gremlins' timeout baseline (which turns
+# mutants into false TIMED OUT), and RAPID_SEED pins any rapid test so that a verdict cannot flip
+# between runs.
 #
 # durable's tests run with -short (GOFLAGS, which gremlins' go test and the gate's overlay runs
 # both read): it skips the crash property, which kills child processes for about 5 s per run,
@@ -34,18 +35,21 @@ excluded() {
   if [ "$1" = durable ]; then echo "--exclude-files=postgres\.go$"; fi
 }
 
+gremlins="$(go -C tools tool -n gremlins)"
+gate="$(go -C tools tool -n mutationgate)"
+
 if [ "$#" -eq 0 ]; then set -- retry psp pix durable; fi
 mkdir -p .mutation
 for pkg in "$@"; do
   rm -f ".mutation/$pkg.json"
   echo "== gremlins: ./$pkg"
   # shellcheck disable=SC2046 # excluded prints one word or none
-  GOFLAGS="$(goflags "$pkg")" go tool gremlins unleash --config .gremlins.yaml $(excluded "$pkg") \
+  GOFLAGS="$(goflags "$pkg")" "$gremlins" unleash --config .gremlins.yaml $(excluded "$pkg") \
     -o ".mutation/$pkg.json" "./$pkg"
 done
 echo "== gate"
 failed=0
 for pkg in "$@"; do
-  GOFLAGS="$(goflags "$pkg")" go run ./scripts/mutationgate "./$pkg=.mutation/$pkg.json" || failed=1
+  GOFLAGS="$(goflags "$pkg")" "$gate" "./$pkg=.mutation/$pkg.json" || failed=1
 done
 exit "$failed"

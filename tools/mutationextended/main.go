@@ -15,10 +15,10 @@
 // The pass fails on any survivor that the equivalence file does not list with a reason, and
 // on any entry there that no longer names a survivor.
 //
-// Usage:
+// Usage, from the product module's root:
 //
-//	go run ./scripts/mutationextended [-workers 2] [-equivalent FILE] PKGDIR [PKGDIR ...]
-//	go run ./scripts/mutationextended -list PKGDIR [PKGDIR ...]
+//	"$(go -C tools tool -n mutationextended)" [-workers 2] [-equivalent FILE] PKGDIR [PKGDIR ...]
+//	"$(go -C tools tool -n mutationextended)" -list PKGDIR [PKGDIR ...]
 package main
 
 import (
@@ -47,7 +47,7 @@ var errSurvivors = errors.New("mutationextended: mutants survived")
 
 func main() {
 	workers := flag.Int("workers", 2, "mutants tested at once")
-	equivalent := flag.String("equivalent", "scripts/mutationextended/equivalent.txt",
+	equivalent := flag.String("equivalent", "tools/mutationextended/equivalent.txt",
 		"the file of equivalent mutants: `ID => reason` per line")
 	match := flag.String("match", "", "test only the mutants whose id contains this text (no judgement of the others)")
 	ids := flag.String("ids", "", "test only the mutants whose ids this file lists, one per line (no judgement of the others)")

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"pixretry/internal/pipenet"
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/psp/psptest"
 	"pixretry/retry"
 )
 
@@ -124,25 +124,23 @@ const (
 
 // Run runs sc and returns what it did. It waits in virtual time: call it inside a
 // testing/synctest bubble, where the whole run takes as long as its computation.
-// The PSP is the real psp handler, reached over in-memory connections (internal/pipenet) by
+// The PSP is the real psp handler, reached over in-memory connections (psp/psptest) by
 // real pix.Clients.
 func Run(sc Scenario) (Result, error) {
-	srv, err := psp.NewServer(psp.Config{Tokens: []string{payerToken}, BalanceCents: startBalance,
-		Capacity: sc.Capacity, ServiceTime: sc.ServiceTime})
+	arrivals := &arrivals{start: time.Now()}
+	srv, err := psptest.NewServerBehind(psp.Config{Tokens: []string{payerToken}, BalanceCents: startBalance,
+		Capacity: sc.Capacity, ServiceTime: sc.ServiceTime}, arrivals.count)
 	if err != nil {
 		return Result{}, err
 	}
-	arrivals := &arrivals{start: time.Now()}
-	net := pipenet.NewServer(arrivals.count(srv))
-	defer net.Close()
+	defer srv.Close()
 	if sc.Outage > 0 {
 		srv.Inject(psp.Down(sc.Outage))
 	}
-	clients, err := sc.clients(net)
+	clients, err := sc.clients(srv)
 	if err != nil {
 		return Result{}, err
 	}
-	defer closeIdle(clients)
 	ends := make([]ending, sc.Payers)
 	var wg sync.WaitGroup
 	for i := range sc.Payers {
@@ -153,7 +151,7 @@ func Run(sc Scenario) (Result, error) {
 		})
 	}
 	wg.Wait()
-	return sc.result(srv, arrivals, ends), nil
+	return sc.result(srv.Server, arrivals, ends), nil
 }
 
 // payment is payer i's payment; its amount is payer i's alone.
@@ -161,9 +159,9 @@ func payment(i int) pix.Payment {
 	return pix.Payment{AmountCents: firstAmount + int64(i), PixKey: "pix@example.com"}
 }
 
-// clients returns one Client for every payer, or one for all if sc.Shared.
-func (sc Scenario) clients(net *pipenet.Server) ([]*pix.Client, error) {
-	template := pix.Client{BaseURL: net.URL, Token: payerToken, Policy: sc.Strategy.policy(sc.Policy)}
+// clients returns one Client of srv for every payer, or one for all if sc.Shared.
+func (sc Scenario) clients(srv *psptest.Server) ([]*pix.Client, error) {
+	template := pix.Client{Policy: sc.Strategy.policy(sc.Policy)}
 	if sc.Strategy.quota {
 		q, err := retry.NewQuota(QuotaRatio, QuotaBurst)
 		if err != nil {
@@ -175,27 +173,21 @@ func (sc Scenario) clients(net *pipenet.Server) ([]*pix.Client, error) {
 		template.Breaker = newBreaker()
 	}
 	if sc.Shared {
-		return []*pix.Client{newClient(template, net, sc.Strategy.draws(sc.Policy, sharedSource(sc.Seed)))}, nil
+		return []*pix.Client{newClient(srv, template, sc.Strategy.draws(sc.Policy, sharedSource(sc.Seed)))}, nil
 	}
 	clients := make([]*pix.Client, sc.Payers)
 	for i := range clients {
-		clients[i] = newClient(template, net, sc.Strategy.draws(sc.Policy, payerSource(sc.Seed, i)))
+		clients[i] = newClient(srv, template, sc.Strategy.draws(sc.Policy, payerSource(sc.Seed, i)))
 	}
 	return clients, nil
 }
 
-// newClient is a copy of template with its own connections and draws.
-func newClient(template pix.Client, net *pipenet.Server, draws func() float64) *pix.Client {
-	c := template
-	c.HTTPClient = &http.Client{Transport: net.Transport().Clone()}
-	c.Jitter = draws
-	return &c
-}
-
-func closeIdle(clients []*pix.Client) {
-	for _, c := range clients {
-		c.HTTPClient.CloseIdleConnections()
-	}
+// newClient is a Client of srv with its own connections and draws, and template's policy,
+// quota and breaker.
+func newClient(srv *psptest.Server, template pix.Client, draws func() float64) *pix.Client {
+	c := srv.Client(template.Policy)
+	c.Quota, c.Breaker, c.Jitter = template.Quota, template.Breaker, draws
+	return c
 }
 
 // ending is how and when one payment ended.
@@ -212,8 +204,8 @@ type arrivals struct {
 	times []time.Duration
 }
 
-// count wraps h, recording the payment requests.
-func (a *arrivals) count(h http.Handler) http.Handler {
+// count wraps the PSP, recording the payment requests.
+func (a *arrivals) count(h *psp.Server) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == psp.PaymentsPath {
 			a.mu.Lock()

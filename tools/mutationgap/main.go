@@ -2,7 +2,7 @@
 // own, and lists those that the full suite kills and the property suite does not.
 //
 // For each package PKG it reads .mutation/properties-PKG.json (gremlins' report of the
-// package's mutants run against properties/ only, written by scripts/mutation-properties.sh)
+// package's mutants run against the property tests only, written by scripts/mutation-properties.sh)
 // and, if present, .mutation/PKG.json (the full suite's report, written by
 // scripts/mutation.sh). A mutant the full suite kills and the properties do not is a gap. Each
 // mutant is named by a key that stays put when lines move (key.go), read from the package's
@@ -20,9 +20,9 @@
 // each. A span that names a mutant of PKG (it opens with "PKG/" and holds ".go:") but no gap is
 // stale. An unexplained gap or a stale span exits 1.
 //
-// Usage:
+// Usage, from the product module's root:
 //
-//	go run ./scripts/mutationgap [-prove] [-explained properties/survivors.md] PKG [PKG ...]
+//	"$(go -C tools tool -n mutationgap)" [-prove] [-explained properties/survivors.md] PKG [PKG ...]
 package main
 
 import (

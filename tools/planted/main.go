@@ -11,9 +11,9 @@
 // A bug marked Awaits waits for a change that is not merged yet. It must not be caught: once
 // it is, the mark has to go, so that the bug is checked like the others.
 //
-// Usage:
+// Usage, from the product module's root:
 //
-//	go run ./scripts/planted [WORD ...]    # the bugs whose name holds a WORD, or all
+//	"$(go -C tools tool -n planted)" [WORD ...]    # the bugs whose name holds a WORD, or all
 package main
 
 import (

@@ -123,3 +123,42 @@ func TestRunWithProofsComparesNotCoveredMutants(t *testing.T) {
 		}
 	}
 }
+
+// A mutant the properties let live is killed by the property tests beside its package, and a
+// package the properties do not build on is proven by its own property tests alone.
+func TestProverRunsThePropertyTestsBesideAPackage(t *testing.T) {
+	root := mustProverModule(t)
+	for name, text := range map[string]string{
+		"sign/property_sign_test.go": "package sign_test\n\nimport (\n\t\"testing\"\n\n\t\"pixretry/sign\"\n)\n\n" +
+			"func TestSignOfZero(t *testing.T) {\n\tif sign.Sign(0) != 0 {\n\t\tt.Fatal(\"zero has a sign\")\n\t}\n}\n",
+		"other/property_other_test.go": "package other\n\nimport \"testing\"\n\n" +
+			"func TestLessIsStrict(t *testing.T) {\n\tif Less(1, 1) {\n\t\tt.Fatal(\"1 < 1\")\n\t}\n}\n",
+		// A test of its own package, not a property: it would kill the mutant of sign.Name.
+		"sign/name_test.go": "package sign\n\nimport \"testing\"\n\n" +
+			"func TestName(t *testing.T) {\n\tif Name(\"x\") != \"sign x\" {\n\t\tt.Fatal(Name(\"x\"))\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := newProver(context.Background(), root)
+	if err != nil {
+		t.Fatalf("newProver() = %v", err)
+	}
+	ms := []mutant{
+		{key: "> to >=", status: "NOT COVERED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_BOUNDARY"},
+		{key: "not built on", status: "NOT COVERED", file: "other/other.go", line: 3, column: 37,
+			typ: "CONDITIONALS_BOUNDARY"},
+	}
+	if err := p.settle(context.Background(), ms); err != nil {
+		t.Fatalf("settle() = %v", err)
+	}
+	for i, want := range []string{provenKilled, provenKilled} {
+		if ms[i].status != want {
+			t.Errorf("mutant %q: status %q, want %q", ms[i].key, ms[i].status, want)
+		}
+	}
+	if got, want := p.local["sign"].Run, "^(TestSignOfZero)$"; got != want {
+		t.Errorf("sign's property runner runs %q, want %q: only the property_*_test.go files", got, want)
+	}
+}

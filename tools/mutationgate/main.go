@@ -18,9 +18,9 @@
 // at all, fails too: gremlins writes no report when it found nothing to mutate, and a gate
 // that passes on an empty run proves nothing.
 //
-// Usage:
+// Usage, from the product module's root:
 //
-//	go run ./scripts/mutationgate PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]
+//	"$(go -C tools tool -n mutationgate)" PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]
 //
 // PKGDIR is the directory gremlins mutated: the report's file names are relative to it.
 package main
@@ -35,7 +35,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"pixretry/scripts/mutationgate/overlay"
+	"pixretry/tools/mutationgate/overlay"
 )
 
 // errSurvivors is returned when at least one mutant was not killed.

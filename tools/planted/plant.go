@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"pixretry/scripts/mutationgate/overlay"
+	"pixretry/tools/mutationgate/overlay"
 )
 
 // bug is one realistic bug, planted by replacing Old by New in File, and the tests that must

@@ -16,7 +16,7 @@ var reportDir = flag.String("herd.out", "", "directory to write the herd report 
 // contention sweep, then writes the report. Without -herd.out it is skipped.
 func TestHerdReport(t *testing.T) {
 	if *reportDir == "" {
-		t.Skip("make herd runs it: go test -run TestHerdReport ./herd -args -herd.out DIR")
+		t.Skip("make herd runs it: go -C tools test -run TestHerdReport ./internal/herd -args -herd.out DIR")
 	}
 	wall := time.Now()
 	plan := Plan()

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"pixretry/scripts/mutationgate/overlay"
+	"pixretry/tools/mutationgate/overlay"
 )
 
 // outcome is what became of one mutant.
