@@ -51,6 +51,7 @@ properties:
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m ./properties/
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestDoFollowsItsModel|TestQuotaKeepsItsBound)$$' ./retry/
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestPSPMatchesModel|TestPSPIsLinearizable)$$' ./psp/
+	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestClientConfigurationIsChecked|TestErrorSaysWhatThePSPAnswered)$$' ./pix/
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

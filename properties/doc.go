@@ -11,6 +11,6 @@
 // constructors in the trace of one fixed run to show that it can fail. Besides its own file, a
 // reader needs only trace_test.go (the Trace), oracle_test.go (the rules several invariants
 // share) and planted_test.go (violations, the baseline run, the shared constructors). The
-// properties of retry alone and of psp alone live in those packages. docs/properties.md is the
-// guide.
+// properties of retry alone, of psp alone and of pix alone live in those packages.
+// docs/properties.md is the guide.
 package properties

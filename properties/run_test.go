@@ -33,7 +33,6 @@ type scenario struct {
 	AttemptTimeout time.Duration
 	KeyTTL         time.Duration // the PSP's; 0: runKeyTTL
 	ClientKeyTTL   time.Duration // the clients' pix.Client.KeyTTL, at most KeyTTL; 0: KeyTTL
-	BaseURL        string        // the clients' BaseURL; "": the PSP's
 	BalanceCents   int64
 	Faults         []psp.Fault      // payment faults and lookup faults (psp.Fault.ForLookup)
 	Gateway        []gatewayAnswer  // a gateway's answers to the requests; none: it passes all on
@@ -84,7 +83,7 @@ func runScenario(sc scenario) (Trace, error) {
 		SlowestFault: slowest(sc.Faults, psp.TargetPayment), SlowestLookup: slowest(sc.Faults, psp.TargetLookup),
 		Distortions: distortions(sc.Faults, psp.TargetPayment), LookupDistortions: distortions(sc.Faults, psp.TargetLookup),
 		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
-	run := &runner{url: cmp.Or(sc.BaseURL, srv.URL), transport: transport, line: network, sc: sc,
+	run := &runner{url: srv.URL, transport: transport, line: network, sc: sc,
 		sentAt: map[string]time.Time{}}
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # How much of retry/, pix/ and psp/ the property suite guards on its own: gremlins' mutants of
 # each package run against the property tests only, not against the package's other tests. The
-# property tests are every Test of properties/ and every Test that retry/ and psp/ declare in a
-# property_*_test.go file.
+# property tests are every Test of properties/ and every Test that retry/, psp/ and pix/ declare
+# in a property_*_test.go file.
 #
 #   bash scripts/mutation-properties.sh          # retry, pix and psp
 #   bash scripts/mutation-properties.sh retry    # one package
 #
 # gremlins runs only the mutated package's tests, or with --integration `go test ./...` over the
 # whole module. This script runs gremlins (the version pinned in tools/go.mod) in integration
-# mode with a `go` first in PATH that turns that `./...` into `./properties/ ./retry/ ./psp/`
-# and a -run of the property tests' names, read from the files at each run: coverage is
+# mode with a `go` first in PATH that turns that `./...` into `./properties/ ./retry/ ./psp/
+# ./pix/` and a -run of the property tests' names, read from the files at each run: coverage is
 # gathered from the properties alone (-coverpkg=./PKG), so a mutant no property reaches is NOT
 # COVERED, and every other mutant runs against the properties alone. The report goes to
 # .mutation/properties-PKG.json. When .mutation/PKG.json (`make mutation`) is there too,
@@ -38,10 +38,10 @@ tests() {
   sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*/\1/p' "$@" | grep -vx TestMain | sort -u
 }
 shopt -s nullglob
-PIXRETRY_PROPERTIES="$(tests properties/*_test.go retry/property_*_test.go psp/property_*_test.go)"
+PIXRETRY_PROPERTIES="$(tests properties/*_test.go retry/property_*_test.go psp/property_*_test.go pix/property_*_test.go)"
 export PIXRETRY_PROPERTIES
 others=()
-for f in retry/*_test.go psp/*_test.go; do
+for f in retry/*_test.go psp/*_test.go pix/*_test.go; do
   case "$f" in */property_*) ;; *) others+=("$f") ;; esac
 done
 shopt -u nullglob
@@ -49,11 +49,11 @@ if [ -z "$PIXRETRY_PROPERTIES" ]; then
   echo "mutation-properties.sh: no property tests found" >&2
   exit 1
 fi
-# -run selects by name in every package: another test of retry/ or psp/ with a property's name
-# would run as one.
+# -run selects by name in every package: another test of retry/, psp/ or pix/ with a property's
+# name would run as one.
 clash="$(comm -12 <(echo "$PIXRETRY_PROPERTIES") <(tests "${others[@]}"))"
 if [ -n "$clash" ]; then
-  echo "mutation-properties.sh: tests of retry/ or psp/ outside property_*_test.go share a property's name:" >&2
+  echo "mutation-properties.sh: tests of retry/, psp/ or pix/ outside property_*_test.go share a property's name:" >&2
   echo "$clash" >&2
   exit 1
 fi
@@ -81,7 +81,7 @@ if [ -z "$names" ]; then
   echo "go shim: gremlins' -run matches no property test" >&2
   exit 2
 fi
-exec "$PIXRETRY_GO" "${args[@]}" -run "^($(paste -sd '|' <<<"$names"))\$" ./properties/ ./retry/ ./psp/
+exec "$PIXRETRY_GO" "${args[@]}" -run "^($(paste -sd '|' <<<"$names"))\$" ./properties/ ./retry/ ./psp/ ./pix/
 SHIM
 chmod +x "$shim/go"
 # `go tool` puts GOROOT/bin first in PATH, which would hide the shim: run gremlins' binary itself.
