@@ -21,7 +21,9 @@ func OpenSQLite(path string) (*sql.DB, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("durable: SQLite path %q is empty or holds ? or #", path)
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
+	// No "file:" prefix: SQLite would read the path as a URI and decode %41 to A, while the
+	// lock files below take the path as it is.
+	dsn := path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
 		"&_pragma=busy_timeout(10000)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

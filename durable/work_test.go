@@ -221,7 +221,7 @@ func TestStopLetsAnotherStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	t.Cleanup(func() { other.Close() }) // after mustStart's Stop: cleanups run last first
 	mustStart(t, mustPayer(t, other, l.config()))
 }
 

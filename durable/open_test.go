@@ -1,0 +1,234 @@
+package durable
+
+// How OpenSQLite, NewSQLite and Start open a database, and what they refuse.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"go.uber.org/goleak"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// OpenSQLite sets the file up as its doc says: WAL, synchronous=FULL, a busy timeout of 10 s,
+// and one connection.
+func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
+	db, path := mustSQLite(t)
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the database file: %v, want it at %s", err, path)
+	}
+	for _, tt := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"synchronous", "2"}, // FULL
+		{"busy_timeout", "10000"},
+	} {
+		var got string
+		if err := db.QueryRow("PRAGMA " + tt.pragma).Scan(&got); err != nil || got != tt.want {
+			t.Errorf("PRAGMA %s = %q (error %v), want %q", tt.pragma, got, err, tt.want)
+		}
+	}
+	if got := db.Stats().MaxOpenConnections; got != 1 {
+		t.Errorf("MaxOpenConnections = %d, want 1", got)
+	}
+}
+
+// The path is a file name, not a URI: %41 stays %41, and the database lies beside its lock
+// files.
+func TestOpenSQLiteTakesThePathAsItIs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a%41.db")
+	db, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatalf("OpenSQLite(%q) error = %v", path, err)
+	}
+	defer db.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the database file: %v, want it at %s", err, path)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "aA.db")); err == nil {
+		t.Errorf("OpenSQLite decoded %%41 in %s to aA.db", path)
+	}
+}
+
+// A refused path is named in the error, which is all the caller gets.
+func TestOpenSQLiteNamesTheRefusedPath(t *testing.T) {
+	t.Chdir(t.TempDir()) // where a lock file for the path "" would land
+	_, err := OpenSQLite("")
+	if want := `durable: SQLite path "" is empty or holds ? or #`; err == nil || err.Error() != want {
+		t.Errorf("OpenSQLite(\"\") error = %v, want %q", err, want)
+	}
+}
+
+// OpenSQLite closes what it opened when it fails: nothing of the database outlives the call.
+func TestOpenSQLiteFailsWithoutLeaking(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		make func(path string) error // makes path unusable
+		want func(error) bool
+	}{
+		{"a directory at the database's path", func(path string) error { return os.Mkdir(path, 0o700) },
+			func(err error) bool {
+				var e *sqlite.Error
+				return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_CANTOPEN
+			}},
+		{"a directory at its migration lock's path", func(path string) error { return os.Mkdir(path+".migrate.lock", 0o700) },
+			func(err error) bool { return errors.Is(err, syscall.EISDIR) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pay.db")
+			if err := tt.make(path); err != nil {
+				t.Fatal(err)
+			}
+			before := goleak.IgnoreCurrent()
+			db, err := OpenSQLite(path)
+			if err == nil {
+				db.Close()
+			}
+			if !tt.want(err) || !strings.HasPrefix(err.Error(), "durable: ") {
+				t.Fatalf("OpenSQLite() error = %v, want a durable error wrapping the cause", err)
+			}
+			goleak.VerifyNone(t, before) // a *sql.DB left open keeps a goroutine
+		})
+	}
+}
+
+// Each lock file sits beside the database under its own name: OpenSQLite, NewSQLite and Start
+// fail with the file system's error when theirs cannot be made.
+func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
+	// NewSQLite's migration lock: OpenSQLite made it, so it is replaced once the file is open.
+	t.Run("migration lock", func(t *testing.T) {
+		db, path := mustSQLite(t)
+		blockLockFile(t, path+".migrate.lock")
+		if _, err := NewSQLite(context.Background(), db, Config{}); !errors.Is(err, syscall.EISDIR) {
+			t.Errorf("NewSQLite() error = %v, want EISDIR", err)
+		}
+	})
+	t.Run("run lock", func(t *testing.T) {
+		l := mustPSP(t)
+		db, path := mustSQLite(t)
+		p := mustPayer(t, db, l.config())
+		blockLockFile(t, path+".run.lock")
+		err := p.Start(context.Background())
+		if !errors.Is(err, syscall.EISDIR) || !strings.HasPrefix(err.Error(), "durable: lock file: ") {
+			t.Errorf("Start() error = %v, want a lock file error wrapping EISDIR", err)
+		}
+	})
+}
+
+// blockLockFile puts a directory where the lock file path is expected.
+func blockLockFile(tb testing.TB, path string) {
+	tb.Helper()
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		tb.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// A Start that finds the database busy closes the lock file it opened: only the holder's stays.
+func TestBusyStartClosesItsLockFile(t *testing.T) {
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skipf("no /proc/self/fd to count open files: %v", err)
+	}
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	held, err := lockFile(path+".run.lock", false) // as another process's Start would
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.unlock()
+	p := mustPayer(t, db, l.config())
+	if err := p.Start(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Start() error = %v, want ErrBusy", err)
+	}
+	if got := openFilesAt(t, path+".run.lock"); got != 1 {
+		t.Errorf("%d files open at the run lock after a busy Start, want 1, the holder's", got)
+	}
+}
+
+// openFilesAt counts this process's open files at path.
+func openFilesAt(tb testing.TB, path string) int {
+	tb.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == path {
+			n++
+		}
+	}
+	return n
+}
+
+// NewSQLite refuses what it cannot work: a database it cannot read, one without a file, a
+// bad Config, and River's refusals.
+func TestNewSQLiteRefusals(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	db, _ := mustSQLite(t)
+	if _, err := NewSQLite(ended, db, Config{}); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") {
+		t.Errorf("NewSQLite(an ended context) error = %v, want a durable error wrapping context.Canceled", err)
+	}
+	if _, err := NewSQLite(context.Background(), db, Config{Workers: -1}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("NewSQLite(Workers -1) error = %v, want ErrInvalidConfig", err)
+	}
+	// River runs at most 10 000 workers a queue.
+	cfg := testConfig("http://127.0.0.1:1")
+	cfg.Workers = 10_001
+	_, err := NewSQLite(context.Background(), db, cfg)
+	if err == nil || errors.Unwrap(err) == nil || !strings.HasPrefix(err.Error(), "durable: ") {
+		t.Errorf("NewSQLite(Workers 10 001) error = %v, want a durable error wrapping River's", err)
+	}
+}
+
+// A database without a file, such as :memory:, has nowhere to put its lock files.
+func TestNewSQLiteRefusesADatabaseWithoutAFile(t *testing.T) {
+	t.Chdir(t.TempDir()) // where a lock file named for no file would land
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = NewSQLite(context.Background(), db, Config{})
+	if want := "durable: the SQLite database has no file; use OpenSQLite"; err == nil || err.Error() != want {
+		t.Errorf("NewSQLite(:memory:) error = %v, want %q", err, want)
+	}
+}
+
+// Workers is unused by a Payer without Client, so NewSQLite takes any count that Validate
+// takes.
+func TestNewSQLiteWithoutClientIgnoresWorkers(t *testing.T) {
+	cfg := Config{Workers: 10_001}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("Validate() = %v, want nil", err)
+	}
+	db, _ := mustSQLite(t)
+	mustPay(t, mustPayer(t, db, cfg), "a", payment(100))
+}
+
+// River's migrations failing fail NewSQLite, with the database's error, before the intent
+// table is made.
+func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
+	db, _ := mustSQLite(t)
+	if _, err := db.Exec("CREATE TABLE river_migration (unexpected TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewSQLite(context.Background(), db, Config{})
+	var e *sqlite.Error
+	if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "durable: ") {
+		t.Fatalf("NewSQLite() over a broken river_migration: error = %v, want a durable error wrapping SQLite's", err)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'pix_intent'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("pix_intent made (%d, error %v) after River's migrations failed, want not", n, err)
+	}
+}
