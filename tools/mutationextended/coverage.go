@@ -54,18 +54,17 @@ func readCoverage(name string) (coverage, error) {
 	return cov, s.Err()
 }
 
-// unrun says whether the tests never ran p: it lies in blocks none of which ran. A position
-// in no block at all (a switch case's condition, a package-level initializer) is not known
-// to be unrun.
-func (c coverage) unrun(file string, p token.Position) bool {
-	in := false
+// ran says whether the tests ran position p of file (a base name): it lies in a block that
+// ran. listed says whether p lies in any block at all: a position in none (a switch case's
+// condition, a package-level initializer) is not known to be unrun.
+func (c coverage) ran(file string, p token.Position) (ran, listed bool) {
 	for _, b := range c[file] {
 		if b.contains(p) {
 			if b.hit {
-				return false
+				return true, true
 			}
-			in = true
+			listed = true
 		}
 	}
-	return in
+	return false, listed
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestCoverageUnrun(t *testing.T) {
+func TestCoverageRan(t *testing.T) {
 	profile := "mode: set\n" +
 		"fixture/tally/tally.go:10.2,12.3 2 1\n" +
 		"fixture/tally/tally.go:14.2,16.3 1 0\n"
@@ -21,22 +21,22 @@ func TestCoverageUnrun(t *testing.T) {
 	}
 	cases := []struct {
 		line, column int
-		want         bool
+		ran, listed  bool
 	}{
-		{11, 1, false}, // in a block that ran
-		{14, 2, true},  // at the start of a block that did not
-		{16, 2, true},  // before its end
-		{16, 3, false}, // at its end: outside
-		{13, 5, false}, // in no block: not known to be unrun
+		{11, 1, true, true},   // in a block that ran
+		{14, 2, false, true},  // at the start of a block that did not
+		{16, 2, false, true},  // before its end
+		{16, 3, false, false}, // at its end: outside
+		{13, 5, false, false}, // in no block: not known to be unrun
 	}
 	for _, c := range cases {
 		p := token.Position{Line: c.line, Column: c.column}
-		if got := cov.unrun("tally.go", p); got != c.want {
-			t.Errorf("unrun(%d:%d) = %v, want %v", c.line, c.column, got, c.want)
+		if ran, listed := cov.ran("tally.go", p); ran != c.ran || listed != c.listed {
+			t.Errorf("ran(%d:%d) = %v, %v; want %v, %v", c.line, c.column, ran, listed, c.ran, c.listed)
 		}
 	}
-	if cov.unrun("other.go", token.Position{Line: 14, Column: 2}) {
-		t.Error("unrun() of a file the profile does not name = true, want false")
+	if ran, listed := cov.ran("other.go", token.Position{Line: 14, Column: 2}); ran || listed {
+		t.Error("ran() of a file the profile does not name = true, want false")
 	}
 }
 

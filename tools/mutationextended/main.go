@@ -1,23 +1,28 @@
-// Command mutationextended is a mutation pass with the operators gremlins lacks: it removes
-// statements, replaces if conditions by true and by false, empties else and case bodies,
-// replaces function bodies by a return of zero values (extreme mutation), flips boolean
-// literals and empties string literals.
+// Command mutationextended is a mutation pass with the operators gremlins lacks
+// (internal/mutant.Extended): it removes statements, replaces if conditions by true and by
+// false, empties else and case bodies, replaces function bodies by a return of zero values
+// (extreme mutation), flips boolean literals and empties string literals.
 //
-// For each package directory it reads the non-test files the go command would build, makes
-// every mutant of them, and runs the package's tests once unmutated, with coverage, to time
-// them. A mutant whose every position lies in blocks the tests never ran survives without a
-// run. Each other mutant replaces its file through `go test -overlay` (no tree is copied, no
-// file is written) and runs the package's tests with a timeout of ten times their measured
-// time. A mutant that does not build is counted as not compiled. A mutant that times out is
-// killed: the tests did not pass. A function whose every body mutant ran and survived is
-// pseudo-tested: its callers' tests would not notice it doing nothing.
+// Each package is built once: a mutant that does not type-check (go/types) is not compiled;
+// every other one waits behind a switch in one test binary (mutant schemata, schema.go), read
+// at run time from the environment, and the few no switch can hold are built alone. Each test
+// of the package runs once, alone, under coverage; then each mutant runs only the tests that
+// cover its position, fastest first, with a timeout of ten times their measured time (route.go).
+// A mutant no test runs survives without a run. A mutant that times out is killed: the tests
+// did not pass. A function whose every body mutant ran and survived is pseudo-tested: its
+// callers' tests would not notice it doing nothing.
 //
-// The pass fails on any survivor that the equivalence file does not list with a reason, and
-// on any entry there that no longer names a survivor.
+// The pass fails on any survivor that the list of accepted survivors (tools/accepted.txt,
+// internal/mutant.Accepted) does not accept for the pass "extended", and on any such entry
+// about its packages that names no survivor. The list's "skip" entries leave files or packages
+// out, each with its reason.
+//
+// Packages are directories, or ./..., every package of the module but commands (package main)
+// and those the list skips: a package added later is mutated unless the list says why not.
 //
 // Usage, from the product module's root:
 //
-//	"$(go -C tools tool -n mutationextended)" [-workers 2] [-equivalent FILE] PKGDIR [PKGDIR ...]
+//	"$(go -C tools tool -n mutationextended)" [-workers 2] [-short] [-accepted FILE] ./... | PKGDIR ...
 //	"$(go -C tools tool -n mutationextended)" -list PKGDIR [PKGDIR ...]
 package main
 
@@ -28,10 +33,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
+
+	"pixretry/tools/internal/mutant"
 )
 
 // only, when set, keeps the mutants whose id contains it, and onlyIDs, when set, those whose id
@@ -42,15 +48,21 @@ var (
 	onlyIDs map[string]bool
 )
 
-// errSurvivors is returned when a mutant survived that is not listed as equivalent.
+// verbose prints every mutant's outcome, and whether a switch held it or it was built alone.
+var verbose bool
+
+// errSurvivors is returned when a mutant survived that the list does not accept.
 var errSurvivors = errors.New("mutationextended: mutants survived")
 
 func main() {
-	workers := flag.Int("workers", 2, "mutants tested at once")
-	equivalent := flag.String("equivalent", "tools/mutationextended/equivalent.txt",
-		"the file of equivalent mutants: `ID => reason` per line")
+	var opts options
+	flag.IntVar(&opts.workers, "workers", 2, "mutants tested at once")
+	flag.BoolVar(&opts.short, "short", false, "run the tests with -test.short")
+	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the list of accepted survivors: `PASS ID => reason` per line")
 	match := flag.String("match", "", "test only the mutants whose id contains this text (no judgement of the others)")
 	ids := flag.String("ids", "", "test only the mutants whose ids this file lists, one per line (no judgement of the others)")
+	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
+	flag.IntVar(&opts.compare, "compare", 0, "build `N` mutants of each package alone, as once, and print where the verdicts differ")
 	list := flag.Bool("list", false, "print each mutant's id and what replaces its span, and test none")
 	flag.Parse()
 	if *list {
@@ -74,52 +86,94 @@ func main() {
 			}
 		}
 	}
-	if err := run(context.Background(), *workers, *equivalent, flag.Args(), os.Stdout); err != nil {
+	if err := run(context.Background(), opts, *acceptedFile, flag.Args(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, workers int, equivalentFile string, dirs []string, out io.Writer) error {
-	if len(dirs) == 0 {
-		return errors.New("mutationextended: usage: mutationextended [-workers N] [-equivalent FILE] PKGDIR [PKGDIR ...]")
+func run(ctx context.Context, opts options, acceptedFile string, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("mutationextended: usage: mutationextended [-workers N] [-short] [-accepted FILE] ./... | PKGDIR [PKGDIR]")
 	}
-	eq, err := readEquivalents(equivalentFile)
+	accepted, err := mutant.ReadAccepted(acceptedFile)
+	if err != nil {
+		return err
+	}
+	dirs, module, err := packages(args, accepted)
 	if err != nil {
 		return err
 	}
 	var passes []*pass
 	for _, dir := range dirs {
-		p, err := runPackage(ctx, dir, workers)
+		p, err := runPackage(ctx, dir, opts, accepted, newProgress())
 		if err != nil {
+			return err
+		}
+		if err := p.compare(ctx, opts.compare, opts, out); err != nil {
 			return err
 		}
 		passes = append(passes, p)
 	}
-	return judge(passes, eq, out)
+	return judge(passes, accepted, dirs, module, out)
 }
 
-// judge prints each pass and fails on a survivor not listed as equivalent, or on an entry
-// about one of the passes' packages that names no survivor.
-func judge(passes []*pass, eq equivalents, out io.Writer) error {
-	used := map[string]bool{}
-	unlisted := 0
-	for _, p := range passes {
-		unlisted += p.report(out, eq, used)
-	}
-	var stale []string
-	for id := range eq {
-		ours := slices.ContainsFunc(passes, func(p *pass) bool { return strings.HasPrefix(id, p.dir+"/") })
-		if ours && !used[id] && only == "" && onlyIDs == nil {
-			stale = append(stale, id)
+// packages expands ./... into the module's packages but commands and those the list skips,
+// and returns the other arguments as they are; module is every package of the module when ./...
+// was given, nil otherwise.
+func packages(args []string, accepted *mutant.Accepted) (dirs []string, module map[string]bool, err error) {
+	for _, arg := range args {
+		if arg != "./..." {
+			dirs = append(dirs, filepath.ToSlash(filepath.Clean(arg)))
+			continue
+		}
+		out, err := exec.Command("go", "list", "-f", "{{.Name}} {{.Dir}}", "./...").Output()
+		if err != nil {
+			return nil, nil, fmt.Errorf("mutationextended: go list ./...: %w", err)
+		}
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, err
+		}
+		module = map[string]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			name, dir, _ := strings.Cut(line, " ")
+			rel, err := filepath.Rel(wd, dir)
+			if err != nil {
+				return nil, nil, err
+			}
+			rel = filepath.ToSlash(rel)
+			module[rel] = true
+			if name != "main" && !accepted.Accepts(mutant.Skip, rel) {
+				dirs = append(dirs, rel)
+			}
 		}
 	}
-	sort.Strings(stale)
+	return dirs, module, nil
+}
+
+// judge prints each pass and fails on a survivor the list does not accept, or on an entry
+// about one of the passes' packages that names no survivor (or a skipped file that is gone), or,
+// when module lists the module's packages, a skipped package that is not one.
+func judge(passes []*pass, accepted *mutant.Accepted, dirs []string, module map[string]bool, out io.Writer) error {
+	unlisted := 0
+	for _, p := range passes {
+		unlisted += p.report(out, accepted)
+	}
+	var stale []string
+	if only == "" && onlyIDs == nil {
+		stale = append(accepted.Stale(mutant.PassExtended, dirs), accepted.Stale(mutant.Skip, dirs)...)
+		for _, id := range accepted.IDs(mutant.Skip) {
+			if module != nil && !strings.HasSuffix(id, ".go") && !module[id] {
+				stale = append(stale, id)
+			}
+		}
+	}
 	for _, id := range stale {
-		fmt.Fprintf(out, "STALE %s: listed as equivalent, but no such mutant survived\n", id)
+		fmt.Fprintf(out, "STALE %s: accepted, but no such mutant survived (or no such file)\n", id)
 	}
 	if unlisted > 0 || len(stale) > 0 {
-		return fmt.Errorf("%w: %d not listed as equivalent, %d stale equivalence entries", errSurvivors, unlisted, len(stale))
+		return fmt.Errorf("%w: %d not accepted, %d stale entries", errSurvivors, unlisted, len(stale))
 	}
 	return nil
 }
@@ -128,7 +182,7 @@ func judge(passes []*pass, eq equivalents, out io.Writer) error {
 func listMutants(dirs []string, out io.Writer) error {
 	for _, dir := range dirs {
 		p := &pass{dir: filepath.Clean(dir)}
-		if _, err := p.collect(); err != nil {
+		if _, err := p.load(&mutant.Accepted{}); err != nil {
 			return err
 		}
 		for _, m := range p.mutants {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"pixretry/tools/internal/mutant"
 )
 
 func TestMain(m *testing.M) {
@@ -21,7 +24,7 @@ const fixture = "testdata/mod/tally"
 
 // tallyPass runs the pass over the fixture once for all the tests that judge it.
 var tallyPass = sync.OnceValues(func() (*pass, error) {
-	return runPackage(context.Background(), fixture, 2)
+	return runPackage(context.Background(), fixture, options{workers: 2}, &mutant.Accepted{}, nil)
 })
 
 func mustTallyPass(t *testing.T) *pass {
@@ -51,7 +54,7 @@ func idOf(line string) string {
 
 func TestJudgeFailsOnEachSurvivorAndNamesPseudoTestedFunctions(t *testing.T) {
 	var out bytes.Buffer
-	err := judge([]*pass{mustTallyPass(t)}, equivalents{}, &out)
+	err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, ""), []string{fixture}, nil, &out)
 	if !errors.Is(err, errSurvivors) {
 		t.Fatalf("judge() = %v, want %v", err, errSurvivors)
 	}
@@ -59,6 +62,9 @@ func TestJudgeFailsOnEachSurvivorAndNamesPseudoTestedFunctions(t *testing.T) {
 		"PSEUDO-TESTED testdata/mod/tally/tally.go:note: every body mutant ran and survived",
 		"testdata/mod/tally: 12 mutants: 5 killed (0 by timeout), 7 survived (2 not covered), 0 equivalent, "+
 			"0 not compiled; 1 pseudo-tested functions; ")
+	if got := out.String(); !strings.Contains(got, "before the first mutant ran") {
+		t.Errorf("output = %s\nwant the time the setup took", got)
+	}
 	for _, want := range wants {
 		if got := out.String(); !strings.Contains(got, want) {
 			t.Errorf("output = %s\nwant it to contain %q", got, want)
@@ -69,13 +75,32 @@ func TestJudgeFailsOnEachSurvivorAndNamesPseudoTestedFunctions(t *testing.T) {
 	}
 }
 
-func TestJudgePassesWhenEverySurvivorIsListed(t *testing.T) {
-	eq := equivalents{}
-	for _, s := range tallySurvivors {
-		eq[idOf(s)] = "a reason"
+// mustAccepted returns the list of accepted survivors that text holds.
+func mustAccepted(t *testing.T, text string) *mutant.Accepted {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "accepted.txt")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	a, err := mutant.ReadAccepted(path)
+	if err != nil {
+		t.Fatalf("ReadAccepted() error = %v", err)
+	}
+	return a
+}
+
+// everySurvivor is a list that accepts each of the fixture's survivors.
+func everySurvivor() string {
+	var b strings.Builder
+	for _, s := range tallySurvivors {
+		fmt.Fprintf(&b, "extended %s => a reason\n", idOf(s))
+	}
+	return b.String()
+}
+
+func TestJudgePassesWhenEverySurvivorIsAccepted(t *testing.T) {
 	var out bytes.Buffer
-	if err := judge([]*pass{mustTallyPass(t)}, eq, &out); err != nil {
+	if err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, everySurvivor()), []string{fixture}, nil, &out); err != nil {
 		t.Fatalf("judge() = %v, want nil; output:\n%s", err, out.String())
 	}
 	if got, want := out.String(), "0 survived (2 not covered), 7 equivalent"; !strings.Contains(got, want) {
@@ -86,59 +111,30 @@ func TestJudgePassesWhenEverySurvivorIsListed(t *testing.T) {
 // An entry that names no survivor (the mutant is killed now, or its code is gone) fails, so
 // that the list cannot hide a mutant that later takes the same id.
 func TestJudgeFailsOnAStaleEntry(t *testing.T) {
-	eq := equivalents{"testdata/mod/tally/tally.go:Sum:remove-stmt:total += v": "it is not"}
-	for _, s := range tallySurvivors {
-		eq[idOf(s)] = "a reason"
-	}
-	eq["retry/do.go:Do:zero-body:body"] = "another package's entry is not judged here"
+	list := everySurvivor() + "extended testdata/mod/tally/tally.go:Sum:remove-stmt:total += v => it is not\n" +
+		"extended retry/do.go:Do:zero-body:body => another package's entry is not judged here\n" +
+		"properties testdata/mod/tally/tally.go:Sum:ARITHMETIC_BASE:total «+=» v => another pass's entry neither\n"
 	var out bytes.Buffer
-	err := judge([]*pass{mustTallyPass(t)}, eq, &out)
+	err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, list), []string{fixture}, nil, &out)
 	if !errors.Is(err, errSurvivors) {
 		t.Fatalf("judge() = %v, want %v", err, errSurvivors)
 	}
-	want := "STALE testdata/mod/tally/tally.go:Sum:remove-stmt:total += v: listed as equivalent, but no such mutant survived\n"
-	if got := out.String(); !strings.Contains(got, want) || strings.Contains(got, "STALE retry") {
+	want := "STALE testdata/mod/tally/tally.go:Sum:remove-stmt:total += v: accepted, but no such mutant survived (or no such file)\n"
+	if got := out.String(); !strings.Contains(got, want) || strings.Count(got, "STALE") != 1 {
 		t.Errorf("output = %s\nwant it to contain %q and no other STALE line", got, want)
 	}
 }
 
-func TestRunReadsTheEquivalenceFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "equivalent.txt")
-	if err := os.WriteFile(path, []byte("not an entry\n"), 0o600); err != nil {
+func TestRunReadsTheList(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "accepted.txt")
+	if err := os.WriteFile(path, []byte("extended not an entry\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(context.Background(), 2, path, []string{fixture}, new(bytes.Buffer)); err == nil ||
+	if err := run(context.Background(), options{workers: 2}, path, []string{fixture}, new(bytes.Buffer)); err == nil ||
 		errors.Is(err, errSurvivors) {
-		t.Errorf("run() = %v, want an error for the malformed file", err)
+		t.Errorf("run() = %v, want an error for the malformed list", err)
 	}
-	if err := run(context.Background(), 2, path, nil, new(bytes.Buffer)); err == nil {
+	if err := run(context.Background(), options{workers: 2}, path, nil, new(bytes.Buffer)); err == nil {
 		t.Error("run() without a package = nil error, want a usage error")
-	}
-}
-
-func TestReadEquivalents(t *testing.T) {
-	cases := map[string]struct {
-		text string
-		ok   bool
-	}{
-		"entries and comments": {"# why\n\nretry/a.go:F:flip-bool:true => the flag is never read\n", true},
-		"no reason":            {"retry/a.go:F:flip-bool:true => \n", false},
-		"no separator":         {"retry/a.go:F:flip-bool:true\n", false},
-		"listed twice":         {"a => x\na => y\n", false},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "equivalent.txt")
-			if err := os.WriteFile(path, []byte(c.text), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			eq, err := readEquivalents(path)
-			if (err == nil) != c.ok {
-				t.Fatalf("readEquivalents() error = %v, want ok %v", err, c.ok)
-			}
-			if c.ok && eq["retry/a.go:F:flip-bool:true"] != "the flag is never read" {
-				t.Errorf("readEquivalents() = %v", eq)
-			}
-		})
 	}
 }

@@ -5,8 +5,8 @@
 // package's mutants run against the property tests only, written by scripts/mutation-properties.sh)
 // and, if present, .mutation/PKG.json (the full suite's report, written by
 // scripts/mutation.sh). A mutant the full suite kills and the properties do not is a gap. Each
-// mutant is named by a key that stays put when lines move (key.go), read from the package's
-// source, which must be the code the reports were made of.
+// mutant is named by its ID (tools/internal/mutant: gremlins' mutants of the package's source,
+// which must be the code the reports were made of), which stays put when other lines move.
 //
 // gremlins reports a mutant NOT COVERED when Go counts no coverage block for it, as for every
 // switch case's condition, even one the tests run. With -prove, each mutant the properties'
@@ -15,14 +15,13 @@
 // full suite when it builds: make mutation's gate fails unless it proves every such mutant killed
 // or not buildable.
 //
-// With -explained FILE, every gap must be named in FILE by its key, whole, in a code span,
-// beside the reason no property can see it. One reason may cover several gaps when it names
-// each. A span that names a mutant of PKG (it opens with "PKG/" and holds ".go:") but no gap is
-// stale. An unexplained gap or a stale span exits 1.
+// With -accepted FILE (the list of accepted survivors, tools/accepted.txt), every gap must be
+// accepted there for the pass "properties", with the reason no property can see it, and every
+// such entry about PKG must name a gap. An unaccepted gap or a stale entry exits 1.
 //
 // Usage, from the product module's root:
 //
-//	"$(go -C tools tool -n mutationgap)" [-prove] [-explained properties/survivors.md] PKG [PKG ...]
+//	"$(go -C tools tool -n mutationgap)" [-prove] [-accepted tools/accepted.txt] PKG [PKG ...]
 package main
 
 import (
@@ -35,15 +34,19 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"pixretry/tools/internal/mutant"
 )
 
-// errGaps is returned when a gap is not explained, or an explanation names no gap.
+// errGaps is returned when a gap is not accepted, or an accepted entry names no gap.
 var errGaps = errors.New("mutationgap: mutants the full suite kills live under the properties")
 
 func main() {
-	explained := flag.String("explained", "", "a file that must name every gap")
+	acceptedFile := flag.String("accepted", "", "the list of accepted survivors, which must accept every gap")
 	prove := flag.Bool("prove", false, "run the NOT COVERED mutants against the properties through go test -overlay")
 	flag.Parse()
 	var p *prover
@@ -54,54 +57,41 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	if err := run(".mutation", ".", *explained, p, flag.Args(), os.Stdout); err != nil {
+	if err := run(".mutation", ".", *acceptedFile, p, flag.Args(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-// report is the part of gremlins' JSON report read here.
-type report struct {
-	Files []struct {
-		Name      string `json:"file_name"`
-		Mutations []struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-			Line   int    `json:"line"`
-			Column int    `json:"column"`
-		} `json:"mutations"`
-	} `json:"files"`
-}
-
-// mutant is one mutant of a report: its key, its status, and where it is (file as in the key,
-// PKG/FILE).
-type mutant struct {
-	key, status  string
+// reported is one mutant of a report: its ID, its status, and where it is (file as PKG/FILE,
+// or PKG/SUB/FILE for a subpackage's).
+type reported struct {
+	id, status   string
 	file         string
 	line, column int
 	typ          string
 }
 
-// mutants returns r's mutants of pkg, keyed from the source under root, in the order of the
+// mutantsOf returns r's mutants of pkg, named from the source under root, in the order of the
 // source.
-func (r report) mutants(src *sources, pkg string) ([]mutant, error) {
-	var all []mutant
+func mutantsOf(r mutant.Report, src *ids, pkg string) ([]reported, error) {
+	var all []reported
 	seen := map[string]bool{}
 	for _, f := range r.Files {
 		name := pkg + "/" + filepath.ToSlash(f.Name)
 		for _, m := range f.Mutations {
-			k, err := src.key(name, m.Line, m.Column, m.Type)
+			k, err := src.id(name, m.Line, m.Column, m.Type)
 			if err != nil {
 				return nil, err
 			}
 			if seen[k] {
-				return nil, fmt.Errorf("mutationgap: two mutants of the report share the key %q", k)
+				return nil, fmt.Errorf("mutationgap: two mutants of the report share the ID %q", k)
 			}
 			seen[k] = true
-			all = append(all, mutant{k, m.Status, name, m.Line, m.Column, m.Type})
+			all = append(all, reported{k, m.Status, name, m.Line, m.Column, m.Type})
 		}
 	}
-	slices.SortFunc(all, func(a, b mutant) int {
+	slices.SortFunc(all, func(a, b reported) int {
 		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line), cmp.Compare(a.column, b.column))
 	})
 	return all, nil
@@ -109,55 +99,60 @@ func (r report) mutants(src *sources, pkg string) ([]mutant, error) {
 
 // run compares the reports in dir of each package of pkgs, whose source is under root. With a
 // prover, the NOT COVERED mutants are run against the properties first.
-func run(dir, root, explainedPath string, p *prover, pkgs []string, out io.Writer) error {
+func run(dir, root, acceptedPath string, p *prover, pkgs []string, out io.Writer) error {
 	if len(pkgs) == 0 {
-		return errors.New("mutationgap: usage: mutationgap [-explained FILE] PKG [PKG ...]")
+		return errors.New("mutationgap: usage: mutationgap [-prove] [-accepted FILE] PKG [PKG ...]")
 	}
-	explained := ""
-	if explainedPath != "" {
-		data, err := os.ReadFile(explainedPath)
-		if err != nil {
-			return fmt.Errorf("mutationgap: %w", err)
+	var accepted *mutant.Accepted
+	if acceptedPath != "" {
+		var err error
+		if accepted, err = mutant.ReadAccepted(acceptedPath); err != nil {
+			return err
 		}
-		explained = string(data)
 	}
-	src := &sources{root: root}
-	unexplained, stale := 0, 0
+	src := &ids{root: root, pkgs: map[string]*mutant.Package{}}
+	unaccepted := 0
 	for _, pkg := range pkgs {
-		u, s, err := compare(dir, src, pkg, p, explainedPath != "", explained, out)
+		n, err := compare(dir, src, pkg, p, accepted, out)
 		if err != nil {
 			return err
 		}
-		unexplained, stale = unexplained+u, stale+s
+		unaccepted += n
 	}
-	if unexplained+stale > 0 {
-		return fmt.Errorf("%w: %d not explained in %s, %d explanations name no gap", errGaps, unexplained, explainedPath,
-			stale)
+	stale := 0
+	if accepted != nil {
+		for _, id := range accepted.Stale(mutant.PassProperties, slices.Sorted(maps.Keys(src.pkgs))) {
+			stale++
+			fmt.Fprintf(out, "  %s  (accepted, but no gap: stale)\n", id)
+		}
+	}
+	if unaccepted+stale > 0 {
+		return fmt.Errorf("%w: %d not accepted in %s, %d entries name no gap", errGaps, unaccepted, acceptedPath, stale)
 	}
 	return nil
 }
 
-// compare prints pkg's tally and gaps. When check is set, it returns how many gaps explained
-// does not name, and how many of its explanations of pkg name no gap.
-func compare(dir string, src *sources, pkg string, p *prover, check bool, explained string, out io.Writer) (
-	unexplained, stale int, err error) {
+// compare prints pkg's tally and gaps. With a list, it returns how many gaps the list does
+// not accept.
+func compare(dir string, src *ids, pkg string, p *prover, accepted *mutant.Accepted, out io.Writer) (
+	unaccepted int, err error) {
 	props, err := read(filepath.Join(dir, "properties-"+pkg+".json"))
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	byProps, err := props.mutants(src, pkg)
+	byProps, err := mutantsOf(props, src, pkg)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	if p != nil {
 		if err := p.settle(context.Background(), byProps); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 	}
 	counts, statusOf := map[string]int{}, map[string]string{}
 	for _, m := range byProps {
 		counts[m.status]++
-		statusOf[m.key] = m.status
+		statusOf[m.id] = m.status
 	}
 	proven := ""
 	if p != nil {
@@ -170,50 +165,68 @@ func compare(dir string, src *sources, pkg string, p *prover, check bool, explai
 	full, err := read(filepath.Join(dir, pkg+".json"))
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(out, "%s: no full-suite report (make mutation) to compare with\n", pkg)
-		return 0, 0, nil
+		return 0, nil
 	}
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	byFull, err := full.mutants(src, pkg)
+	byFull, err := mutantsOf(full, src, pkg)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	named := explanations(explained, pkg)
 	killedByFull, gaps := 0, 0
 	for _, m := range byFull {
 		// gremlins reports KILLED a mutant that does not build; a proof says NOT VIABLE.
-		if statusOf[m.key] == "NOT VIABLE" || !fullKills(m, statusOf[m.key], p != nil) {
+		if statusOf[m.id] == "NOT VIABLE" || !fullKills(m, statusOf[m.id], p != nil) {
 			continue
 		}
 		killedByFull++
-		if killed(statusOf[m.key]) {
+		if killed(statusOf[m.id]) {
 			continue
 		}
 		gaps++
 		note := ""
-		if check && !named[m.key] {
-			unexplained++
-			note = "  (not explained)"
+		if accepted != nil && !accepted.Accepts(mutant.PassProperties, m.id) {
+			unaccepted++
+			note = "  (not accepted)"
 		}
-		delete(named, m.key)
-		fmt.Fprintf(out, "  %s %s%s\n", m.key, statusOf[m.key], note)
-	}
-	if check {
-		for _, k := range slices.Sorted(maps.Keys(named)) {
-			stale++
-			fmt.Fprintf(out, "  %s  (explained, but no gap: stale)\n", k)
-		}
+		fmt.Fprintf(out, "  %s %s%s\n", m.id, statusOf[m.id], note)
 	}
 	fmt.Fprintf(out, "%s: the full suite kills %d; the properties alone kill %d of those (%d gaps)\n",
 		pkg, killedByFull, killedByFull-gaps, gaps)
-	return unexplained, stale, nil
+	return unaccepted, nil
+}
+
+// ids names the mutants of gremlins' reports: it makes gremlins' mutants (mutant.Tokens) of
+// each package's source under root once, and finds a reported one by its position.
+type ids struct {
+	root string
+	pkgs map[string]*mutant.Package // by directory from root
+}
+
+// id returns the ID of the mutant of type typ at line:column of name (PKG/FILE).
+func (s *ids) id(name string, line, column int, typ string) (string, error) {
+	dir := path.Dir(name)
+	pkg, ok := s.pkgs[dir]
+	if !ok {
+		var err error
+		if pkg, err = mutant.Load(filepath.Join(s.root, filepath.FromSlash(dir)), mutant.Tokens, nil); err != nil {
+			return "", err
+		}
+		s.pkgs[dir] = pkg
+	}
+	m, ok := pkg.At(path.Base(name), line, column, typ)
+	if !ok {
+		return "", fmt.Errorf("mutationgap: %s:%d:%d: no %s mutant there (is the report older than the code?)",
+			name, line, column, typ)
+	}
+	return dir + strings.TrimPrefix(m.ID, pkg.Dir), nil
 }
 
 // fullKills reports whether the full suite kills m, whose status under the properties is props.
 // gremlins' KILLED counts. With proofs, so does a mutant the full report leaves NOT COVERED once
 // the properties' run showed that it builds: make mutation's gate proves it killed, or fails.
-func fullKills(m mutant, props string, proved bool) bool {
+func fullKills(m reported, props string, proved bool) bool {
 	switch {
 	case m.status == "KILLED":
 		return true
@@ -227,8 +240,9 @@ func fullKills(m mutant, props string, proved bool) bool {
 // killed reports whether a status under the properties is a kill.
 func killed(status string) bool { return status == "KILLED" || status == provenKilled }
 
-func read(path string) (report, error) {
-	var r report
+// read reads a report without judging it whole: a properties' report may hold no kill.
+func read(path string) (mutant.Report, error) {
+	var r mutant.Report
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return r, fmt.Errorf("mutationgap: %w", err)

@@ -17,12 +17,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // and 7:11 the `==` of two identical lines.
 const doGo = "package retry\n\nfunc f(a, b int) bool {\n\tif a < b {\n\t\treturn a == b\n\t}\n\treturn a == b\n}\n"
 
-// The keys of writeReport's mutants.
+// The IDs of writeReport's mutants.
 const (
-	keyIf      = "retry/do.go:f CONDITIONALS_NEGATION: if a «<» b {"
-	keyFirst   = "retry/do.go:f CONDITIONALS_NEGATION: return a «==» b (#1)"
-	keySecond  = "retry/do.go:f CONDITIONALS_NEGATION: return a «==» b (#2)"
-	keyBoundry = "retry/do.go:f CONDITIONALS_BOUNDARY: if a «<» b {"
+	keyIf      = "retry/do.go:f:CONDITIONALS_NEGATION:a «<» b"
+	keyFirst   = "retry/do.go:f:CONDITIONALS_NEGATION:a «==» b"
+	keySecond  = "retry/do.go:f:CONDITIONALS_NEGATION:a «==» b#2"
+	keyBoundry = "retry/do.go:f:CONDITIONALS_BOUNDARY:a «<» b"
 )
 
 // mustModule writes doGo as retry/do.go under a new directory, and returns the directory.
@@ -58,23 +58,23 @@ func writeReport(t *testing.T, path string, statuses ...string) {
 	}
 }
 
-func TestGapsAreListedAndMustBeExplained(t *testing.T) {
+func TestGapsAreListedAndMustBeAccepted(t *testing.T) {
 	root := mustModule(t)
 	dir := t.TempDir()
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED", "LIVED", "NOT COVERED", "LIVED")
 	writeReport(t, filepath.Join(dir, "retry.json"), "KILLED", "KILLED", "KILLED", "LIVED")
-	why := filepath.Join(dir, "why.md")
-	os.WriteFile(why, []byte("- `"+keyFirst+"`: no property can see it\n"), 0o600)
+	why := filepath.Join(dir, "accepted.txt")
+	os.WriteFile(why, []byte("properties "+keyFirst+" => no property can see it\n"), 0o600)
 
 	var out strings.Builder
 	err := run(dir, root, why, nil, []string{"retry"}, &out)
 	if !errors.Is(err, errGaps) {
-		t.Fatalf("run() = %v, want %v (%s is not explained)", err, errGaps, keySecond)
+		t.Fatalf("run() = %v, want %v (%s is not accepted)", err, errGaps, keySecond)
 	}
 	for _, want := range []string{
 		"retry: the properties alone kill 1 of 4 mutants (2 lived, 0 timed out, 1 not covered, 0 not viable)",
 		"  " + keyFirst + " LIVED\n",
-		"  " + keySecond + " NOT COVERED  (not explained)\n",
+		"  " + keySecond + " NOT COVERED  (not accepted)\n",
 		"retry: the full suite kills 3; the properties alone kill 1 of those (2 gaps)",
 	} {
 		if !strings.Contains(out.String(), want) {
@@ -85,33 +85,33 @@ func TestGapsAreListedAndMustBeExplained(t *testing.T) {
 		t.Errorf("output lists a mutant the full suite lets live:\n%s", &out)
 	}
 
-	os.WriteFile(why, []byte("Both are seen by no property: `"+keyFirst+"`, ``"+keySecond+"``."), 0o600)
+	os.WriteFile(why, []byte("properties "+keyFirst+" => no property can see it\n"+
+		"properties "+keySecond+" => nor this one\nextended "+keyBoundry+" => another pass's entry\n"), 0o600)
 	if err := run(dir, root, why, nil, []string{"retry"}, &out); err != nil {
-		t.Errorf("run() with every gap explained = %v, want nil", err)
+		t.Errorf("run() with every gap accepted = %v, want nil", err)
 	}
 	if err := run(dir, root, "", nil, []string{"retry"}, &out); err != nil {
-		t.Errorf("run() without -explained = %v, want nil", err)
+		t.Errorf("run() without -accepted = %v, want nil", err)
 	}
 }
 
-func TestAnExplanationNamesOneGapWhole(t *testing.T) {
+// An entry accepts one gap by its whole ID, and one that names no gap is stale.
+func TestAnEntryAcceptsOneGapWhole(t *testing.T) {
 	root := mustModule(t)
 	dir := t.TempDir()
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED", "LIVED", "LIVED", "LIVED")
 	writeReport(t, filepath.Join(dir, "retry.json"), "KILLED", "KILLED", "KILLED", "LIVED")
-	both := "`" + keyFirst + "` `" + keySecond + "`"
-	for name, explained := range map[string]string{
-		"a key without its occurrence":  "`retry/do.go:f CONDITIONALS_NEGATION: return a «==» b`",
-		"a function for all its gaps":   "`retry/do.go:f CONDITIONALS_NEGATION`",
-		"a mutant that is not a gap":    both + " `" + keyBoundry + "`",
-		"a mutant that the code lacks":  both + " `retry/do.go:f CONDITIONALS_NEGATION: return b`",
-		"a key outside any code span":   "`" + keyFirst + "` " + keySecond,
-		"a key split over a code span":  "`" + keyFirst + "` `" + keySecond[:20] + "`" + keySecond[20:],
-		"an explanation of no mutation": "",
-		"an empty file":                 "\x00",
+	both := "properties " + keyFirst + " => why\nproperties " + keySecond + " => why\n"
+	for name, accepted := range map[string]string{
+		"an ID without its occurrence": "properties " + keyFirst + " => why\n",
+		"a function for all its gaps":  "properties retry/do.go:f:CONDITIONALS_NEGATION => why\n",
+		"a mutant that is not a gap":   both + "properties " + keyBoundry + " => why\n",
+		"a mutant that the code lacks": both + "properties retry/do.go:f:CONDITIONALS_NEGATION:b => why\n",
+		"another pass's entries":       "extended " + keyFirst + " => why\nextended " + keySecond + " => why\n",
+		"an empty list":                "",
 	} {
-		why := filepath.Join(dir, "why.md")
-		os.WriteFile(why, []byte(strings.TrimSuffix(explained+"\n", "\x00\n")), 0o600)
+		why := filepath.Join(dir, "accepted.txt")
+		os.WriteFile(why, []byte(accepted), 0o600)
 		var out strings.Builder
 		if err := run(dir, root, why, nil, []string{"retry"}, &out); !errors.Is(err, errGaps) {
 			t.Errorf("%s: run() = %v, want %v; output:\n%s", name, err, errGaps, &out)
@@ -137,6 +137,7 @@ func TestBadInput(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "properties-bad.json"), []byte("{"), 0o600)
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED")
 	os.WriteFile(filepath.Join(dir, "retry.json"), []byte("["), 0o600)
+	os.WriteFile(filepath.Join(dir, "bad.txt"), []byte("properties "+keyFirst+"\n"), 0o600)
 	stale := t.TempDir()
 	os.WriteFile(filepath.Join(stale, "properties-retry.json"), []byte(`{"files":[{"file_name":"do.go",`+
 		`"mutations":[{"type":"CONDITIONALS_NEGATION","status":"KILLED","line":4,"column":8}]}]}`), 0o600)
@@ -151,7 +152,7 @@ func TestBadInput(t *testing.T) {
 		"no properties report":        {dir, "", []string{"absent"}},
 		"report not JSON":             {dir, "", []string{"bad"}},
 		"full report not JSON":        {dir, "", []string{"retry"}},
-		"no explanations file":        {dir, filepath.Join(dir, "absent.md"), []string{"retry"}},
+		"a list without reasons":      {dir, filepath.Join(dir, "bad.txt"), []string{"retry"}},
 		"a column no token starts at": {stale, "", []string{"retry"}},
 		"a line the file lacks":       {beyond, "", []string{"retry"}},
 	} {

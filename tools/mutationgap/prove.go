@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"pixretry/tools/mutationgate/overlay"
+	"pixretry/tools/internal/mutant"
 )
 
 // The statuses of a mutant gremlins left NOT COVERED, once applied through `go test -overlay`
@@ -25,22 +25,22 @@ const (
 // A prover settles the mutants gremlins reports NOT COVERED under the properties. Go counts no
 // coverage block for a switch case's condition, so gremlins never runs a mutant there, even one
 // the properties run; NOT COVERED says nothing about them. The prover applies each such mutant
-// (overlay.Mutate) and runs against it the tests of properties/, then, unless they killed it,
+// (mutant.Mutate) and runs against it the tests of properties/, then, unless they killed it,
 // the property tests that live beside the mutated package (its property_*_test.go files), as
-// make mutation's gate does with a package's own tests (overlay.Runner.TestFile). A mutant no
+// make mutation's gate does with a package's own tests (mutant.Runner.TestFile). A mutant no
 // property can build on stays NOT COVERED without a run.
 type prover struct {
 	root   string          // the module's root
-	runner *overlay.Runner // the tests of properties/, timed by Measure
+	runner *mutant.Runner  // the tests of properties/, timed by Measure
 	deps   map[string]bool // the directories, from root, of the packages those tests build on
 
 	mu    sync.Mutex
-	local map[string]*overlay.Runner // by package directory: its own property tests; nil if none
+	local map[string]*mutant.Runner // by package directory: its own property tests; nil if none
 }
 
 // newProver times the tests of properties/ under root and lists the packages they build on.
 func newProver(ctx context.Context, root string) (*prover, error) {
-	r := &overlay.Runner{Dir: filepath.Join(root, "properties")}
+	r := &mutant.Runner{Dir: filepath.Join(root, "properties")}
 	if _, err := r.Measure(ctx); err != nil {
 		return nil, fmt.Errorf("mutationgap: %w", err)
 	}
@@ -60,7 +60,7 @@ func newProver(ctx context.Context, root string) (*prover, error) {
 			deps[filepath.ToSlash(rel)] = true
 		}
 	}
-	return &prover{root: root, runner: r, deps: deps, local: map[string]*overlay.Runner{}}, nil
+	return &prover{root: root, runner: r, deps: deps, local: map[string]*mutant.Runner{}}, nil
 }
 
 // testFunc matches the declaration of a top-level test function.
@@ -68,7 +68,7 @@ var testFunc = regexp.MustCompile(`(?m)^func (Test\w+)\(\w+ \*testing\.T\)`)
 
 // localRunner returns the runner of the property tests beside the package in dir (from root),
 // timed by Measure, or nil when the package has none. It is made once per directory.
-func (p *prover) localRunner(ctx context.Context, dir string) (*overlay.Runner, error) {
+func (p *prover) localRunner(ctx context.Context, dir string) (*mutant.Runner, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r, ok := p.local[dir]; ok {
@@ -78,9 +78,9 @@ func (p *prover) localRunner(ctx context.Context, dir string) (*overlay.Runner, 
 	if err != nil {
 		return nil, err
 	}
-	var r *overlay.Runner
+	var r *mutant.Runner
 	if len(names) > 0 {
-		r = &overlay.Runner{Dir: filepath.Join(p.root, filepath.FromSlash(dir)), Run: "^(" + strings.Join(names, "|") + ")$"}
+		r = &mutant.Runner{Dir: filepath.Join(p.root, filepath.FromSlash(dir)), Run: "^(" + strings.Join(names, "|") + ")$"}
 		if _, err := r.Measure(ctx); err != nil {
 			return nil, fmt.Errorf("mutationgap: %w", err)
 		}
@@ -113,7 +113,7 @@ func propertyTests(dir string) ([]string, error) {
 // settle replaces the status of every NOT COVERED mutant of ms by the properties' verdict on
 // it: provenKilled, provenLived, provenTimedOut, or NOT VIABLE when it does not build. Two
 // mutants run at a time.
-func (p *prover) settle(ctx context.Context, ms []mutant) error {
+func (p *prover) settle(ctx context.Context, ms []reported) error {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -149,37 +149,37 @@ func (p *prover) settle(ctx context.Context, ms []mutant) error {
 
 // prove applies m and runs the properties' tests against it, then, unless they killed it, local:
 // the property tests beside its package, if it has any.
-func (p *prover) prove(ctx context.Context, m mutant, local *overlay.Runner) (string, error) {
+func (p *prover) prove(ctx context.Context, m reported, local *mutant.Runner) (string, error) {
 	file := filepath.Join(p.root, filepath.FromSlash(m.file))
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return m.status, fmt.Errorf("mutationgap: %w", err)
 	}
-	mutated, err := overlay.Mutate(src, m.file, m.line, m.column, m.typ)
+	mutated, err := mutant.Mutate(src, m.file, m.line, m.column, m.typ)
 	if err != nil {
-		return m.status, fmt.Errorf("mutationgap: %s: %w", m.key, err)
+		return m.status, fmt.Errorf("mutationgap: %s: %w", m.id, err)
 	}
-	v := overlay.Survived
+	v := mutant.Survived
 	if p.deps[path.Dir(m.file)] {
 		if v, _, err = p.runner.TestFile(ctx, file, mutated); err != nil {
-			return m.status, fmt.Errorf("mutationgap: %s: %w", m.key, err)
+			return m.status, fmt.Errorf("mutationgap: %s: %w", m.id, err)
 		}
 	}
-	if local != nil && (v == overlay.Survived || v == overlay.TimedOut) {
+	if local != nil && (v == mutant.Survived || v == mutant.TimedOut) {
 		lv, _, err := local.TestFile(ctx, file, mutated)
 		if err != nil {
-			return m.status, fmt.Errorf("mutationgap: %s: %w", m.key, err)
+			return m.status, fmt.Errorf("mutationgap: %s: %w", m.id, err)
 		}
-		if lv != overlay.Survived {
+		if lv != mutant.Survived {
 			v = lv
 		}
 	}
 	switch {
-	case v == overlay.Killed:
+	case v == mutant.Killed:
 		return provenKilled, nil
-	case v == overlay.NotCompiled:
+	case v == mutant.NotCompiled:
 		return "NOT VIABLE", nil
-	case v == overlay.TimedOut:
+	case v == mutant.TimedOut:
 		return provenTimedOut, nil
 	default:
 		return provenLived, nil

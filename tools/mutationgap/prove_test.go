@@ -57,11 +57,11 @@ func TestProverSettlesNotCoveredMutants(t *testing.T) {
 	if err != nil {
 		t.Fatalf("newProver() = %v", err)
 	}
-	ms := []mutant{
-		{key: "negated <", status: "NOT COVERED", file: "sign/sign.go", line: 5, column: 9, typ: "CONDITIONALS_NEGATION"},
-		{key: "> to >=", status: "NOT COVERED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_BOUNDARY"},
-		{key: "gremlins' kill", status: "KILLED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_NEGATION"},
-		{key: "not built on", status: "NOT COVERED", file: "other/other.go", line: 3, column: 37,
+	ms := []reported{
+		{id: "negated <", status: "NOT COVERED", file: "sign/sign.go", line: 5, column: 9, typ: "CONDITIONALS_NEGATION"},
+		{id: "> to >=", status: "NOT COVERED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_BOUNDARY"},
+		{id: "gremlins' kill", status: "KILLED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_NEGATION"},
+		{id: "not built on", status: "NOT COVERED", file: "other/other.go", line: 3, column: 37,
 			typ: "CONDITIONALS_BOUNDARY"},
 	}
 	if err := p.settle(context.Background(), ms); err != nil {
@@ -70,7 +70,7 @@ func TestProverSettlesNotCoveredMutants(t *testing.T) {
 	want := []string{provenKilled, provenLived, "KILLED", "NOT COVERED"}
 	for i, m := range ms {
 		if m.status != want[i] {
-			t.Errorf("mutant %q: status %q, want %q", m.key, m.status, want[i])
+			t.Errorf("mutant %q: status %q, want %q", m.id, m.status, want[i])
 		}
 	}
 }
@@ -80,7 +80,7 @@ func TestProverRefusesAMutantItCannotReproduce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("newProver() = %v", err)
 	}
-	ms := []mutant{{key: "no operator there", status: "NOT COVERED", file: "sign/sign.go", line: 3, column: 1,
+	ms := []reported{{id: "no operator there", status: "NOT COVERED", file: "sign/sign.go", line: 3, column: 1,
 		typ: "CONDITIONALS_NEGATION"}}
 	if err := p.settle(context.Background(), ms); err == nil {
 		t.Errorf("settle() of a position with no operator = nil, want an error; status %q", ms[0].status)
@@ -115,7 +115,7 @@ func TestRunWithProofsComparesNotCoveredMutants(t *testing.T) {
 	for _, want := range []string{
 		"sign: the properties alone kill 2 of 4 mutants (1 of them proven through -overlay; 1 lived, 0 timed out, " +
 			"0 not covered, 1 not viable)\n",
-		"  sign/sign.go:Sign CONDITIONALS_BOUNDARY: case x «>» 0: LIVED (proven)\n",
+		"  sign/sign.go:Sign:CONDITIONALS_BOUNDARY:x «>» 0 LIVED (proven)\n",
 		"sign: the full suite kills 3; the properties alone kill 2 of those (1 gaps)\n",
 	} {
 		if !strings.Contains(out.String(), want) {
@@ -145,9 +145,9 @@ func TestProverRunsThePropertyTestsBesideAPackage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("newProver() = %v", err)
 	}
-	ms := []mutant{
-		{key: "> to >=", status: "NOT COVERED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_BOUNDARY"},
-		{key: "not built on", status: "NOT COVERED", file: "other/other.go", line: 3, column: 37,
+	ms := []reported{
+		{id: "> to >=", status: "NOT COVERED", file: "sign/sign.go", line: 7, column: 9, typ: "CONDITIONALS_BOUNDARY"},
+		{id: "not built on", status: "NOT COVERED", file: "other/other.go", line: 3, column: 37,
 			typ: "CONDITIONALS_BOUNDARY"},
 	}
 	if err := p.settle(context.Background(), ms); err != nil {
@@ -155,7 +155,7 @@ func TestProverRunsThePropertyTestsBesideAPackage(t *testing.T) {
 	}
 	for i, want := range []string{provenKilled, provenKilled} {
 		if ms[i].status != want {
-			t.Errorf("mutant %q: status %q, want %q", ms[i].key, ms[i].status, want)
+			t.Errorf("mutant %q: status %q, want %q", ms[i].id, ms[i].status, want)
 		}
 	}
 	if got, want := p.local["sign"].Run, "^(TestSignOfZero)$"; got != want {

@@ -27,62 +27,62 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"pixretry/tools/mutationgate/overlay"
+	"pixretry/tools/internal/mutant"
 )
 
 // errSurvivors is returned when at least one mutant was not killed.
 var errSurvivors = errors.New("mutationgate: mutants survived")
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the list of accepted survivors: `PASS ID => reason` per line")
+	flag.Parse()
+	accepted, err := mutant.ReadAccepted(*acceptedFile)
+	if err == nil {
+		err = run(context.Background(), accepted, flag.Args(), os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-// report is the part of gremlins' JSON report the gate reads.
-type report struct {
-	Module string `json:"go_module"`
-	Total  int    `json:"mutants_total"`
-	Files  []struct {
-		Name      string     `json:"file_name"`
-		Mutations []mutation `json:"mutations"`
-	} `json:"files"`
-}
-
-type mutation struct {
-	Type   string `json:"type"`
-	Status string `json:"status"`
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
-}
-
 // passing lists the statuses that do not fail the gate.
 var passing = map[string]bool{"KILLED": true, "NOT VIABLE": true}
 
-func run(ctx context.Context, args []string, out io.Writer) error {
+// run gates each report; a LIVED mutant that accepted accepts for the pass "gremlins" passes,
+// and such an entry about a gated package that names no LIVED mutant fails.
+func run(ctx context.Context, accepted *mutant.Accepted, args []string, out io.Writer) error {
+	if accepted == nil {
+		accepted = &mutant.Accepted{}
+	}
 	if len(args) == 0 {
 		return errors.New("mutationgate: usage: mutationgate PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]")
 	}
 	survivors := 0
+	var dirs []string
 	for _, arg := range args {
 		dir, path, ok := strings.Cut(arg, "=")
 		if !ok || dir == "" || path == "" {
 			return fmt.Errorf("mutationgate: %q: want PKGDIR=REPORT.json", arg)
 		}
-		n, err := check(ctx, dir, path, out)
+		n, err := check(ctx, accepted, dir, path, out)
 		if err != nil {
 			return err
 		}
 		survivors += n
+		dirs = append(dirs, filepath.ToSlash(filepath.Clean(dir)))
+	}
+	for _, id := range accepted.Stale(mutant.PassGremlins, dirs) {
+		survivors++
+		fmt.Fprintf(out, "%s: accepted, but no such mutant lived: stale\n", id)
 	}
 	if survivors > 0 {
 		return fmt.Errorf("%w: %d not killed", errSurvivors, survivors)
@@ -96,17 +96,35 @@ type tally struct {
 	listed, survivors                 int
 	status                            map[string]int
 	proven, provenNotViable, unproven int
+	accepted                          int
+	pkgs                              map[string]*mutant.Package // gremlins' mutants, by directory, for IDs
+}
+
+// accepts says whether the list accepts the mutant m of name (a file from dir) for the pass
+// "gremlins", by its ID.
+func (t *tally) accepts(accepted *mutant.Accepted, dir, name string, m mutant.Mutation) bool {
+	pkgDir := filepath.Join(dir, filepath.Dir(name))
+	pkg, ok := t.pkgs[pkgDir]
+	if !ok {
+		var err error
+		if pkg, err = mutant.Load(pkgDir, mutant.Tokens, nil); err != nil {
+			return false
+		}
+		t.pkgs[pkgDir] = pkg
+	}
+	mu, ok := pkg.At(filepath.Base(name), m.Line, m.Column, m.Type)
+	return ok && accepted.Accepts(mutant.PassGremlins, mu.ID)
 }
 
 // check prints one report's tally and every mutant that was not killed, and returns how many
 // there were.
-func check(ctx context.Context, dir, path string, out io.Writer) (int, error) {
-	r, err := read(path)
+func check(ctx context.Context, accepted *mutant.Accepted, dir, path string, out io.Writer) (int, error) {
+	r, err := mutant.ReadReport(path)
 	if err != nil {
 		return 0, err
 	}
-	t := tally{status: map[string]int{}}
-	provers := map[string]*overlay.Runner{} // by package directory
+	t := tally{status: map[string]int{}, pkgs: map[string]*mutant.Package{}}
+	provers := map[string]*mutant.Runner{} // by package directory
 	for _, f := range r.Files {
 		for _, m := range f.Mutations {
 			t.listed++
@@ -125,6 +143,8 @@ func check(ctx context.Context, dir, path string, out io.Writer) (int, error) {
 					provers[pkg] = prover
 				}
 				t.prove(ctx, prover, f.Name, m, out)
+			case m.Status == "LIVED" && t.accepts(accepted, dir, f.Name, m):
+				t.accepted++
 			default:
 				t.survivors++
 				fmt.Fprintf(out, "%s:%d:%d %s %s\n", f.Name, m.Line, m.Column, m.Type, m.Status)
@@ -132,23 +152,23 @@ func check(ctx context.Context, dir, path string, out io.Writer) (int, error) {
 		}
 	}
 	fmt.Fprintf(out, "%s: %d mutants: %d killed, %d not viable, %d lived, %d timed out, "+
-		"%d not covered (%d proven killed, %d proven not viable, %d unproven)\n",
+		"%d not covered (%d proven killed, %d proven not viable, %d unproven), %d accepted\n",
 		path, t.listed, t.status["KILLED"], t.status["NOT VIABLE"], t.status["LIVED"], t.status["TIMED OUT"],
-		t.status["NOT COVERED"], t.proven, t.provenNotViable, t.unproven)
+		t.status["NOT COVERED"], t.proven, t.provenNotViable, t.unproven, t.accepted)
 	return t.survivors, nil
 }
 
 // prove applies one NOT COVERED mutation, runs the package's tests against it, and counts
 // the verdict; a mutant it cannot prove killed is printed and counted as a survivor.
-func (t *tally) prove(ctx context.Context, r *overlay.Runner, name string, m mutation, out io.Writer) {
+func (t *tally) prove(ctx context.Context, r *mutant.Runner, name string, m mutant.Mutation, out io.Writer) {
 	v, err := apply(ctx, r, name, m)
 	switch {
 	case err != nil:
 		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, unproven: %v\n", name, m.Line, m.Column, m.Type, err)
-	case v == overlay.Killed:
+	case v == mutant.Killed:
 		t.proven++
 		return
-	case v == overlay.NotCompiled:
+	case v == mutant.NotCompiled:
 		t.provenNotViable++
 		return
 	default:
@@ -159,8 +179,8 @@ func (t *tally) prove(ctx context.Context, r *overlay.Runner, name string, m mut
 }
 
 // measure times the unmutated tests of the package in dir, which sets the proofs' timeout.
-func measure(ctx context.Context, dir string) (*overlay.Runner, error) {
-	r := &overlay.Runner{Dir: dir}
+func measure(ctx context.Context, dir string) (*mutant.Runner, error) {
+	r := &mutant.Runner{Dir: dir}
 	if _, err := r.Measure(ctx); err != nil {
 		return nil, fmt.Errorf("mutationgate: %w", err)
 	}
@@ -168,42 +188,15 @@ func measure(ctx context.Context, dir string) (*overlay.Runner, error) {
 }
 
 // apply applies one mutation to its file and runs the package's tests against it.
-func apply(ctx context.Context, r *overlay.Runner, name string, m mutation) (overlay.Verdict, error) {
+func apply(ctx context.Context, r *mutant.Runner, name string, m mutant.Mutation) (mutant.Verdict, error) {
 	src, err := os.ReadFile(filepath.Join(r.Dir, filepath.Base(name)))
 	if err != nil {
 		return 0, fmt.Errorf("mutationgate: %w", err)
 	}
-	mutant, err := overlay.Mutate(src, name, m.Line, m.Column, m.Type)
+	mutant, err := mutant.Mutate(src, name, m.Line, m.Column, m.Type)
 	if err != nil {
 		return 0, err
 	}
 	v, _, err := r.Test(ctx, name, mutant)
 	return v, err
-}
-
-func read(path string) (report, error) {
-	var r report
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return r, fmt.Errorf("mutationgate: %w (gremlins writes no report when it finds nothing to mutate)", err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("mutationgate: %s: %w", path, err)
-	}
-	// gremlins' mutants_total counts only the mutants that ran to a verdict (killed, lived,
-	// not viable); TIMED OUT and NOT COVERED ones are listed but not counted in it.
-	listed, ran := 0, 0
-	for _, f := range r.Files {
-		for _, m := range f.Mutations {
-			listed++
-			if m.Status == "KILLED" || m.Status == "LIVED" || m.Status == "NOT VIABLE" {
-				ran++
-			}
-		}
-	}
-	if listed == 0 || ran != r.Total {
-		return r, fmt.Errorf("mutationgate: %s: %d mutants listed, %d ran to a verdict, mutants_total %d: "+
-			"an empty or inconsistent report proves nothing", path, listed, ran, r.Total)
-	}
-	return r, nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"pixretry/tools/internal/mutant"
 )
 
 func TestMain(m *testing.M) {
@@ -46,7 +48,7 @@ func reportOf(statuses ...string) string {
 func TestRunPassesWhenEveryMutantIsKilledOrNotViable(t *testing.T) {
 	var out bytes.Buffer
 	path := writeReport(t, reportOf("KILLED", "NOT VIABLE", "KILLED"))
-	if err := run(context.Background(), []string{"retry=" + path}, &out); err != nil {
+	if err := run(context.Background(), nil, []string{"retry=" + path}, &out); err != nil {
 		t.Fatalf("run() = %v, want nil; output:\n%s", err, out.String())
 	}
 	if got, want := out.String(), "3 mutants: 2 killed, 1 not viable, 0 lived, 0 timed out, 0 not covered"; !strings.Contains(got, want) {
@@ -60,7 +62,7 @@ func TestRunFailsOnEverySurvivingStatus(t *testing.T) {
 		t.Run(status, func(t *testing.T) {
 			var out bytes.Buffer
 			path := writeReport(t, reportOf("KILLED", status))
-			err := run(context.Background(), []string{"retry=" + path}, &out)
+			err := run(context.Background(), nil, []string{"retry=" + path}, &out)
 			if !errors.Is(err, errSurvivors) {
 				t.Fatalf("run() = %v, want %v", err, errSurvivors)
 			}
@@ -74,7 +76,7 @@ func TestRunFailsOnEverySurvivingStatus(t *testing.T) {
 func TestRunFailsOnAnySurvivorAcrossReports(t *testing.T) {
 	clean := writeReport(t, reportOf("KILLED"))
 	dirty := writeReport(t, reportOf("LIVED"))
-	if err := run(context.Background(), []string{"retry=" + clean, "retry=" + dirty}, new(bytes.Buffer)); !errors.Is(err, errSurvivors) {
+	if err := run(context.Background(), nil, []string{"retry=" + clean, "retry=" + dirty}, new(bytes.Buffer)); !errors.Is(err, errSurvivors) {
 		t.Errorf("run() = %v, want %v", err, errSurvivors)
 	}
 }
@@ -87,25 +89,62 @@ func TestRunRejectsReportsThatProveNothing(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := run(context.Background(), []string{"retry=" + writeReport(t, body)}, new(bytes.Buffer))
+			err := run(context.Background(), nil, []string{"retry=" + writeReport(t, body)}, new(bytes.Buffer))
 			if err == nil || errors.Is(err, errSurvivors) {
 				t.Errorf("run() = %v, want a report error", err)
 			}
 		})
 	}
 	t.Run("missing", func(t *testing.T) {
-		if err := run(context.Background(), []string{"retry=" + filepath.Join(t.TempDir(), "none.json")}, new(bytes.Buffer)); err == nil {
+		if err := run(context.Background(), nil, []string{"retry=" + filepath.Join(t.TempDir(), "none.json")}, new(bytes.Buffer)); err == nil {
 			t.Error("run() = nil, want an error for a missing report")
 		}
 	})
 	t.Run("no package directory", func(t *testing.T) {
-		if err := run(context.Background(), []string{writeReport(t, reportOf("KILLED"))}, new(bytes.Buffer)); err == nil {
+		if err := run(context.Background(), nil, []string{writeReport(t, reportOf("KILLED"))}, new(bytes.Buffer)); err == nil {
 			t.Error("run() = nil, want a usage error")
 		}
 	})
 	t.Run("no arguments", func(t *testing.T) {
-		if err := run(context.Background(), nil, new(bytes.Buffer)); err == nil {
+		if err := run(context.Background(), nil, nil, new(bytes.Buffer)); err == nil {
 			t.Error("run() = nil, want a usage error")
 		}
 	})
+}
+
+// A LIVED mutant that the list accepts for the pass "gremlins", by its ID, passes; an entry that
+// names no LIVED mutant of a gated package fails as stale.
+func TestRunAcceptsAListedSurvivorAndFailsOnAStaleEntry(t *testing.T) {
+	report := writeReport(t, `{"go_module":"fixture","files":[{"file_name":"sign.go","mutations":[`+
+		`{"type":"ARITHMETIC_BASE","status":"KILLED","line":9,"column":10},`+
+		`{"type":"CONDITIONALS_BOUNDARY","status":"LIVED","line":10,"column":9}]}],"mutants_total":2}`)
+	list := func(text string) *mutant.Accepted {
+		path := filepath.Join(t.TempDir(), "accepted.txt")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		a, err := mutant.ReadAccepted(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	const id = "testdata/mod/sign/sign.go:Sign:CONDITIONALS_BOUNDARY:n «>» 0"
+	var out bytes.Buffer
+	if err := run(context.Background(), list("gremlins "+id+" => a reason\n"), []string{"testdata/mod/sign=" + report},
+		&out); err != nil {
+		t.Fatalf("run() = %v, want nil; output:\n%s", err, &out)
+	}
+	if !strings.Contains(out.String(), "1 accepted") {
+		t.Errorf("output = %s, want 1 accepted", &out)
+	}
+	for name, text := range map[string]string{
+		"another pass's entry": "extended " + id + " => a reason\n",
+		"a stale entry":        "gremlins " + id + " => a reason\ngremlins testdata/mod/sign/sign.go:Sign:CONDITIONALS_BOUNDARY:n «<» 0 => no\n",
+	} {
+		out.Reset()
+		if err := run(context.Background(), list(text), []string{"testdata/mod/sign=" + report}, &out); !errors.Is(err, errSurvivors) {
+			t.Errorf("%s: run() = %v, want %v; output:\n%s", name, err, errSurvivors, &out)
+		}
+	}
 }

@@ -16,12 +16,12 @@ import (
 
 func TestRunProvesNotCoveredMutantsKilled(t *testing.T) {
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"testdata/mod/sign=testdata/sign.json"}, &out)
+	err := run(context.Background(), nil, []string{"testdata/mod/sign=testdata/sign.json"}, &out)
 	if err != nil {
 		t.Fatalf("run() = %v, want nil; output:\n%s", err, out.String())
 	}
 	want := "testdata/sign.json: 6 mutants: 2 killed, 0 not viable, 0 lived, 0 timed out, " +
-		"4 not covered (4 proven killed, 0 proven not viable, 0 unproven)\n"
+		"4 not covered (4 proven killed, 0 proven not viable, 0 unproven), 0 accepted\n"
 	if got := out.String(); got != want {
 		t.Errorf("output = %q, want %q", got, want)
 	}
@@ -29,7 +29,7 @@ func TestRunProvesNotCoveredMutantsKilled(t *testing.T) {
 
 func TestRunFailsOnNotCoveredMutantsThatLive(t *testing.T) {
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"testdata/mod/grade=testdata/grade.json"}, &out)
+	err := run(context.Background(), nil, []string{"testdata/mod/grade=testdata/grade.json"}, &out)
 	if !errors.Is(err, errSurvivors) {
 		t.Fatalf("run() = %v, want %v", err, errSurvivors)
 	}
@@ -41,7 +41,7 @@ func TestRunFailsOnNotCoveredMutantsThatLive(t *testing.T) {
 		"grade.go:10:14 CONDITIONALS_BOUNDARY NOT COVERED, survived under its tests\n",
 		"grade.go:18:16 CONDITIONALS_BOUNDARY LIVED\n",
 		"testdata/grade.json: 6 mutants: 1 killed, 0 not viable, 1 lived, 0 timed out, " +
-			"4 not covered (2 proven killed, 0 proven not viable, 2 unproven)\n",
+			"4 not covered (2 proven killed, 0 proven not viable, 2 unproven), 0 accepted\n",
 	} {
 		if got := out.String(); !strings.Contains(got, want) {
 			t.Errorf("output = %q, want it to contain %q", got, want)
@@ -62,17 +62,17 @@ func TestRunFailsOnNotCoveredMutantsItCannotReproduce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"testdata/mod/sign=" + path}, &out); !errors.Is(err, errSurvivors) {
+	if err := run(context.Background(), nil, []string{"testdata/mod/sign=" + path}, &out); !errors.Is(err, errSurvivors) {
 		t.Fatalf("run() = %v, want %v", err, errSurvivors)
 	}
-	want := "sign.go:8:10 CONDITIONALS_BOUNDARY NOT COVERED, unproven: overlay: sign.go:8:10: 0 operators there"
+	want := "sign.go:8:10 CONDITIONALS_BOUNDARY NOT COVERED, unproven: mutant: sign.go:8:10: 0 operators there"
 	if got := out.String(); !strings.Contains(got, want) {
 		t.Errorf("output = %q, want it to contain %q", got, want)
 	}
 }
 
 func TestRunFailsWhenTheUnmutatedTestsFail(t *testing.T) {
-	err := run(context.Background(), []string{"testdata/mod/missing=testdata/sign.json"}, new(bytes.Buffer))
+	err := run(context.Background(), nil, []string{"testdata/mod/missing=testdata/sign.json"}, new(bytes.Buffer))
 	if err == nil || errors.Is(err, errSurvivors) {
 		t.Errorf("run() = %v, want an error that the tests cannot run", err)
 	}
@@ -94,7 +94,7 @@ func TestRunProvesSubpackageMutantsWithTheirOwnTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"testdata/mod=" + path}, &out); err != nil {
+	if err := run(context.Background(), nil, []string{"testdata/mod=" + path}, &out); err != nil {
 		t.Fatalf("run() = %v, want nil; output:\n%s", err, out.String())
 	}
 	if got, want := out.String(), "(4 proven killed, 0 proven not viable, 0 unproven)"; !strings.Contains(got, want) {

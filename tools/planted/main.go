@@ -28,7 +28,7 @@ import (
 
 func main() {
 	flag.Parse()
-	// Pinned, so that a verdict cannot flip between runs. overlay.Runner sets RAPID_NOFAILFILE.
+	// Pinned, so that a verdict cannot flip between runs. mutant.Runner sets RAPID_NOFAILFILE.
 	os.Setenv("RAPID_SEED", "1")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"pixretry/tools/mutationgate/overlay"
+	"pixretry/tools/internal/mutant"
 )
 
 // bug is one realistic bug, planted by replacing Old by New in File, and the tests that must
@@ -77,14 +77,14 @@ func run(ctx context.Context, root string, bugs []bug, out io.Writer) error {
 
 // baselines runs, for each package, the tests of every bug in it with nothing planted, which
 // must pass, and returns a Runner per package whose timeout is set from their time.
-func baselines(ctx context.Context, root string, bugs []bug) (map[string]*overlay.Runner, error) {
+func baselines(ctx context.Context, root string, bugs []bug) (map[string]*mutant.Runner, error) {
 	runs := map[string][]string{}
 	for _, b := range bugs {
 		runs[b.Package] = append(runs[b.Package], "(?:"+b.Run+")")
 	}
-	runners := map[string]*overlay.Runner{}
+	runners := map[string]*mutant.Runner{}
 	for pkg, res := range runs {
-		r := &overlay.Runner{Dir: filepath.Join(root, pkg), Run: strings.Join(res, "|")}
+		r := &mutant.Runner{Dir: filepath.Join(root, pkg), Run: strings.Join(res, "|")}
 		if _, err := r.Measure(ctx, "-vet=off"); err != nil {
 			return nil, fmt.Errorf("planted: with no bug planted: %w", err)
 		}
@@ -105,7 +105,7 @@ type result struct {
 func (r result) caught() bool { return r.problem == "" }
 
 // plant plants b and runs its tests with r.
-func plant(ctx context.Context, root string, r *overlay.Runner, b bug) result {
+func plant(ctx context.Context, root string, r *mutant.Runner, b bug) result {
 	path := filepath.Join(root, b.File)
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -120,11 +120,11 @@ func plant(ctx context.Context, root string, r *overlay.Runner, b bug) result {
 	switch {
 	case err != nil:
 		res.problem = err.Error()
-	case v == overlay.Survived:
+	case v == mutant.Survived:
 		res.problem = "the tests passed"
-	case v == overlay.NotCompiled:
+	case v == mutant.NotCompiled:
 		res.problem, res.detail, res.stale = "the planted code does not build", indent(out), true
-	case v == overlay.TimedOut:
+	case v == mutant.TimedOut:
 		res.problem, res.detail = "the tests timed out", indent(out)
 	default:
 		res.failed = failedTests(out)

@@ -1,4 +1,4 @@
-package main
+package mutant
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const source = `package p
+const extendedSource = `package p
 
 import "strings"
 
@@ -36,18 +36,18 @@ func named() (n int) {
 }
 `
 
-// mutantsOf returns source's mutants by function, operator and text.
-func mutantsOf(t *testing.T) map[string]mutant {
+// mutantsOf returns the source's mutants by function, operator and text.
+func mutantsOf(t *testing.T) map[string]Mutant {
 	t.Helper()
-	ms, err := mutants("p.go", []byte(source))
+	ms, err := Extended("p.go", []byte(extendedSource))
 	if err != nil {
-		t.Fatalf("mutants() error = %v", err)
+		t.Fatalf("Extended() error = %v", err)
 	}
-	got := map[string]mutant{}
+	got := map[string]Mutant{}
 	for _, m := range ms {
 		key := m.Func + ":" + m.Op + ":" + m.Text
 		if _, dup := got[key]; dup {
-			t.Errorf("mutant %s made twice", key)
+			t.Errorf("Mutant %s made twice", key)
 		}
 		got[key] = m
 	}
@@ -75,11 +75,11 @@ func TestMutantsMakesEachOperator(t *testing.T) {
 	for key, want := range cases {
 		m, ok := got[key]
 		if !ok {
-			t.Errorf("no mutant %s, want one", key)
+			t.Errorf("no Mutant %s, want one", key)
 			continue
 		}
 		if m.With != want {
-			t.Errorf("mutant %s replaces its span with %q, want %q", key, m.With, want)
+			t.Errorf("Mutant %s replaces its span with %q, want %q", key, m.With, want)
 		}
 	}
 }
@@ -94,26 +94,26 @@ func TestMutantsSkipsWhatCannotBeAMutant(t *testing.T) {
 			"remove-stmt:err :=", `empty-string:""`,
 		} {
 			if strings.Contains(key+"\x00", never) {
-				t.Errorf("mutant %s made, want none matching %q", key, never)
+				t.Errorf("Mutant %s made, want none matching %q", key, never)
 			}
 		}
 	}
 }
 
-// Each mutant changes only its span: every line before it is unchanged, so that positions in
+// Each Mutant changes only its span: every line before it is unchanged, so that positions in
 // a report stay true.
 func TestMutantsKeepEveryOtherByte(t *testing.T) {
-	ms, err := mutants("p.go", []byte(source))
+	ms, err := Extended("p.go", []byte(extendedSource))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		got := string(m.apply([]byte(source)))
-		want := source[:m.Start] + m.With + source[m.End:]
+		got := string(m.Apply([]byte(extendedSource)))
+		want := extendedSource[:m.Start] + m.With + extendedSource[m.End:]
 		if got != want {
 			t.Errorf("%s: apply() = %q, want %q", m.Op, got, want)
 		}
-		if !strings.HasPrefix(got, source[:m.Start]) || !strings.HasSuffix(got, source[m.End:]) {
+		if !strings.HasPrefix(got, extendedSource[:m.Start]) || !strings.HasSuffix(got, extendedSource[m.End:]) {
 			t.Errorf("%s changed bytes outside its span", m.Op)
 		}
 	}
@@ -121,24 +121,24 @@ func TestMutantsKeepEveryOtherByte(t *testing.T) {
 	for _, m := range ms {
 		ops[m.Op] = true
 	}
-	for _, op := range []string{opRemove, opIfTrue, opIfFalse, opEmptyElse, opEmptyCase, opZeroBody, opFlipBool, opEmptyStrng} {
+	for _, op := range []string{OpRemove, OpIfTrue, OpIfFalse, OpEmptyElse, OpEmptyCase, OpZeroBody, OpFlipBool, OpEmptyString} {
 		if !ops[op] {
 			t.Errorf("no %s mutant in the source, want one", op)
 		}
 	}
-	if slices.ContainsFunc(ms, func(m mutant) bool { return m.Op == opTrueBody }) {
-		t.Error("a true-body mutant of a function with two results, want none")
+	if slices.ContainsFunc(ms, func(m Mutant) bool { return m.Op == OpTrueBody }) {
+		t.Error("a true-body Mutant of a function with two results, want none")
 	}
 }
 
 func TestMutantsTrueBodyForABoolFunction(t *testing.T) {
-	ms, err := mutants("p.go", []byte("package p\n\nfunc ok(n int) bool {\n\treturn n > 0\n}\n"))
+	ms, err := Extended("p.go", []byte("package p\n\nfunc ok(n int) bool {\n\treturn n > 0\n}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var withs []string
 	for _, m := range ms {
-		if m.Op == opTrueBody || m.Op == opZeroBody {
+		if m.Op == OpTrueBody || m.Op == OpZeroBody {
 			withs = append(withs, m.With)
 		}
 	}

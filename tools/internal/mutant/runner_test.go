@@ -1,4 +1,4 @@
-package overlay
+package mutant
 
 import (
 	"context"
@@ -14,7 +14,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-const fixture = "../testdata/mod/sign"
+const fixture = "../../mutationgate/testdata/mod/sign"
 
 func mustSource(t *testing.T) string {
 	t.Helper()
@@ -37,7 +37,7 @@ func TestMeasureSetsTheTimeoutFromTheTestsTime(t *testing.T) {
 }
 
 func TestMeasureFailsWhenTheTestsFail(t *testing.T) {
-	r := &Runner{Dir: "../testdata/mod/none"}
+	r := &Runner{Dir: "../../mutationgate/testdata/mod/none"}
 	if _, err := r.Measure(context.Background()); err == nil {
 		t.Error("Measure() of a directory without a package = nil error, want one")
 	}
@@ -94,7 +94,7 @@ func TestTestFileReplacesAFileOfAnotherPackage(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Runner{Dir: "../testdata/mod/abs", Timeout: 10 * time.Second, Run: c.run}
+			r := &Runner{Dir: "../../mutationgate/testdata/mod/abs", Timeout: 10 * time.Second, Run: c.run}
 			got, out, err := r.TestFile(context.Background(), fixture+"/sign.go", []byte(c.mutant))
 			if err != nil {
 				t.Fatalf("TestFile() error = %v", err)

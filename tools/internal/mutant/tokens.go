@@ -1,10 +1,12 @@
-package overlay
+package mutant
 
 import (
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
+	"strings"
 )
 
 // tokenMutations is gremlins v0.6.0's table (internal/engine/mappings.go): for each mutator
@@ -53,12 +55,12 @@ var tokenMutations = map[string]map[token.Token]token.Token{
 func Mutate(src []byte, filename string, line, column int, typ string) ([]byte, error) {
 	table, ok := tokenMutations[typ]
 	if !ok {
-		return nil, fmt.Errorf("overlay: %s:%d:%d: unknown mutator type %s", filename, line, column, typ)
+		return nil, fmt.Errorf("mutant: %s:%d:%d: unknown mutator type %s", filename, line, column, typ)
 	}
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
 	if err != nil {
-		return nil, fmt.Errorf("overlay: %w", err)
+		return nil, fmt.Errorf("mutant: %w", err)
 	}
 	var found []token.Token
 	var offset int
@@ -74,16 +76,16 @@ func Mutate(src []byte, filename string, line, column int, typ string) ([]byte, 
 		return true
 	})
 	if len(found) != 1 {
-		return nil, fmt.Errorf("overlay: %s:%d:%d: %d operators there, want 1 (is the report older than the source?)",
+		return nil, fmt.Errorf("mutant: %s:%d:%d: %d operators there, want 1 (is the report older than the source?)",
 			filename, line, column, len(found))
 	}
 	to, ok := table[found[0]]
 	if !ok {
-		return nil, fmt.Errorf("overlay: %s:%d:%d: %s does not mutate %s", filename, line, column, typ, found[0])
+		return nil, fmt.Errorf("mutant: %s:%d:%d: %s does not mutate %s", filename, line, column, typ, found[0])
 	}
 	from := found[0].String()
 	if string(src[offset:offset+len(from)]) != from {
-		return nil, fmt.Errorf("overlay: %s:%d:%d: source has %q, want %q", filename, line, column,
+		return nil, fmt.Errorf("mutant: %s:%d:%d: source has %q, want %q", filename, line, column,
 			src[offset:offset+len(from)], from)
 	}
 	out := append([]byte(nil), src[:offset]...)
@@ -106,4 +108,65 @@ func operator(n ast.Node) (token.Token, token.Pos, bool) {
 		return n.Op, n.OpPos, true
 	}
 	return 0, 0, false
+}
+
+// Tokens returns gremlins' mutants of one file: at each operator that Mutate would find, one
+// mutant per mutator type whose table holds its token, in source order and, at one token, in
+// the order of the types' names. A mutant's Pos is its token's, as gremlins reports it.
+func Tokens(name string, src []byte) ([]Mutant, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("mutant: %w", err)
+	}
+	types := make([]string, 0, len(tokenMutations))
+	for typ := range tokenMutations {
+		types = append(types, typ)
+	}
+	slices.Sort(types)
+	var out []Mutant
+	visit := func(fn string, n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			tok, pos, ok := operator(n)
+			if !ok {
+				return true
+			}
+			p := fset.Position(pos)
+			start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+			from := tok.String()
+			text := marked(string(src[start:p.Offset]) + "«" + from + "»" + string(src[p.Offset+len(from):end]))
+			for _, typ := range types {
+				if to, ok := tokenMutations[typ][tok]; ok {
+					out = append(out, Mutant{File: name, Func: fn, Op: typ, Text: text, Pos: p,
+						Start: p.Offset, End: p.Offset + len(from), With: to.String()})
+				}
+			}
+			return true
+		})
+	}
+	for _, decl := range file.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			visit(FuncName(d), d)
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				visit(specName(spec), spec)
+			}
+		}
+	}
+	return out, nil
+}
+
+// marked is oneLine for a text with a «mark»: white space collapsed, and at most 40 bytes kept
+// on each side of the mark, so that a long expression still names its operator.
+func marked(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	i, j := strings.Index(s, "«"), strings.Index(s, "»")+len("»")
+	if i > 40 {
+		s, j = "..."+s[i-40:], j-i+40+3
+	}
+	if len(s)-j > 40 {
+		s = s[:j+40] + "..."
+	}
+	return s
 }

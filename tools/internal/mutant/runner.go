@@ -1,10 +1,4 @@
-// Package overlay makes one of gremlins' token mutations in a source file (Mutate) and runs a
-// package's tests against the mutated file, of that package or of one it builds on, through
-// `go test -overlay`, so that no tree is copied and the real file is never written.
-//
-// A Runner is safe for concurrent use: each call writes its mutant and its overlay file to a
-// directory of its own.
-package overlay
+package mutant
 
 import (
 	"bytes"
@@ -49,11 +43,18 @@ const TimeoutFloor = 30 * time.Second
 // buildAllowance is how long a mutant's build may take, beyond its tests' timeout.
 const buildAllowance = 5 * time.Minute
 
-// Runner runs the tests of the package in Dir, whose module the go command finds from Dir.
+// Runner runs the tests of the package in Dir, whose module the go command finds from Dir,
+// against one mutated file, of that package or of one it builds on, through
+// `go test -overlay`, so that no tree is copied and the real file is never written. It builds
+// a test binary per mutant: the gate's proofs and the planted bugs are few.
+//
+// A Runner is safe for concurrent use: each call writes its mutant and its overlay file to a
+// directory of its own.
 type Runner struct {
 	Dir     string        // the package directory
 	Timeout time.Duration // the test binary's -timeout; Measure sets it
 	Run     string        // the -run regexp of every run, Measure's included; empty runs every test
+	Short   bool          // run the tests with -short
 }
 
 var elapsed = regexp.MustCompile(`(?m)^ok\s+\S+\s+([0-9.]+)s`)
@@ -65,15 +66,15 @@ func (r *Runner) Measure(ctx context.Context, extra ...string) (time.Duration, e
 	args := append(append([]string{"test", "-count=1"}, r.runFlag()...), extra...)
 	out, err := r.goCmd(ctx, append(args, ".")...).CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("overlay: the unmutated tests of %s fail: %w\n%s", r.Dir, err, out)
+		return 0, fmt.Errorf("mutant: the unmutated tests of %s fail: %w\n%s", r.Dir, err, out)
 	}
 	m := elapsed.FindSubmatch(out)
 	if m == nil {
-		return 0, fmt.Errorf("overlay: no test time in the output of %s:\n%s", r.Dir, out)
+		return 0, fmt.Errorf("mutant: no test time in the output of %s:\n%s", r.Dir, out)
 	}
 	secs, err := strconv.ParseFloat(string(m[1]), 64)
 	if err != nil {
-		return 0, fmt.Errorf("overlay: %s: %w", r.Dir, err)
+		return 0, fmt.Errorf("mutant: %s: %w", r.Dir, err)
 	}
 	took := time.Duration(secs * float64(time.Second))
 	r.Timeout = max(Coefficient*took, TimeoutFloor)
@@ -90,14 +91,14 @@ func (r *Runner) Test(ctx context.Context, file string, src []byte) (Verdict, []
 // by src. path is absolute or relative to the working directory, not to Dir.
 func (r *Runner) TestFile(ctx context.Context, path string, src []byte) (Verdict, []byte, error) {
 	if r.Timeout <= 0 {
-		return 0, nil, errors.New("overlay: no timeout: call Measure first")
+		return 0, nil, errors.New("mutant: no timeout: call Measure first")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return 0, nil, err
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return 0, nil, fmt.Errorf("overlay: %w", err)
+		return 0, nil, fmt.Errorf("mutant: %w", err)
 	}
 	scratch, err := os.MkdirTemp("", "mutant-")
 	if err != nil {
@@ -125,12 +126,16 @@ func (r *Runner) TestFile(ctx context.Context, path string, src []byte) (Verdict
 	return classify(ctx, out, err), out, nil
 }
 
-// runFlag is the -run flag of Run, or none.
+// runFlag is the -run flag of Run, or none, and -short when Short is set.
 func (r *Runner) runFlag() []string {
-	if r.Run == "" {
-		return nil
+	var flags []string
+	if r.Run != "" {
+		flags = append(flags, "-run", r.Run)
 	}
-	return []string{"-run", r.Run}
+	if r.Short {
+		flags = append(flags, "-short")
+	}
+	return flags
 }
 
 func classify(ctx context.Context, out []byte, err error) Verdict {

@@ -1,4 +1,4 @@
-package main
+package mutant
 
 import (
 	"fmt"
@@ -8,22 +8,29 @@ import (
 	"strings"
 )
 
-// The operators. Each mutant of each replaces one span of one file's bytes, so that every
-// other line and column stays where it was.
+// The operators of Extended, which gremlins lacks. Each mutant replaces one span of one
+// file's bytes, so that every other line and column stays where it was.
 const (
-	opRemove     = "remove-stmt"  // an expression, assignment, inc/dec or defer statement; a nested return
-	opIfTrue     = "if-true"      // an if condition becomes true
-	opIfFalse    = "if-false"     // an if condition becomes false
-	opEmptyElse  = "empty-else"   // an else (or else-if) becomes {}
-	opEmptyCase  = "empty-case"   // a case or select clause loses its body
-	opZeroBody   = "zero-body"    // a function body becomes a return of zero values
-	opTrueBody   = "true-body"    // a function returning one bool returns true
-	opFlipBool   = "flip-bool"    // true becomes false, false true
-	opEmptyStrng = "empty-string" // a non-empty string literal becomes ""
+	OpRemove      = "remove-stmt"  // an expression, assignment, inc/dec or defer statement; a nested return
+	OpIfTrue      = "if-true"      // an if condition becomes true
+	OpIfFalse     = "if-false"     // an if condition becomes false
+	OpEmptyElse   = "empty-else"   // an else (or else-if) becomes {}
+	OpEmptyCase   = "empty-case"   // a case or select clause loses its body
+	OpZeroBody    = "zero-body"    // a function body becomes a return of zero values
+	OpTrueBody    = "true-body"    // a function returning one bool returns true
+	OpFlipBool    = "flip-bool"    // true becomes false, false true
+	OpEmptyString = "empty-string" // a non-empty string literal becomes ""
 )
 
-// A mutant is one change to one file of a package.
-type mutant struct {
+// extended holds Extended's operators.
+var extended = map[string]bool{
+	OpRemove: true, OpIfTrue: true, OpIfFalse: true, OpEmptyElse: true, OpEmptyCase: true,
+	OpZeroBody: true, OpTrueBody: true, OpFlipBool: true, OpEmptyString: true,
+}
+
+// A Mutant is one change to one file of a package: the bytes from Start to End replaced by
+// With.
+type Mutant struct {
 	File       string // the file's base name
 	Func       string // the enclosing function (Type.Method) or package-level name
 	Op         string
@@ -31,11 +38,11 @@ type mutant struct {
 	Pos        token.Position
 	Start, End int    // the byte span replaced
 	With       string // what replaces it
-	ID         string // file:func:op:text, with #n when that repeats; stable while lines move
+	ID         string // DIR/FILE:FUNC:OP:TEXT, #n when that repeats (Load); stable while lines move
 }
 
-// apply returns src with the mutant's span replaced.
-func (m mutant) apply(src []byte) []byte {
+// Apply returns src with the mutant's span replaced.
+func (m Mutant) Apply(src []byte) []byte {
 	out := append([]byte(nil), src[:m.Start]...)
 	out = append(out, m.With...)
 	return append(out, src[m.End:]...)
@@ -47,13 +54,14 @@ type finder struct {
 	src  []byte
 	name string
 	fn   string
-	out  []mutant
+	out  []Mutant
 	// bodies holds the functions' top-level blocks: a return there is the last way out.
 	bodies map[*ast.BlockStmt]bool
 }
 
-// mutants returns every mutant of one file, in source order.
-func mutants(name string, src []byte) ([]mutant, error) {
+// Extended returns the statement, condition, body and literal mutants of one file, in source
+// order.
+func Extended(name string, src []byte) ([]Mutant, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	if err != nil {
@@ -63,7 +71,7 @@ func mutants(name string, src []byte) ([]mutant, error) {
 	for _, decl := range file.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
-			f.fn = funcName(d)
+			f.fn = FuncName(d)
 			if d.Body == nil {
 				continue
 			}
@@ -83,7 +91,7 @@ func mutants(name string, src []byte) ([]mutant, error) {
 	return f.out, nil
 }
 
-func funcName(d *ast.FuncDecl) string {
+func FuncName(d *ast.FuncDecl) string {
 	if d.Recv == nil || len(d.Recv.List) == 0 {
 		return d.Name.Name
 	}
@@ -113,10 +121,10 @@ func specName(s ast.Spec) string {
 	return "_"
 }
 
-// add records a mutant replacing node's span [from, to) with with.
+// add records a Mutant replacing node's span [from, to) with with.
 func (f *finder) add(op string, from, to token.Pos, with string, text string) {
 	start, end := f.fset.Position(from).Offset, f.fset.Position(to).Offset
-	f.out = append(f.out, mutant{
+	f.out = append(f.out, Mutant{
 		File: f.name, Func: f.fn, Op: op, Text: oneLine(text), Pos: f.fset.Position(from),
 		Start: start, End: end, With: with,
 	})
@@ -164,11 +172,11 @@ func (f *finder) extreme(d *ast.FuncDecl) {
 		}
 		if len(results.List) == 1 && !named {
 			if id, ok := results.List[0].Type.(*ast.Ident); ok && id.Name == "bool" {
-				f.add(opTrueBody, d.Body.Lbrace, d.Body.Rbrace+1, "{ return true }", "body")
+				f.add(OpTrueBody, d.Body.Lbrace, d.Body.Rbrace+1, "{ return true }", "body")
 			}
 		}
 	}
-	f.add(opZeroBody, d.Body.Lbrace, d.Body.Rbrace+1, body, "body")
+	f.add(OpZeroBody, d.Body.Lbrace, d.Body.Rbrace+1, body, "body")
 }
 
 // atFirstStatement places the mutants from the i-th on at a body's first statement, whose
@@ -198,11 +206,11 @@ func (f *finder) walk(n ast.Node) {
 		case *ast.Ident:
 			if n.Name == "true" || n.Name == "false" {
 				flipped := map[string]string{"true": "false", "false": "true"}[n.Name]
-				f.add(opFlipBool, n.Pos(), n.End(), flipped, n.Name)
+				f.add(OpFlipBool, n.Pos(), n.End(), flipped, n.Name)
 			}
 		case *ast.BasicLit:
 			if n.Kind == token.STRING && n.Value != `""` && n.Value != "``" {
-				f.add(opEmptyStrng, n.Pos(), n.End(), `""`, n.Value)
+				f.add(OpEmptyString, n.Pos(), n.End(), `""`, n.Value)
 			}
 		case *ast.Field:
 			// a struct tag is no value: walk the field's type only
@@ -215,20 +223,20 @@ func (f *finder) walk(n ast.Node) {
 	})
 }
 
-// statements adds a remove-stmt mutant for each statement of a list; nested says whether a
+// statements adds a remove-stmt Mutant for each statement of a list; nested says whether a
 // return there has another way out after it (a case body, or a block other than a function's).
 func (f *finder) statements(list []ast.Stmt, nested bool) {
 	for _, s := range list {
 		switch s := s.(type) {
 		case *ast.ExprStmt, *ast.IncDecStmt, *ast.DeferStmt:
-			f.add(opRemove, s.Pos(), s.End(), "", f.text(s))
+			f.add(OpRemove, s.Pos(), s.End(), "", f.text(s))
 		case *ast.AssignStmt:
 			if s.Tok != token.DEFINE { // removing a declaration never compiles
-				f.add(opRemove, s.Pos(), s.End(), "", f.text(s))
+				f.add(OpRemove, s.Pos(), s.End(), "", f.text(s))
 			}
 		case *ast.ReturnStmt:
 			if nested {
-				f.add(opRemove, s.Pos(), s.End(), "", f.text(s))
+				f.add(OpRemove, s.Pos(), s.End(), "", f.text(s))
 			}
 		}
 	}
@@ -239,22 +247,22 @@ func (f *finder) emptyClause(body []ast.Stmt) {
 		return
 	}
 	first, last := body[0], body[len(body)-1]
-	f.add(opEmptyCase, first.Pos(), last.End(), "", f.text(first))
+	f.add(OpEmptyCase, first.Pos(), last.End(), "", f.text(first))
 }
 
 // ifStmt adds the condition and else mutants. A condition becomes `true || (cond)` and
 // `false && (cond)`: the same values, while the names that only the condition reads stay read,
-// so that the mutant still compiles.
+// so that the Mutant still compiles.
 func (f *finder) ifStmt(n *ast.IfStmt) {
 	cond := f.text(n.Cond)
-	f.add(opIfTrue, n.Cond.Pos(), n.Cond.End(), "true || ("+cond+")", cond)
-	f.add(opIfFalse, n.Cond.Pos(), n.Cond.End(), "false && ("+cond+")", cond)
+	f.add(OpIfTrue, n.Cond.Pos(), n.Cond.End(), "true || ("+cond+")", cond)
+	f.add(OpIfFalse, n.Cond.Pos(), n.Cond.End(), "false && ("+cond+")", cond)
 	switch e := n.Else.(type) {
 	case *ast.BlockStmt:
 		if len(e.List) > 0 {
-			f.add(opEmptyElse, e.Pos(), e.End(), "{}", "else "+f.text(e.List[0]))
+			f.add(OpEmptyElse, e.Pos(), e.End(), "{}", "else "+f.text(e.List[0]))
 		}
 	case *ast.IfStmt:
-		f.add(opEmptyElse, e.Pos(), e.End(), "{}", "else "+f.text(e.Cond))
+		f.add(OpEmptyElse, e.Pos(), e.End(), "{}", "else "+f.text(e.Cond))
 	}
 }

@@ -1,11 +1,11 @@
-package overlay
+package mutant
 
 import (
 	"strings"
 	"testing"
 )
 
-const source = `package p
+const tokenSource = `package p
 
 func f(a, b int, ok bool) int {
 	for a < b {
@@ -38,7 +38,7 @@ func TestMutateReproducesGremlinsTokenSwaps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.typ, func(t *testing.T) {
-			got, err := Mutate([]byte(source), "p.go", c.line, c.column, c.typ)
+			got, err := Mutate([]byte(tokenSource), "p.go", c.line, c.column, c.typ)
 			if err != nil {
 				t.Fatalf("Mutate() error = %v", err)
 			}
@@ -46,8 +46,8 @@ func TestMutateReproducesGremlinsTokenSwaps(t *testing.T) {
 			if gotLine := strings.TrimSpace(lines[c.line-1]); gotLine != c.want {
 				t.Errorf("line %d = %q, want %q", c.line, gotLine, c.want)
 			}
-			lines[c.line-1] = strings.Split(source, "\n")[c.line-1]
-			if strings.Join(lines, "\n") != source {
+			lines[c.line-1] = strings.Split(tokenSource, "\n")[c.line-1]
+			if strings.Join(lines, "\n") != tokenSource {
 				t.Errorf("Mutate() changed another line:\n%s", got)
 			}
 		})
@@ -66,7 +66,7 @@ func TestMutateRejectsWhatItCannotReproduce(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got, err := Mutate([]byte(source), "p.go", c.line, c.column, c.typ); err == nil {
+			if got, err := Mutate([]byte(tokenSource), "p.go", c.line, c.column, c.typ); err == nil {
 				t.Errorf("Mutate() = %q, want an error", got)
 			}
 		})

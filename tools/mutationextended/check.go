@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+)
+
+// checker type-checks variants of one package: the package with one file replaced (a mutant
+// alone), or with several replaced (the schema). It reads the package's imports from the export
+// data the go command writes for them, so that a check costs a parse of the replaced files and
+// a type check, and no build.
+type checker struct {
+	name    string                    // the package's name
+	sources map[string][]byte         // by base name
+	fset    *token.FileSet            // the positions of the imports and the unmutated files
+	imports types.ImporterFrom        // shared by every check: it caches what it reads
+	types   map[string]map[int]string // the type each string literal has (by file, then offset), for the schema
+}
+
+// newChecker lists the export data of the package's dependencies (which builds them, as the test
+// binaries would) and type-checks the unmutated package, which must pass.
+func newChecker(dir, name string, sources map[string][]byte) (*checker, error) {
+	exports, err := exportData(dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{name: name, sources: sources, fset: token.NewFileSet()}
+	c.imports = importer.ForCompiler(c.fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	}).(types.ImporterFrom)
+	names := make([]string, 0, len(sources))
+	for name := range sources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var files []*ast.File
+	for _, name := range names {
+		f, err := parser.ParseFile(c.fset, name, sources[name], parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("mutationextended: %w", err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	if err := c.check(c.fset, files, info); err != nil {
+		return nil, fmt.Errorf("mutationextended: the unmutated package %s does not type-check: %w", dir, err)
+	}
+	c.types = map[string]map[int]string{}
+	for expr, tv := range info.Types {
+		lit, ok := expr.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			continue
+		}
+		p := c.fset.Position(lit.Pos())
+		if c.types[p.Filename] == nil {
+			c.types[p.Filename] = map[int]string{}
+		}
+		c.types[p.Filename][p.Offset] = c.typeName(tv.Type)
+	}
+	return c, nil
+}
+
+// typeName is how the schema converts a string to t: "" for string itself, the name of a
+// string type declared in the package, or "?" for any other, which no switch can hold.
+func (c *checker) typeName(t types.Type) string {
+	if b, ok := t.(*types.Basic); ok && (b.Kind() == types.String || b.Kind() == types.UntypedString) {
+		return ""
+	}
+	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Name() == c.name &&
+		n.Obj().Parent() == n.Obj().Pkg().Scope() && n.TypeArgs() == nil {
+		if b, ok := n.Underlying().(*types.Basic); ok && b.Kind() == types.String {
+			return n.Obj().Name()
+		}
+	}
+	return "?"
+}
+
+// compiles says whether the package type-checks with the files of replaced (by base name) in
+// place of its own. Every file is parsed anew, into one file set: go/types compares positions.
+func (c *checker) compiles(replaced map[string][]byte) error {
+	fset := token.NewFileSet()
+	names := make([]string, 0, len(c.sources)+len(replaced))
+	for name := range c.sources {
+		names = append(names, name)
+	}
+	for name := range replaced {
+		if _, ok := c.sources[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	files := make([]*ast.File, 0, len(names))
+	for _, name := range names {
+		src, ok := replaced[name]
+		if !ok {
+			src = c.sources[name]
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	return c.check(fset, files, nil)
+}
+
+func (c *checker) check(fset *token.FileSet, files []*ast.File, info *types.Info) error {
+	var first error
+	conf := types.Config{
+		Importer: c.imports,
+		Error: func(err error) {
+			if first == nil {
+				first = err
+			}
+		},
+	}
+	conf.Check(c.name, fset, files, info)
+	return first
+}
+
+// exportData returns the export data file of each package that the package in dir imports,
+// directly or not, by import path, from `go list -export`.
+func exportData(dir string) (map[string]string, error) {
+	cmd := exec.Command("go", "list", "-e", "-export", "-deps", "-json=ImportPath,Export,Error", ".")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("mutationextended: go list -export in %s: %w\n%s", dir, err, stderr.Bytes())
+	}
+	exports := map[string]string{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath, Export string
+			Error              *struct{ Err string }
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("mutationextended: go list -export in %s: %w", dir, err)
+		}
+		if p.Error != nil {
+			return nil, fmt.Errorf("mutationextended: go list -export in %s: %s: %s", dir, p.ImportPath, p.Error.Err)
+		}
+		exports[p.ImportPath] = p.Export
+	}
+	return exports, nil
+}
