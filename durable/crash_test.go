@@ -33,6 +33,7 @@ const crashTTL = time.Second
 // It takes about 13 s (30 s under -race), so -short skips it: the mutation gate runs durable's
 // tests with -short, where the fast tests must kill every mutant on their own.
 func TestCrashProperty(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: the crash property runs only in full runs (make test)")
 	}

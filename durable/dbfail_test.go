@@ -83,6 +83,7 @@ func mustIntent(tb testing.TB, p *Payer[*sql.Tx], id string) Intent {
 
 // The core promise: an attempt whose record could not be committed is never sent.
 func TestWorkSendsNothingWhenItCannotRecordTheAttempt(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -104,6 +105,7 @@ func TestWorkSendsNothingWhenItCannotRecordTheAttempt(t *testing.T) {
 }
 
 func TestWorkRetriesWhenItCannotRecordTheSettlement(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -122,6 +124,7 @@ func TestWorkRetriesWhenItCannotRecordTheSettlement(t *testing.T) {
 }
 
 func TestWorkRetriesWhenItCannotRecordTheRefusal(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -140,6 +143,7 @@ func TestWorkRetriesWhenItCannotRecordTheRefusal(t *testing.T) {
 }
 
 func TestWorkRetriesWhenItCannotRecordAnUnknownOutcome(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -161,6 +165,7 @@ func TestWorkRetriesWhenItCannotRecordAnUnknownOutcome(t *testing.T) {
 // An unknown outcome snoozes the job for the schedule's wait after every attempt recorded,
 // those of a run that died before its answer included.
 func TestWorkSnoozesForTheWaitOfTheAttemptsRecorded(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	cfg := l.config()

@@ -89,12 +89,22 @@ func stallAfter() time.Duration {
 	return 30 * time.Second
 }
 
+// giveUpAfter is how long awaitDone waits in any case: a mutant that snoozes every job
+// forever shows progress without end. Under -short it stays well under the mutation gate's
+// timeout, which is ten times the time of the package's tests run in parallel.
+func giveUpAfter() time.Duration {
+	if testing.Short() {
+		return 20 * time.Second
+	}
+	return 60 * time.Second
+}
+
 // awaitDone returns every intent once none is pending. It fails the test once no job of p
 // has completed, been cancelled or snoozed for stallAfter while an intent is pending, and
-// after 60 s in any case.
+// after giveUpAfter in any case.
 func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), giveUpAfter())
 	defer cancel()
 	stalled := make(chan bool, 1)
 	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs

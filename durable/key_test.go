@@ -60,6 +60,7 @@ func onCrashPoint(tb testing.TB, f func(point string)) {
 // the key: sending the key again would pay again, so it is looked up and settled with the
 // PSP's receipt.
 func TestWorkLooksUpAKeyPastItsTTL(t *testing.T) {
+	t.Parallel()
 	l := mustPSPTTL(t, shortTTL)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, ttlConfig(l))
@@ -84,6 +85,7 @@ func TestWorkLooksUpAKeyPastItsTTL(t *testing.T) {
 // Three 503s before any processing: nothing was paid. Past the key's TTL, the lookup proves it
 // and closes the key, and the payment is made once, under a new key, in the same job attempt.
 func TestWorkPaysUnderANewKeyWhatALookupFoundUnpaid(t *testing.T) {
+	t.Parallel()
 	l := mustPSPTTL(t, shortTTL)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, ttlConfig(l))
@@ -110,6 +112,7 @@ func TestWorkPaysUnderANewKeyWhatALookupFoundUnpaid(t *testing.T) {
 // mark takes the time since the key first left from the database's clock, and keeps the
 // first_sent of a key that already left.
 func TestMarkTranslatesFirstSentToThisClock(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	checkMark(t, mustPayer(t, db, Config{}))
 }
@@ -139,6 +142,7 @@ func checkMark[TTx any](t *testing.T, p *Payer[TTx]) {
 // Two workers that found the same key closed, a rescued job and a live one, rotate it at once:
 // one wins, and the intent has one new key.
 func TestRotateIsACompareAndSet(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	checkRotateRace(t, mustPayer(t, db, Config{}))
 }

@@ -108,6 +108,7 @@ func lostIntent(t *testing.T, l ledger) []Intent {
 }
 
 func TestCheckLedgerFindsPlantedViolations(t *testing.T) {
+	t.Parallel()
 	for name, plant := range map[string]func(*testing.T, ledger) []Intent{
 		"paid twice": paidTwice, "wrong receipt": wrongReceipt, "refused but paid": refusedButPaid,
 		"lost intent": lostIntent, "paid under two keys": paidUnderTwoKeys,

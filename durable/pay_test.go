@@ -12,6 +12,7 @@ import (
 )
 
 func TestPayTxRolledBackLeavesNothing(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	tx, err := db.Begin()
@@ -34,6 +35,7 @@ func TestPayTxRolledBackLeavesNothing(t *testing.T) {
 }
 
 func TestPayTxSameIDSamePaymentReturnsStored(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	first := mustPay(t, p, "order-1", payment(100))
@@ -48,6 +50,7 @@ func TestPayTxSameIDSamePaymentReturnsStored(t *testing.T) {
 }
 
 func TestPayTxRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 141)
 	tests := []struct {
 		name    string
@@ -84,6 +87,7 @@ func TestPayTxRefusesBadInput(t *testing.T) {
 }
 
 func TestPayTxKeepsCallersTransactionUsable(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	tx, err := db.Begin()
@@ -106,6 +110,7 @@ func TestPayTxKeepsCallersTransactionUsable(t *testing.T) {
 }
 
 func TestPayTxTakesIDsUpTo255Bytes(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	id := strings.Repeat("i", 255)
@@ -115,6 +120,7 @@ func TestPayTxTakesIDsUpTo255Bytes(t *testing.T) {
 }
 
 func TestStartWithoutClientFails(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	if err := p.Start(context.Background()); !errors.Is(err, ErrNoClient) {

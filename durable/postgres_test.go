@@ -77,6 +77,7 @@ func mustPostgresPayer(tb testing.TB, dsn string, cfg Config) *Payer[pgx.Tx] {
 }
 
 func TestPostgresSettlesRefusesAndRollsBack(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	p := mustPostgresPayer(t, mustPostgresURL(t), l.config())
 	ctx := context.Background()
@@ -102,6 +103,7 @@ func TestPostgresSettlesRefusesAndRollsBack(t *testing.T) {
 }
 
 func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
+	t.Parallel()
 	dsn := mustPostgresURL(t)
 	pool, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {
@@ -129,6 +131,7 @@ func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
 // the round first, it is not killed. The rounds go on, their points in turn, until at least
 // three workers were killed, and at most six rounds.
 func TestPostgresCrashFleet(t *testing.T) {
+	t.Parallel()
 	l := mustLoopbackPSP(t, 0)
 	dsn := "postgres:" + mustPostgresURL(t)
 	points := [][2]string{{"answered:1", "settled-unread:1"}, {"before-attempt:1", "recorded:2"}}
@@ -163,9 +166,11 @@ func TestPostgresCrashFleet(t *testing.T) {
 }
 
 func TestPostgresMarkTranslatesFirstSentToThisClock(t *testing.T) {
+	t.Parallel()
 	checkMark(t, mustPostgresPayer(t, mustPostgresURL(t), Config{}))
 }
 
 func TestPostgresRotateIsACompareAndSet(t *testing.T) {
+	t.Parallel()
 	checkRotateRace(t, mustPostgresPayer(t, mustPostgresURL(t), Config{}))
 }

@@ -17,6 +17,7 @@ import (
 // the PSP answer as named, and checks that the error is the one pix documents for that answer
 // before judging it.
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	ctx := context.Background()
 	c := l.client()

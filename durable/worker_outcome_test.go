@@ -31,6 +31,7 @@ func checkRetryWait(tb testing.TB, ev *river.Event, before time.Time) {
 // ended, ends at once as its intent stands, and sends nothing. A job whose intent is gone
 // fails with ErrNotFound, and River retries it on the Payer's schedule.
 func TestWorkEndsTheJobOfAnIntentAlreadyAnswered(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change string // the SQL that answers the intent before its job runs
@@ -117,6 +118,7 @@ func TestWorkFollowsAKeyRotatedMeanwhileInOneJobAttempt(t *testing.T) {
 // A job attempt whose write the database refuses fails with an error that names the intent
 // and the write, and River retries it after the Payer's wait.
 func TestWorkFailsTheJobWithTheWriteItCouldNotMake(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		cents int64
@@ -155,6 +157,7 @@ func TestWorkFailsTheJobWithTheWriteItCouldNotMake(t *testing.T) {
 // mark, rotate and settle begin with the database: on an ended context they fail with its
 // error and change nothing.
 func TestWritesOfAnAttemptFailOnAnEndedContext(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	in := mustPay(t, p, "a", payment(100))
@@ -180,6 +183,7 @@ func TestWritesOfAnAttemptFailOnAnEndedContext(t *testing.T) {
 // A settlement that the database refuses is rolled back before settle returns: the database's
 // one connection is free for the next read at once, though the job's context is still alive.
 func TestSettleRollsBackWhatItCouldNotRecord(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	mustPay(t, p, "a", payment(100))
