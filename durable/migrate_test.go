@@ -107,8 +107,8 @@ func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent
 		versions = append(versions, v)
 		return err
 	})
-	if err != nil || !slices.Equal(versions, []int{1, 2}) {
-		t.Errorf("pix_schema_version holds %v (error %v), want versions 1 and 2", versions, err)
+	if err != nil || !slices.Equal(versions, []int{1, 2, 3}) {
+		t.Errorf("pix_schema_version holds %v (error %v), want versions 1 to 3", versions, err)
 	}
 	mustStart(t, p)
 	all := awaitDone(t, p)
@@ -125,6 +125,7 @@ func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent
 }
 
 func TestSQLiteUpgradesVersion1(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
 	ctx := context.Background()
@@ -172,6 +173,7 @@ func sqliteVersion1(t *testing.T, db *sql.DB) version1 {
 }
 
 func TestPostgresUpgradesVersion1(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	dsn := mustPostgresURL(t)
 	ctx := context.Background()
@@ -207,6 +209,7 @@ func TestPostgresUpgradesVersion1(t *testing.T) {
 
 // A program older than the database's schema refuses it rather than misread it.
 func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	mustPayer(t, db, Config{})
 	if _, err := db.Exec("INSERT INTO pix_schema_version (version, applied_at) VALUES ($1, 0)", len(schemaSteps)+1); err != nil {
@@ -220,6 +223,7 @@ func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
 
 // A failed step leaves the database at the version before it, and the next start applies it.
 func TestMigrationStepIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	sqliteVersion1(t, db)
 	// pix_intent already has past_keys: step 2 adds first_sent, then fails to add past_keys.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 // OpenSQLite sets the file up as its doc says: WAL, synchronous=FULL, a busy timeout of 10 s,
 // and one connection.
 func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
+	t.Parallel()
 	db, path := mustSQLite(t)
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("the database file: %v, want it at %s", err, path)
@@ -42,6 +44,7 @@ func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
 // The path is a file name, not a URI: %41 stays %41, and the database lies beside its lock
 // files.
 func TestOpenSQLiteTakesThePathAsItIs(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a%41.db")
 	db, err := OpenSQLite(path)
 	if err != nil {
@@ -67,6 +70,7 @@ func TestOpenSQLiteNamesTheRefusedPath(t *testing.T) {
 
 // OpenSQLite closes what it opened when it fails: nothing of the database outlives the call.
 func TestOpenSQLiteFailsWithoutLeaking(t *testing.T) {
+	// Not parallel: goleak would see the goroutines of the tests beside it.
 	for _, tt := range []struct {
 		name string
 		make func(path string) error // makes path unusable
@@ -101,6 +105,7 @@ func TestOpenSQLiteFailsWithoutLeaking(t *testing.T) {
 // Each lock file sits beside the database under its own name: OpenSQLite, NewSQLite and Start
 // fail with the file system's error when theirs cannot be made.
 func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
+	t.Parallel()
 	// NewSQLite's migration lock: OpenSQLite made it, so it is replaced once the file is open.
 	t.Run("migration lock", func(t *testing.T) {
 		db, path := mustSQLite(t)
@@ -134,6 +139,7 @@ func blockLockFile(tb testing.TB, path string) {
 
 // A Start that finds the database busy closes the lock file it opened: only the holder's stays.
 func TestBusyStartClosesItsLockFile(t *testing.T) {
+	t.Parallel()
 	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
 		t.Skipf("no /proc/self/fd to count open files: %v", err)
 	}
@@ -172,6 +178,7 @@ func openFilesAt(tb testing.TB, path string) int {
 // NewSQLite refuses what it cannot work: a database it cannot read, one without a file, a
 // bad Config, and River's refusals.
 func TestNewSQLiteRefusals(t *testing.T) {
+	t.Parallel()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	db, _ := mustSQLite(t)
@@ -204,20 +211,27 @@ func TestNewSQLiteRefusesADatabaseWithoutAFile(t *testing.T) {
 	}
 }
 
-// Workers is unused by a Payer without Client, so NewSQLite takes any count that Validate
-// takes.
-func TestNewSQLiteWithoutClientIgnoresWorkers(t *testing.T) {
-	cfg := Config{Workers: 10_001}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("Validate() = %v, want nil", err)
+// NewSQLite refuses the Workers that Validate refuses, River's limit passed, with a Client or
+// without one: a Payer that only stores intents takes no count that a working one would refuse.
+func TestNewSQLiteRefusesWhatValidateRefuses(t *testing.T) {
+	t.Parallel()
+	withClient := mustPSP(t).config()
+	withClient.Workers = 10_001
+	for name, cfg := range map[string]Config{"without a Client": {Workers: 10_001}, "with a Client": withClient} {
+		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
+		}
+		db, _ := mustSQLite(t)
+		if _, err := NewSQLite(context.Background(), db, cfg); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: NewSQLite() error = %v, want ErrInvalidConfig", name, err)
+		}
 	}
-	db, _ := mustSQLite(t)
-	mustPay(t, mustPayer(t, db, cfg), "a", payment(100))
 }
 
 // River's migrations failing fail NewSQLite, with the database's error, before the intent
 // table is made.
 func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	if _, err := db.Exec("CREATE TABLE river_migration (unexpected TEXT)"); err != nil {
 		t.Fatal(err)
@@ -231,4 +245,79 @@ func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'pix_intent'").Scan(&n); err != nil || n != 0 {
 		t.Errorf("pix_intent made (%d, error %v) after River's migrations failed, want not", n, err)
 	}
+}
+
+// A Start refused because a live payer works the file leaves that payer's running job alone:
+// it is not taken over, stays running with its one attempt, and settles once when its
+// request returns. The live payer holds the run lock through its own open file, as another
+// process would: flock(2) locks belong to the open file, not to the process.
+func TestBusyStartLeavesTheRunningJobsAlone(t *testing.T) {
+	t.Parallel()
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	cfg := l.config()
+	cfg.Client.AttemptTimeout = 0 // the request waits for the test, not for a timeout
+	hold := &heldTrips{next: cfg.Client.HTTPClient.Transport, entered: make(chan struct{}, 1),
+		release: make(chan struct{})}
+	cfg.Client.HTTPClient = &http.Client{Transport: hold}
+	live := mustPayer(t, db, cfg)
+	mustPay(t, live, "a", payment(100))
+	mustStart(t, live)
+	<-hold.entered
+
+	other, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	refused := mustPayer(t, other, l.config())
+	if err := refused.Start(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Start() beside a live payer: error = %v, want ErrBusy", err)
+	}
+	if state, attempt := payJob(t, other); state != "running" || attempt != 1 {
+		t.Errorf("after a refused Start the job is %s at attempt %d, want running at attempt 1", state, attempt)
+	}
+
+	close(hold.release)
+	all := awaitDone(t, live)
+	if len(all) != 1 || all[0].Status != StatusSettled {
+		t.Fatalf("intents = %+v, want a settled one", all)
+	}
+	if got := l.settlements(); len(got) != 1 {
+		t.Errorf("the PSP settled %d payments, want 1", len(got))
+	}
+	if state, attempt := payJob(t, other); state != "completed" || attempt != 1 {
+		t.Errorf("the job ended %s at attempt %d, want completed at attempt 1", state, attempt)
+	}
+}
+
+// heldTrips passes each round trip to next once release is closed, and says on entered that
+// one is waiting.
+type heldTrips struct {
+	next    http.RoundTripper
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (h *heldTrips) RoundTrip(r *http.Request) (*http.Response, error) {
+	select {
+	case h.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-h.release:
+		return h.next.RoundTrip(r)
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+}
+
+// payJob returns the state and attempt of the database's one payment job.
+func payJob(tb testing.TB, db *sql.DB) (state string, attempt int) {
+	tb.Helper()
+	err := db.QueryRow("SELECT state, attempt FROM river_job WHERE kind = $1", payArgs{}.Kind()).Scan(&state, &attempt)
+	if err != nil {
+		tb.Fatalf("reading the payment job: %v", err)
+	}
+	return state, attempt
 }

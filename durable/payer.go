@@ -27,7 +27,8 @@ type Config struct {
 	// an intent's FirstSent + KeyTTL, less pix's margin, its key is looked up and never sent
 	// again. 0 means Client.KeyTTL, itself 24 h when 0.
 	KeyTTL time.Duration
-	// Workers is how many payments are worked at once by this process. 0 means 10.
+	// Workers is how many payments are worked at once by this process, at most 10,000
+	// (River's limit). 0 means 10.
 	Workers int
 	// DelayBase and DelayMax shape the wait before the next job attempt of a payment whose
 	// outcome is unknown: a uniform draw below min(DelayMax, DelayBase·2^(n−1)) after the
@@ -46,8 +47,14 @@ type Config struct {
 	RescueAfter time.Duration
 	// PollInterval is how often an idle process looks for new work. SQLite has no
 	// notifications, so a new intent waits up to PollInterval there. Postgres notifies at
-	// once. 0 means 1 s.
+	// once. It is at least 1 ms (River's limit). 0 means 1 s.
 	PollInterval time.Duration
+	// OutageMax is how long Wait rides out a database that fails every look for pending
+	// intents (a connection reset, a database restarting) before it returns the error. Each
+	// failed look is logged at Warn and tried again at the next job event or PollInterval; one
+	// that succeeds ends the outage. River's own client rides such failures out without end.
+	// 0 means 1 min.
+	OutageMax time.Duration
 	// Logger receives River's records and one record per job attempt. Nil discards them.
 	Logger *slog.Logger
 	// Rand returns uniform draws in [0, 1) for the waits. Nil means math/rand/v2.
@@ -66,8 +73,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Workers < 0 {
 		return c, fmt.Errorf("%w: Workers is %d, want 0 (10) or more", ErrInvalidConfig, c.Workers)
 	}
-	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 {
-		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval and KeyTTL are not negative", ErrInvalidConfig)
+	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 || c.OutageMax < 0 {
+		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval, KeyTTL and OutageMax are not negative", ErrInvalidConfig)
 	}
 	c.Workers = cmp.Or(c.Workers, 10)
 	c.DelayBase = cmp.Or(c.DelayBase, 10*time.Second)
@@ -76,6 +83,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.JobTimeout = cmp.Or(c.JobTimeout, 10*time.Second)
 	c.RescueAfter = cmp.Or(c.RescueAfter, c.JobTimeout+5*time.Second)
 	c.PollInterval = cmp.Or(c.PollInterval, time.Second)
+	c.OutageMax = cmp.Or(c.OutageMax, time.Minute)
 	c.KeyTTL = cmp.Or(c.KeyTTL, c.clientKeyTTL(), 24*time.Hour)
 	if c.Client != nil {
 		client := *c.Client
@@ -88,6 +96,12 @@ func (c Config) withDefaults() (Config, error) {
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	if c.Rand == nil {
 		c.Rand = rand.Float64
+	}
+	if c.Workers > river.QueueNumWorkersMax {
+		return c, fmt.Errorf("%w: Workers is %d, want at most %d", ErrInvalidConfig, c.Workers, river.QueueNumWorkersMax)
+	}
+	if c.PollInterval < river.FetchPollIntervalMin {
+		return c, fmt.Errorf("%w: PollInterval is %v, want at least %v", ErrInvalidConfig, c.PollInterval, river.FetchPollIntervalMin)
 	}
 	if c.RescueAfter < c.JobTimeout {
 		return c, fmt.Errorf("%w: RescueAfter %v is below JobTimeout %v", ErrInvalidConfig, c.RescueAfter, c.JobTimeout)
@@ -196,7 +210,8 @@ func (p *Payer[TTx]) Stop(ctx context.Context) error {
 // Wait returns nil once no intent is pending, or ctx's error once ctx ends. It looks again
 // whenever one of this process's jobs ends an attempt, and every PollInterval for intents
 // that other processes store or work. A Payer without Config.Client only looks every
-// PollInterval.
+// PollInterval. A look the database fails is logged at Warn and made again; Wait returns its
+// error only once every look has failed for Config.OutageMax.
 func (p *Payer[TTx]) Wait(ctx context.Context) error {
 	var events <-chan *river.Event
 	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
@@ -207,14 +222,26 @@ func (p *Payer[TTx]) Wait(ctx context.Context) error {
 	}
 	tick := time.NewTicker(p.cfg.PollInterval)
 	defer tick.Stop()
+	var failing time.Time // when the current run of failed looks began; zero if none
 	for {
-		var n int
-		err := p.db.queryRow(ctx, *new(TTx), "SELECT count(*) FROM pix_intent WHERE status = $1", StatusPending).Scan(&n)
-		if err != nil {
-			return fmt.Errorf("durable: count pending intents: %w", err)
-		}
-		if n == 0 {
+		pending, err := p.pending(ctx)
+		switch {
+		case err == nil && !pending:
 			return nil
+		case err == nil:
+			failing = time.Time{}
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			now := p.now()
+			if failing.IsZero() {
+				failing = now
+			}
+			if d := now.Sub(failing); d >= p.cfg.OutageMax {
+				return fmt.Errorf("%w (every look failed for %v)", err, d.Round(time.Millisecond))
+			}
+			p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: look for pending intents failed; looking again",
+				slog.Any("error", err), slog.Duration("failing_for", now.Sub(failing)))
 		}
 		select {
 		case <-events:
@@ -223,4 +250,18 @@ func (p *Payer[TTx]) Wait(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// lookPending asks whether any intent is pending: 1 or 0. The status index answers it
+// without reading the table.
+const lookPending = "SELECT count(*) FROM (SELECT 1 FROM pix_intent WHERE status = $1 LIMIT 1) AS one"
+
+// pending reports whether any intent is pending.
+func (p *Payer[TTx]) pending(ctx context.Context) (bool, error) {
+	var n int
+	err := p.db.queryRow(ctx, *new(TTx), lookPending, StatusPending).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("durable: look for pending intents: %w", err)
+	}
+	return n > 0, nil
 }

@@ -21,6 +21,7 @@ import (
 
 // The sentinels' texts are what a caller logs or shows.
 func TestSentinelErrorTexts(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		err  error
 		want string
@@ -41,6 +42,7 @@ func TestSentinelErrorTexts(t *testing.T) {
 
 // The statuses' texts are stored in pix_intent and shown to operators.
 func TestStatusTexts(t *testing.T) {
+	t.Parallel()
 	for status, want := range map[Status]string{StatusPending: "pending", StatusSettled: "settled",
 		StatusRefused: "refused", StatusOverdue: "overdue"} {
 		if string(status) != want {
@@ -112,6 +114,7 @@ func (r failedRow) Scan(...any) error { return r.err }
 
 // Pay stores nothing and reports the database's failure at each of its steps.
 func TestPayReportsEachStorageFailure(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, method, match string }{
 		{"beginning", "begin", ""},
 		{"storing the intent", "exec", "INSERT INTO pix_intent"},
@@ -152,6 +155,7 @@ func checkOnlyIntent(tb testing.TB, p *Payer[*sql.Tx], want Intent) {
 
 // A job the database refuses to store fails PayTx, and the caller's rollback leaves nothing.
 func TestPayTxReportsAJobItCannotStore(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	stored := mustPay(t, p, "a", payment(100))
@@ -169,6 +173,7 @@ func TestPayTxReportsAJobItCannotStore(t *testing.T) {
 
 // Reads on an ended context fail with its error, never with a zero intent or ErrNotFound.
 func TestReadsReportAnEndedContext(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	mustPay(t, p, "a", payment(100))
@@ -185,6 +190,7 @@ func TestReadsReportAnEndedContext(t *testing.T) {
 // A stored row that cannot be read as an intent is reported: Intents lists nothing, Pay under
 // its id does not claim ErrIDReused, and the database stays free for what follows.
 func TestUnreadableIntentIsReported(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	mustPay(t, p, "b", payment(100))
@@ -210,6 +216,7 @@ func TestUnreadableIntentIsReported(t *testing.T) {
 // A failed step of the intent table's schema is reported, leaves the database at the version
 // before it, and the next migration applies it.
 func TestMigrateIntentsStopsAtAFailedStep(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, method, match string
 		version             int // where the failure leaves the database
@@ -265,6 +272,7 @@ func schemaVersionOf(tb testing.TB, db *sql.DB) int {
 // The receipt is recorded in one transaction with the job's completion: a completion the
 // database refuses leaves the intent pending, and the job is tried again.
 func TestSettlementCommitsWithTheJobsCompletion(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -334,6 +342,7 @@ func mustKeptRecordsPayer(t *testing.T) (ledger, *sql.DB, *Payer[*sql.Tx], *kept
 
 // Start warns, for an operator, how many jobs of a dead run it made available.
 func TestStartLogsTheJobsItTookOver(t *testing.T) {
+	t.Parallel()
 	l, db, p, logs := mustKeptRecordsPayer(t)
 	mustPay(t, p, "a", payment(100))
 	mustPay(t, p, "b", payment(101))
@@ -352,6 +361,7 @@ func TestStartLogsTheJobsItTookOver(t *testing.T) {
 // Stop on a live context lets the attempts in flight end: it never asks River for the hard
 // stop that cancels them, which River would log.
 func TestStopOnALiveContextIsNoHardStop(t *testing.T) {
+	t.Parallel()
 	_, _, p, logs := mustKeptRecordsPayer(t)
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatalf("Start() error = %v", err)
@@ -366,6 +376,7 @@ func TestStopOnALiveContextIsNoHardStop(t *testing.T) {
 
 // A Start that River refuses fails with River's error and gives back the run lock.
 func TestStartThatRiverRefusesReleasesTheRunLock(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -388,6 +399,7 @@ func TestStartThatRiverRefusesReleasesTheRunLock(t *testing.T) {
 // A Start that cannot make the jobs of a dead run available fails with the database's error
 // and gives back the run lock.
 func TestStartThatCannotTakeOverReleasesTheRunLock(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -421,7 +433,7 @@ type countProbe struct {
 
 func (e countProbe) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) row {
 	r := e.engine.queryRow(ctx, tx, q, args...)
-	if !strings.HasPrefix(q, "SELECT count(*) FROM pix_intent") {
+	if q != lookPending {
 		return r
 	}
 	return scannedThen{r, e.counted}
@@ -468,6 +480,7 @@ func TestWaitWakesWhenAJobEnds(t *testing.T) {
 
 // Wait returns ctx's error itself once ctx ends while it waits, not a failed count.
 func TestWaitReturnsTheErrorOfAContextEndedWhileWaiting(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{PollInterval: time.Hour})
 	mustPay(t, p, "a", payment(100))

@@ -13,6 +13,7 @@ import (
 )
 
 func TestWorkSettlesAndRefuses(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -30,6 +31,7 @@ func TestWorkSettlesAndRefuses(t *testing.T) {
 }
 
 func TestWorkResumesUnknownOutcomes(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -45,6 +47,7 @@ func TestWorkResumesUnknownOutcomes(t *testing.T) {
 }
 
 func TestIntentsReportOverdue(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{MaxAge: time.Hour})
 	stored := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -60,12 +63,14 @@ func TestIntentsReportOverdue(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	got, err := Config{}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
-		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second, KeyTTL: 24 * time.Hour}
+		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second, KeyTTL: 24 * time.Hour,
+		OutageMax: time.Minute}
 	if got.Logger == nil || got.Rand == nil {
 		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
 	}
@@ -82,6 +87,7 @@ func TestConfigDefaults(t *testing.T) {
 // Config.KeyTTL defaults to the Client's, and the Payer sends with a copy of the Client whose
 // KeyTTL is Config.KeyTTL, leaving the caller's Client as it was.
 func TestConfigKeyTTL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name           string
 		config, client time.Duration
@@ -108,6 +114,7 @@ func TestConfigKeyTTL(t *testing.T) {
 // that is invalid as given, makes the Config invalid: the Payer would otherwise snooze every
 // job with the Client's error.
 func TestConfigRefusesAnInvalidClient(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		breakIt func(*Config)
@@ -169,6 +176,7 @@ func TestStopCancelsAttemptsInFlightWhenItsContextEnds(t *testing.T) {
 }
 
 func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "pay.db")
 	var wg sync.WaitGroup
 	for range 3 {
@@ -188,6 +196,7 @@ func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
 }
 
 func TestSecondStartIsBusy(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
 	mustStart(t, mustPayer(t, db, l.config()))
@@ -205,6 +214,7 @@ func TestSecondStartIsBusy(t *testing.T) {
 // Stop releases the database's run lock, so that another payer on the same file may start; a
 // second Stop has no lock to release and is no error.
 func TestStopLetsAnotherStart(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
@@ -226,6 +236,7 @@ func TestStopLetsAnotherStart(t *testing.T) {
 }
 
 func TestConfigDelay(t *testing.T) {
+	t.Parallel()
 	cfg, err := Config{DelayBase: time.Second, DelayMax: 5 * time.Second, Rand: func() float64 { return 0.5 }}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
@@ -238,14 +249,18 @@ func TestConfigDelay(t *testing.T) {
 }
 
 func TestConfigRefusesBadValues(t *testing.T) {
+	t.Parallel()
 	for name, cfg := range map[string]Config{
 		"negative Workers":         {Workers: -1},
 		"negative MaxAge":          {MaxAge: -1},
 		"negative JobTimeout":      {JobTimeout: -1},
 		"negative PollInterval":    {PollInterval: -1},
 		"negative KeyTTL":          {KeyTTL: -1},
+		"negative OutageMax":       {OutageMax: -1},
 		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
 		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
+		"Workers past River's":     {Workers: 10_001},
+		"PollInterval below 1 ms":  {PollInterval: 999 * time.Microsecond},
 	} {
 		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
@@ -253,16 +268,32 @@ func TestConfigRefusesBadValues(t *testing.T) {
 	}
 }
 
-func TestConfigTakesRescueAfterEqualToJobTimeout(t *testing.T) {
-	if err := (Config{JobTimeout: time.Second, RescueAfter: time.Second}).Validate(); err != nil {
-		t.Errorf("Validate() with RescueAfter == JobTimeout: %v, want nil", err)
+// Each bound is inclusive, and River takes a Config at its bounds.
+func TestConfigTakesValuesAtTheirBounds(t *testing.T) {
+	t.Parallel()
+	for name, cfg := range map[string]Config{
+		"RescueAfter == JobTimeout": {JobTimeout: time.Second, RescueAfter: time.Second},
+		"River's most Workers":      {Workers: 10_000},
+		"PollInterval of 1 ms":      {PollInterval: time.Millisecond},
+	} {
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s: Validate() = %v, want nil", name, err)
+		}
 	}
+	db, _ := mustSQLite(t)
+	l := mustPSP(t)
+	cfg := l.config()
+	cfg.Workers, cfg.PollInterval = 10_000, time.Millisecond
+	mustPayer(t, db, cfg) // River's NewClient checks its own bounds
 }
 
 func TestWaitWithoutClientPolls(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{PollInterval: 10 * time.Millisecond})
-	if err := p.Wait(context.Background()); err != nil {
+	found, cancelFound := context.WithTimeout(context.Background(), stallAfter())
+	defer cancelFound()
+	if err := p.Wait(found); err != nil {
 		t.Errorf("Wait() with nothing pending: error = %v, want nil", err)
 	}
 	mustPay(t, p, "a", payment(100))
@@ -274,6 +305,7 @@ func TestWaitWithoutClientPolls(t *testing.T) {
 }
 
 func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
+	t.Parallel()
 	for _, path := range []string{"", filepath.Join(t.TempDir(), "a?b.db"), filepath.Join(t.TempDir(), "a#b.db")} {
 		if db, err := OpenSQLite(path); err == nil {
 			db.Close()
@@ -283,6 +315,7 @@ func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
 }
 
 func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
+	t.Parallel()
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	mustPay(t, p, "a", payment(100))
@@ -304,6 +337,7 @@ func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
 }
 
 func TestStopFreesTheDatabaseForTheNextStart(t *testing.T) {
+	t.Parallel()
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
 	p := mustPayer(t, db, l.config())

@@ -149,11 +149,14 @@ func TestBadCommandLineExits2(t *testing.T) {
 		{"-db", db, "-rescue-after", "-1s", "list"}, // negative
 		{"-db", db, "-max-age", "-1h", "list"},
 		{"-db", db, "-poll", "-1s", "list"},
+		{"-db", db, "-outage-max", "-1s", "list"},
 		{"-db", db, "-delay-base", "-1s", "list"},
 		{"-db", db, "-delay-max", "-1s", "list"},
 		{"-db", db, "-delay-base", "1m", "-delay-max", "30s", "list"}, // DelayMax below DelayBase
 		{"-db", db, "-poll", "soon", "list"},                          // not a duration
 		{"-db", db, "-workers", "-3", "list"},
+		{"-db", db, "-workers", "10001", "list"}, // past River's limit
+		{"-db", db, "-poll", "500us", "list"},    // below River's
 		{"-db", db, "-workers", "many", "list"},
 		{"-db", db, "-key-ttl", "0", "list"},
 		{"-db", db, "-key-ttl", "-1h", "list"},
