@@ -61,6 +61,13 @@ func TestWaitLooksAgainAfterAFailedLook(t *testing.T) {
 	if got := lookWarnings(logs); got != 3 {
 		t.Errorf("Wait() logged %d failed looks, want 3", got)
 	}
+	_, attrs, _ := logs.find("durable: look for pending intents failed")
+	if got := attrs["error"].String(); !strings.Contains(got, errStorageFault.Error()) {
+		t.Errorf("the first failed look's error attribute = %q, want the database's error", got)
+	}
+	if got, ok := attrs["failing_for"]; !ok || got.Duration() != 0 {
+		t.Errorf("the first failed look's failing_for = %v (present %t), want 0: it starts the outage", got, ok)
+	}
 }
 
 // A database that fails every look for OutageMax ends Wait with its error, measured on the
