@@ -3,98 +3,366 @@ package durable
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"modernc.org/sqlite"
 )
 
-// BenchmarkPayments measures payments per second end to end through a psp on loopback, with
-// 10 at once: plain pix.Client.Send, and durable on SQLite and on Postgres (when PostgresEnv
-// is set), where each payment is stored, worked and recorded. own-commits/payment counts the
-// Payer's own commits beyond the caller's one: the attempt about to leave and the outcome.
-func BenchmarkPayments(b *testing.B) {
-	b.Run("send", func(b *testing.B) {
-		l := mustPSP(b)
-		c := l.client()
-		var next atomic.Int64
-		start := time.Now()
-		var wg sync.WaitGroup
-		for range 10 {
-			wg.Go(func() {
-				for next.Add(1) <= int64(b.N) {
-					if _, err := c.Send(context.Background(), payment(100)); err != nil {
-						b.Error(err)
-					}
-				}
+// BenchmarkDrain measures how fast b.N payments drain, stored beforehand: the drain alone
+// is timed, from Start to the last job's completion, inserts apart. Each durable run is
+// measured beside River with a worker that does nothing, draining b.N jobs of its own on the
+// same database with the same workers and fetch settings, and beside plain pix.Client.Send;
+// x-river is durable's payments per second over River's jobs per second. commits/payment is
+// every commit the database counted during the drain (pg_stat_database.xact_commit on
+// Postgres, SQLite's commit hook), payer-commits/payment the Payer's own of those, and
+// river-commits/job River's alone in its own run. Postgres runs when PostgresEnv is set;
+// fsync=off sets fsync on the cluster, which needs a superuser.
+func BenchmarkDrain(b *testing.B) {
+	for _, workers := range []int{10, 100} {
+		b.Run(fmt.Sprintf("send/workers=%d", workers), func(b *testing.B) {
+			b.ReportMetric(benchSend(b, mustPSP(b), workers, b.N), "payments/s")
+		})
+	}
+	for _, fsync := range []string{"on", "off"} {
+		for _, workers := range []int{10, 100} {
+			b.Run(fmt.Sprintf("sqlite/fsync=%s/workers=%d", fsync, workers), func(b *testing.B) {
+				benchDrain(b, mustBenchSQLite(b, fsync == "on"), workers)
 			})
 		}
-		wg.Wait()
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "payments/s")
-	})
-	b.Run("sqlite", func(b *testing.B) {
-		l := mustPSP(b)
-		db, _ := mustSQLite(b)
-		benchDurable(b, l, func(cfg Config) (*Payer[*sql.Tx], error) { return NewSQLite(context.Background(), db, cfg) })
-	})
-	b.Run("postgres", func(b *testing.B) {
-		l := mustPSP(b)
-		dsn := mustPostgresURL(b)
-		pool, err := pgxpool.New(context.Background(), dsn+"&pool_max_conns=20")
-		if err != nil {
-			b.Fatal(err)
+	}
+	for _, fsync := range []string{"on", "off"} {
+		for _, workers := range []int{10, 100} {
+			b.Run(fmt.Sprintf("postgres/fsync=%s/workers=%d", fsync, workers), func(b *testing.B) {
+				benchDrain(b, mustBenchPostgres(b, fsync == "on"), workers)
+			})
 		}
-		defer pool.Close()
-		benchDurable(b, l, func(cfg Config) (*Payer[pgx.Tx], error) { return NewPostgres(context.Background(), pool, cfg) })
-	})
+	}
 }
 
-// benchDurable stores b.N intents, then starts a Payer and waits until all are settled.
-func benchDurable[TTx any](b *testing.B, l ledger, open func(Config) (*Payer[TTx], error)) {
+// BenchmarkBacklog drains a backlog left by an outage: 1,000, then 100,000 intents stored at
+// once, one in ten of which left long ago under a key the PSP has forgotten (it is looked up,
+// then paid under a new key), on SQLite with 10 workers. b.N is ignored: run it with
+// -benchtime=1x. peak-rss-MB is the process's, PSP included.
+func BenchmarkBacklog(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("sqlite/backlog=%d", n), func(b *testing.B) {
+			db := mustBenchSQLite(b, true)
+			l := mustPSP(b)
+			p := db.payer(b, l, 10)
+			storeIntents(b, p, n, n/10)
+			rate, _ := drainPayer(b, db, p, n)
+			checkDrained(b, l, p, n)
+			b.ReportMetric(rate, "payments/s")
+			var ru syscall.Rusage
+			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+				b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
+			}
+		})
+	}
+}
+
+// benchDrain measures River, then durable, then Send, each draining b.N payments with
+// workers at once.
+func benchDrain[TTx any](b *testing.B, db benchDB[TTx], workers int) {
+	l := mustPSP(b)
+	p := db.payer(b, l, workers)
+	riverRate, riverCommits := drainRiver(b, db, p.cfg, workers, b.N)
+	storeIntents(b, p, b.N, 0)
+	counter := &countingEngine[TTx]{engine: p.db, reads: db.readsCommit}
+	p.db = counter
+	rate, commits := drainPayer(b, db, p, b.N)
+	checkDrained(b, l, p, b.N)
+	b.ReportMetric(rate, "payments/s")
+	b.ReportMetric(rate/riverRate, "x-river")
+	b.ReportMetric(riverRate, "river-jobs/s")
+	b.ReportMetric(benchSend(b, l, workers, b.N), "send-payments/s")
+	b.ReportMetric(float64(commits)/float64(b.N), "commits/payment")
+	b.ReportMetric(float64(counter.commits.Load())/float64(b.N), "payer-commits/payment")
+	b.ReportMetric(float64(riverCommits)/float64(b.N), "river-commits/job")
+}
+
+// benchSend sends n payments through l with workers at once, and returns payments per second.
+func benchSend(b *testing.B, l ledger, workers, n int) float64 {
+	c := l.client()
+	var next atomic.Int64
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				if _, err := c.Send(context.Background(), payment(100)); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// benchDB is a database under benchmark: how to make a Payer on it, and its count of commits.
+type benchDB[TTx any] struct {
+	open        func(Config) (*Payer[TTx], error)
+	commits     func() int64 // every commit so far, as the database counts them
+	quiet       func()       // closes idle connections, which then report their commits
+	readsCommit bool         // a read outside a transaction is a commit, as on Postgres
+}
+
+// payer returns a Payer on db that pays through l with workers.
+func (db benchDB[TTx]) payer(b *testing.B, l ledger, workers int) *Payer[TTx] {
 	cfg := l.config()
-	cfg.PollInterval = 5 * time.Millisecond
-	p, err := open(cfg)
+	cfg.Workers = workers
+	cfg.PollInterval = 50 * time.Millisecond
+	p, err := db.open(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	counter := &countingEngine[TTx]{engine: p.db}
-	p.db = counter
-	start := time.Now()
-	for i := range b.N {
-		mustPay(b, p, fmt.Sprintf("bench-%d", i), payment(100))
-	}
-	caller := counter.commits.Swap(0)
-	mustStart(b, p)
-	all := awaitDone(b, p)
-	elapsed := time.Since(start)
-	if len(all) != b.N || all[0].Status != StatusSettled {
-		b.Fatalf("%d intents, the first %+v; want %d settled", len(all), all[0], b.N)
-	}
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "payments/s")
-	b.ReportMetric(float64(caller)/float64(b.N), "caller-commits/payment")
-	b.ReportMetric(float64(counter.commits.Load())/float64(b.N), "own-commits/payment")
+	return p
 }
 
-// countingEngine counts the commits an engine makes: of transactions, and of statements
-// outside one.
+// storeIntents stores n intents, a thousand per transaction; the first aged of them as if
+// their key left long ago, in a run that died.
+func storeIntents[TTx any](b *testing.B, p *Payer[TTx], n, aged int) {
+	ctx := context.Background()
+	for i := 0; i < n; i += 1000 {
+		tx, err := p.db.begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j := i; j < min(n, i+1000); j++ {
+			if _, err := p.PayTx(ctx, tx, fmt.Sprintf("bench-%07d", j), payment(100)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := p.db.commit(ctx, tx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	longAgo := time.Now().Add(-2 * p.cfg.KeyTTL).UnixMicro()
+	if _, err := p.db.execPool(ctx, "UPDATE pix_intent SET attempts = 1, first_sent = $1 WHERE id < $2",
+		longAgo, fmt.Sprintf("bench-%07d", aged)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// drainPayer starts p, waits until n of its jobs have completed, and returns payments per
+// second and the commits the database counted from Start to Stop.
+func drainPayer[TTx any](b *testing.B, db benchDB[TTx], p *Payer[TTx], n int) (float64, int64) {
+	done, stop := completions(p.river, n)
+	defer stop()
+	before := db.commits()
+	start := time.Now()
+	if err := p.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	awaitCompletions(b, done)
+	elapsed := time.Since(start)
+	if err := p.Stop(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	db.quiet()
+	commits := db.commits() - before
+	return float64(n) / elapsed.Seconds(), commits
+}
+
+// drainRiver stores n jobs that do nothing, then drains them with a River client of its own
+// on p's database, with cfg's workers and fetch settings, and returns jobs per second and the
+// commits the database counted from Start to Stop.
+func drainRiver[TTx any](b *testing.B, db benchDB[TTx], cfg Config, workers, n int) (float64, int64) {
+	ctx := context.Background()
+	p, err := db.open(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := river.NewWorkers()
+	river.AddWorker(ws, river.WorkFunc(func(context.Context, *river.Job[nothingArgs]) error { return nil }))
+	rc, err := river.NewClient(p.db.riverDriver(), &river.Config{Workers: ws, Logger: cfg.Logger,
+		Queues:            map[string]river.QueueConfig{"bench": {MaxWorkers: workers}},
+		FetchPollInterval: cfg.PollInterval, FetchCooldown: cfg.FetchCooldown})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i += 1000 {
+		jobs := make([]river.InsertManyParams, 0, 1000)
+		for j := i; j < min(n, i+1000); j++ {
+			jobs = append(jobs, river.InsertManyParams{Args: nothingArgs{N: j}, InsertOpts: &river.InsertOpts{Queue: "bench"}})
+		}
+		if _, err := rc.InsertMany(ctx, jobs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done, stop := completions(rc, n)
+	defer stop()
+	before := db.commits()
+	start := time.Now()
+	if err := rc.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	awaitCompletions(b, done)
+	elapsed := time.Since(start)
+	if err := rc.Stop(ctx); err != nil {
+		b.Fatal(err)
+	}
+	db.quiet()
+	commits := db.commits() - before
+	return float64(n) / elapsed.Seconds(), commits
+}
+
+// nothingArgs is the job of River's baseline, whose worker does nothing.
+type nothingArgs struct {
+	N int `json:"n"`
+}
+
+func (nothingArgs) Kind() string { return "bench_nothing" }
+
+// completions closes done once rc has completed n jobs.
+func completions[TTx any](rc *river.Client[TTx], n int) (done <-chan struct{}, stop func()) {
+	events, cancel := rc.SubscribeConfig(&river.SubscribeConfig{ChanSize: n + 1000, // River drops what overflows
+		Kinds: []river.EventKind{river.EventKindJobCompleted}})
+	ch := make(chan struct{})
+	go func() {
+		seen := 0
+		for range events {
+			if seen++; seen == n {
+				close(ch)
+			}
+		}
+	}()
+	return ch, cancel
+}
+
+// awaitCompletions waits for done, for at most three minutes.
+func awaitCompletions(b *testing.B, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		b.Fatal("the jobs did not all complete in 3 minutes")
+	}
+}
+
+// checkDrained checks that n intents are settled, each paid once.
+func checkDrained[TTx any](b *testing.B, l ledger, p *Payer[TTx], n int) {
+	var settled int
+	if err := p.db.queryRow(context.Background(), *new(TTx), "SELECT count(*) FROM pix_intent WHERE status = $1",
+		StatusSettled).Scan(&settled); err != nil {
+		b.Fatal(err)
+	}
+	if s := len(l.settlements()); settled != n || s != n {
+		b.Fatalf("%d intents settled and %d payments at the PSP, want %d", settled, s, n)
+	}
+}
+
+// mustBenchSQLite opens a fresh SQLite file with synchronous FULL (fsync) or OFF, and counts
+// the commits of its one connection.
+func mustBenchSQLite(b *testing.B, fsync bool) benchDB[*sql.Tx] {
+	db, _ := mustSQLite(b)
+	if !fsync {
+		if _, err := db.Exec("PRAGMA synchronous = OFF"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var commits atomic.Int64
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = conn.Raw(func(c any) error {
+		c.(sqlite.HookRegisterer).RegisterCommitHook(func() int32 { commits.Add(1); return 0 })
+		return nil
+	})
+	if err := errors.Join(err, conn.Close()); err != nil {
+		b.Fatal(err)
+	}
+	return benchDB[*sql.Tx]{
+		open:    func(cfg Config) (*Payer[*sql.Tx], error) { return NewSQLite(context.Background(), db, cfg) },
+		commits: commits.Load,
+		quiet:   func() {},
+	}
+}
+
+// mustBenchPostgres makes a fresh database on PostgresEnv's cluster, with fsync on or off.
+func mustBenchPostgres(b *testing.B, fsync bool) benchDB[pgx.Tx] {
+	ctx := context.Background()
+	dsn := mustPostgresURL(b)
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { admin.Close(ctx) })
+	setting := map[bool]string{true: "on", false: "off"}[fsync]
+	if _, err := admin.Exec(ctx, "ALTER SYSTEM SET fsync = "+setting); err != nil {
+		b.Skipf("fsync=%s needs a superuser: %v", setting, err)
+	}
+	if _, err := admin.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		b.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, dsn+"&pool_max_conns=40")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	return benchDB[pgx.Tx]{
+		open:        func(cfg Config) (*Payer[pgx.Tx], error) { return NewPostgres(ctx, pool, cfg) },
+		commits:     func() int64 { return xactCommits(b, admin) },
+		quiet:       pool.Reset,
+		readsCommit: true,
+	}
+}
+
+// xactCommits reads the database's count of commits. Backends report theirs at most once a
+// second, so it reads every second and a half until the count holds still but for its own
+// read, which is a commit too.
+func xactCommits(b *testing.B, admin *pgx.Conn) int64 {
+	last := int64(-2)
+	for range 40 {
+		var n int64
+		if err := admin.QueryRow(context.Background(),
+			"SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		if n-last <= 1 {
+			return n
+		}
+		last = n
+		time.Sleep(1500 * time.Millisecond)
+	}
+	b.Fatal("the count of commits did not hold still in a minute")
+	return 0
+}
+
+// countingEngine counts the commits a worker's engine makes: of its groups of writes, of
+// statements outside a transaction, and of reads outside one where reads commit.
 type countingEngine[TTx any] struct {
 	engine[TTx]
+	reads   bool
 	commits atomic.Int64
 }
 
-func (c *countingEngine[TTx]) commit(ctx context.Context, tx TTx) error {
+func (c *countingEngine[TTx]) groupTx(ctx context.Context, self engine[TTx], take func() []*write) ([]*write, error) {
 	c.commits.Add(1)
-	return c.engine.commit(ctx, tx)
+	return c.engine.groupTx(ctx, self, take)
 }
 
 func (c *countingEngine[TTx]) execPool(ctx context.Context, q string, args ...any) (int64, error) {
 	c.commits.Add(1)
 	return c.engine.execPool(ctx, q, args...)
+}
+
+func (c *countingEngine[TTx]) queryRow(ctx context.Context, tx TTx, q string, args ...any) row {
+	if c.reads && any(tx) == any(*new(TTx)) {
+		c.commits.Add(1)
+	}
+	return c.engine.queryRow(ctx, tx, q, args...)
 }
 
 // BenchmarkRestart measures the time from opening the database of a run killed in the

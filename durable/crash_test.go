@@ -186,7 +186,7 @@ func reopen(t *testing.T, path string) []Intent {
 	}
 	defer db.Close()
 	p := mustPayer(t, db, Config{})
-	all, err := p.Intents(t.Context())
+	all, err := collect(p.Intents(t.Context()))
 	if err != nil {
 		t.Fatal(err)
 	}

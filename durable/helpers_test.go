@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"database/sql"
+	"iter"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,6 +80,19 @@ func mustPay[TTx any](tb testing.TB, p *Payer[TTx], id string, payment pix.Payme
 	return in
 }
 
+// collect reads seq to its end or its first error. It returns the intents yielded before
+// that error, and the error.
+func collect(seq iter.Seq2[Intent, error]) ([]Intent, error) {
+	var all []Intent
+	for in, err := range seq {
+		if err != nil {
+			return all, err
+		}
+		all = append(all, in)
+	}
+	return all, nil
+}
+
 // stallAfter is how long awaitDone waits for a job to make progress before it judges that
 // nothing can progress. Under -short, which the mutation gate uses, no test holds an attempt
 // for longer than a second, so a mutant that stops the work fails fast instead of timing out.
@@ -132,7 +146,7 @@ func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 			tb.Fatalf("Wait() error = %v", err)
 		}
 	}
-	all, err := p.Intents(context.Background())
+	all, err := collect(p.Intents(context.Background()))
 	if err != nil {
 		tb.Fatalf("Intents() error = %v", err)
 	}

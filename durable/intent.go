@@ -145,20 +145,6 @@ func (p *Payer[TTx]) intent(ctx context.Context, tx TTx, id string) (Intent, err
 	return in, nil
 }
 
-// Intents returns every intent, in id order.
-func (p *Payer[TTx]) Intents(ctx context.Context) ([]Intent, error) {
-	var all []Intent
-	err := p.db.query(ctx, "SELECT "+intentColumns+" FROM pix_intent ORDER BY id", func(r row) error {
-		in, err := p.scan(r)
-		all = append(all, in)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("durable: list intents: %w", err)
-	}
-	return all, nil
-}
-
 // scan reads a row of intentColumns, and reports a pending intent past MaxAge as overdue.
 func (p *Payer[TTx]) scan(r row) (Intent, error) {
 	var in Intent

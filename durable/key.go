@@ -11,37 +11,45 @@ import (
 	"github.com/google/uuid"
 )
 
-// mark records, before an attempt under in.Key leaves, one more attempt and, for the key's
-// first, first_sent, by the database's clock. It commits before it returns. It returns when
-// the key first left, on this process's clock: the database's clock gives every worker the
-// same key deadline, and this process measures the time since on its own. It fails with
-// errMovedOn when the intent is no longer pending under in.Key.
-func (p *Payer[TTx]) mark(ctx context.Context, in *Intent) (time.Time, error) {
-	tx, err := p.db.begin(ctx)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("durable: %w", err)
-	}
+// mark records, before an attempt leaves, one more attempt under the intent's current key
+// and, for the key's first, first_sent, by the database's clock, and returns the intent as
+// marked. Its write commits with those of other workers (see groupCommit) before it returns.
+// It also returns when the key first left, on this process's clock: the database's clock
+// gives every worker the same key deadline, and this process measures the time since on its
+// own. It fails with errNotPending when the intent is not pending, or not stored.
+func (p *Payer[TTx]) mark(ctx context.Context, id string) (Intent, time.Time, error) {
 	now := p.db.now()
-	var firstSent, dbNow int64
-	err = p.db.queryRow(ctx, tx, `UPDATE pix_intent SET attempts = attempts + 1,
-		first_sent = CASE WHEN first_sent = 0 THEN `+now+` ELSE first_sent END, updated_at = `+now+`
-		WHERE id = $1 AND status = 'pending' AND idempotency_key = $2 RETURNING first_sent, `+now,
-		in.ID, in.Key).Scan(&firstSent, &dbNow)
+	var in Intent
+	var dbNow int64
+	err := p.group.do(ctx, p.db, &write{
+		q: `UPDATE pix_intent SET attempts = attempts + 1,
+		first_sent = CASE WHEN first_sent = 0 THEN ` + now + ` ELSE first_sent END, updated_at = ` + now + `
+		WHERE id = $1 AND status = 'pending' RETURNING ` + intentColumns + `, ` + now,
+		args: []any{id},
+		scan: func(r row) (err error) {
+			in, err = p.scan(extraColumn{r, &dbNow})
+			return err
+		},
+	})
 	if isNoRows(err) {
-		err = fmt.Errorf("%w: %q is no longer pending under key %s", errMovedOn, in.ID, in.Key)
-	}
-	if err == nil {
-		err = p.db.commit(ctx, tx)
-	} else {
-		err = errors.Join(err, p.db.rollback(ctx, tx))
+		return Intent{}, time.Time{}, fmt.Errorf("%w: %q", errNotPending, id)
 	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("durable: record an attempt of intent %q: %w", in.ID, err)
+		return Intent{}, time.Time{}, fmt.Errorf("durable: record an attempt of intent %q: %w", id, err)
 	}
-	in.Attempts++
-	in.FirstSent = time.UnixMicro(firstSent)
-	return time.Now().Add(-time.Duration(dbNow-firstSent) * time.Microsecond), nil
+	return in, time.Now().Add(-time.Duration(dbNow-in.FirstSent.UnixMicro()) * time.Microsecond), nil
 }
+
+// errNotPending reports an intent that mark found settled, refused or absent.
+var errNotPending = errors.New("durable: the intent is not pending")
+
+// extraColumn is a row whose last column goes to dest, after the columns its reader asks for.
+type extraColumn struct {
+	row
+	dest any
+}
+
+func (r extraColumn) Scan(dest ...any) error { return r.row.Scan(append(dest, r.dest)...) }
 
 // rotate gives the intent in a new key, after a status lookup proved that nothing was paid
 // under in.Key and, the PSP having closed it, that nothing can be. It is a compare-and-set on

@@ -125,7 +125,7 @@ func checkMark[TTx any](t *testing.T, p *Payer[TTx]) {
 			t.Fatal(err)
 		}
 		stored, _ := p.Intent(ctx, "a")
-		firstSent, err := p.mark(ctx, &in)
+		marked, firstSent, err := p.mark(ctx, "a")
 		if err != nil {
 			t.Fatalf("mark() error = %v", err)
 		}
@@ -133,8 +133,10 @@ func checkMark[TTx any](t *testing.T, p *Payer[TTx]) {
 			t.Errorf("mark() after a first attempt %v ago = %v, %v ago", age, firstSent, time.Since(firstSent))
 		}
 		got, _ := p.Intent(ctx, "a")
-		if got.Attempts != n+1 || !got.FirstSent.Equal(in.FirstSent) || n > 0 && !got.FirstSent.Equal(stored.FirstSent) {
-			t.Errorf("intent after mark() = %+v, want %d attempts, first_sent %v kept once set", got, n+1, in.FirstSent)
+		if got.Attempts != n+1 || marked.Attempts != n+1 || !got.FirstSent.Equal(marked.FirstSent) ||
+			n > 0 && !got.FirstSent.Equal(stored.FirstSent) || marked.Key != in.Key || marked.Payment != in.Payment {
+			t.Errorf("intent after mark() = %+v, returned %+v; want %d attempts under %s, first_sent kept once set",
+				got, marked, n+1, in.Key)
 		}
 	}
 }
@@ -149,8 +151,9 @@ func TestRotateIsACompareAndSet(t *testing.T) {
 
 func checkRotateRace[TTx any](t *testing.T, p *Payer[TTx]) {
 	ctx := context.Background()
-	in := mustPay(t, p, "a", payment(100))
-	if _, err := p.mark(ctx, &in); err != nil {
+	mustPay(t, p, "a", payment(100))
+	in, _, err := p.mark(ctx, "a")
+	if err != nil {
 		t.Fatal(err)
 	}
 	why := errors.New("test: the lookup found nothing under the key")
@@ -171,12 +174,9 @@ func checkRotateRace[TTx any](t *testing.T, p *Payer[TTx]) {
 	if got.Attempts != 0 || !got.FirstSent.IsZero() || got.Error != why.Error() {
 		t.Errorf("intent = %+v, want no attempt under its new key, and the lookup's error", got)
 	}
-	// The loser's next mark finds the key moved on, and marks nothing.
-	if _, err := p.mark(ctx, &in); !errors.Is(err, errMovedOn) {
-		t.Errorf("mark() under the old key: error = %v, want errMovedOn", err)
-	}
-	if again, _ := p.Intent(ctx, "a"); again.Attempts != 0 {
-		t.Errorf("intent after a mark under the old key = %+v, want 0 attempts", again)
+	// The loser's next mark takes the new key: the first attempt under it.
+	if again, _, err := p.mark(ctx, "a"); err != nil || again.Key != won[0] || again.Attempts != 1 {
+		t.Errorf("mark() after the rotation = %+v, %v; want the first attempt under %s", again, err, won[0])
 	}
 }
 

@@ -93,7 +93,7 @@ func (v version1) store(t *testing.T, l ledger) []Intent {
 // past the TTL and the PSP never saw it.
 func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent) {
 	t.Helper()
-	got, err := p.Intents(context.Background())
+	got, err := collect(p.Intents(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}

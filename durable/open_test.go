@@ -286,6 +286,9 @@ func TestBusyStartLeavesTheRunningJobsAlone(t *testing.T) {
 	if got := l.settlements(); len(got) != 1 {
 		t.Errorf("the PSP settled %d payments, want 1", len(got))
 	}
+	if err := live.Stop(context.Background()); err != nil { // River completes the jobs it worked
+		t.Fatal(err)
+	}
 	if state, attempt := payJob(t, other); state != "completed" || attempt != 1 {
 		t.Errorf("the job ended %s at attempt %d, want completed at attempt 1", state, attempt)
 	}

@@ -78,7 +78,7 @@ func TestPayTxRefusesBadInput(t *testing.T) {
 			if _, err := p.Pay(context.Background(), tt.id, tt.payment); !errors.Is(err, tt.want) {
 				t.Fatalf("Pay(%q, %+v) error = %v, want %v", tt.id, tt.payment, err, tt.want)
 			}
-			all, err := p.Intents(context.Background())
+			all, err := collect(p.Intents(context.Background()))
 			if diff := cmp.Diff([]Intent{stored}, all); err != nil || diff != "" {
 				t.Errorf("Intents() error = %v, mismatch (-want +got):\n%s", err, diff)
 			}
@@ -103,7 +103,7 @@ func TestPayTxKeepsCallersTransactionUsable(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	all, err := p.Intents(context.Background())
+	all, err := collect(p.Intents(context.Background()))
 	if err != nil || len(all) != 1 || all[0].ID != "good" {
 		t.Errorf("Intents() = %+v, %v; want only good", all, err)
 	}

@@ -49,6 +49,11 @@ type Config struct {
 	// notifications, so a new intent waits up to PollInterval there. Postgres notifies at
 	// once. It is at least 1 ms (River's limit). 0 means 1 s.
 	PollInterval time.Duration
+	// FetchCooldown is the shortest time between two fetches of jobs while jobs wait and
+	// workers free up: each fetch takes jobs for every free worker, so 10 workers take at most
+	// 10 payments per FetchCooldown. It is at least 1 ms (River's limit) and at most
+	// PollInterval. 0 means 1 ms.
+	FetchCooldown time.Duration
 	// OutageMax is how long Wait rides out a database that fails every look for pending
 	// intents (a connection reset, a database restarting) before it returns the error. Each
 	// failed look is logged at Warn and tried again at the next job event or PollInterval; one
@@ -60,6 +65,10 @@ type Config struct {
 	// Rand returns uniform draws in [0, 1) for the waits. Nil means math/rand/v2.
 	Rand func() float64
 }
+
+// fetchCooldown is FetchCooldown's default: River's own, 100 ms, would hold 10 workers to
+// 100 payments a second.
+const fetchCooldown = time.Millisecond
 
 // Validate reports the error wrapping ErrInvalidConfig that NewSQLite and NewPostgres would
 // return for c, or nil. It opens nothing.
@@ -73,8 +82,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Workers < 0 {
 		return c, fmt.Errorf("%w: Workers is %d, want 0 (10) or more", ErrInvalidConfig, c.Workers)
 	}
-	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 || c.OutageMax < 0 {
-		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval, KeyTTL and OutageMax are not negative", ErrInvalidConfig)
+	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 || c.OutageMax < 0 || c.FetchCooldown < 0 {
+		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval, FetchCooldown, KeyTTL and OutageMax are not negative",
+			ErrInvalidConfig)
 	}
 	c.Workers = cmp.Or(c.Workers, 10)
 	c.DelayBase = cmp.Or(c.DelayBase, 10*time.Second)
@@ -83,6 +93,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.JobTimeout = cmp.Or(c.JobTimeout, 10*time.Second)
 	c.RescueAfter = cmp.Or(c.RescueAfter, c.JobTimeout+5*time.Second)
 	c.PollInterval = cmp.Or(c.PollInterval, time.Second)
+	c.FetchCooldown = cmp.Or(c.FetchCooldown, min(c.PollInterval, fetchCooldown))
 	c.OutageMax = cmp.Or(c.OutageMax, time.Minute)
 	c.KeyTTL = cmp.Or(c.KeyTTL, c.clientKeyTTL(), 24*time.Hour)
 	if c.Client != nil {
@@ -102,6 +113,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.PollInterval < river.FetchPollIntervalMin {
 		return c, fmt.Errorf("%w: PollInterval is %v, want at least %v", ErrInvalidConfig, c.PollInterval, river.FetchPollIntervalMin)
+	}
+	if c.FetchCooldown < river.FetchCooldownMin || c.FetchCooldown > c.PollInterval {
+		return c, fmt.Errorf("%w: FetchCooldown is %v, want at least %v and at most PollInterval %v", ErrInvalidConfig,
+			c.FetchCooldown, river.FetchCooldownMin, c.PollInterval)
 	}
 	if c.RescueAfter < c.JobTimeout {
 		return c, fmt.Errorf("%w: RescueAfter %v is below JobTimeout %v", ErrInvalidConfig, c.RescueAfter, c.JobTimeout)
@@ -153,6 +168,7 @@ type Payer[TTx any] struct {
 	db     engine[TTx]
 	river  *river.Client[TTx]
 	worker *worker[TTx]
+	group  *groupCommit[TTx] // the workers' writes
 }
 
 // newPayer makes the River client over db.
@@ -161,19 +177,19 @@ func newPayer[TTx any](db engine[TTx], cfg Config) (*Payer[TTx], error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Payer[TTx]{now: time.Now, cfg: cfg, db: db}
+	p := &Payer[TTx]{now: time.Now, cfg: cfg, db: db, group: &groupCommit[TTx]{timeout: cfg.JobTimeout}}
 	p.worker = &worker[TTx]{payer: p}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, p.worker)
 	rc := &river.Config{
 		Workers: workers, Logger: cfg.Logger, RetryPolicy: schedule{cfg},
 		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
-		FetchPollInterval: cfg.PollInterval, FetchCooldown: min(cfg.PollInterval, 100*time.Millisecond),
+		FetchPollInterval: cfg.PollInterval, FetchCooldown: cfg.FetchCooldown,
 	}
 	if cfg.Client != nil {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
 	}
-	if p.river, err = db.client(rc); err != nil {
+	if p.river, err = river.NewClient(db.riverDriver(), rc); err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	return p, nil

@@ -8,9 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
 )
 
 // migrationLock is the key of the session advisory lock under which a process migrates, so
@@ -60,14 +59,7 @@ func (e *pgEngine) migrate(ctx context.Context) (err error) {
 		_, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock)
 		err = errors.Join(err, uerr)
 	}()
-	m, err := rivermigrate.New(e.driver, nil)
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("durable: River's migrations: %w", err)
-	}
-	return migrateIntents(ctx, e)
+	return migrate(ctx, e)
 }
 
 // now reads the database's clock, the one clock of every worker process, as of the start of
@@ -83,6 +75,32 @@ func (e *pgEngine) rollback(ctx context.Context, tx pgx.Tx) error { return tx.Ro
 func (e *pgEngine) exec(ctx context.Context, tx pgx.Tx, q string, args ...any) (int64, error) {
 	tag, err := tx.Exec(ctx, q, args...)
 	return tag.RowsAffected(), err
+}
+
+// groupTx acquires a connection, then takes the writes and sends them in one round trip, a
+// pipeline whose one Sync makes them one implicit transaction: all commit, or none.
+func (e *pgEngine) groupTx(ctx context.Context, _ engine[pgx.Tx], take func() []*write) ([]*write, error) {
+	conn, err := e.pool.Acquire(ctx)
+	if err != nil {
+		return take(), err
+	}
+	defer conn.Release()
+	ws := take()
+	var b pgx.Batch
+	for _, w := range ws {
+		b.Queue(w.q, w.args...)
+	}
+	br := conn.SendBatch(ctx, &b)
+	for _, w := range ws {
+		err := w.set(func() (int64, error) {
+			tag, err := br.Exec()
+			return tag.RowsAffected(), err
+		}, func() row { return br.QueryRow() })
+		if err != nil {
+			return ws, errors.Join(err, br.Close())
+		}
+	}
+	return ws, br.Close()
 }
 
 func (e *pgEngine) execPool(ctx context.Context, q string, args ...any) (int64, error) {
@@ -103,22 +121,10 @@ func (e *pgEngine) query(ctx context.Context, q string, each func(row) error, ar
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRow(rows, each)
 }
 
-func (e *pgEngine) complete(ctx context.Context, tx pgx.Tx, job *river.Job[payArgs]) error {
-	_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-	return err
-}
-
-func (e *pgEngine) client(cfg *river.Config) (*river.Client[pgx.Tx], error) {
-	return river.NewClient(e.driver, cfg)
-}
+func (e *pgEngine) riverDriver() riverdriver.Driver[pgx.Tx] { return e.driver }
 
 // takeOver takes nothing over: a live process may be working any running job, so River's
 // rescuer decides.

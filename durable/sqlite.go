@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
 	_ "modernc.org/sqlite" // the pure-Go driver "sqlite"
 )
 
@@ -83,14 +82,7 @@ func (e *sqliteEngine) migrate(ctx context.Context) error {
 		return err
 	}
 	defer lock.unlock()
-	m, err := rivermigrate.New(e.driver, nil)
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("durable: River's migrations: %w", err)
-	}
-	return migrateIntents(ctx, e)
+	return migrate(ctx, e)
 }
 
 // now reads SQLite's clock, which holds still within a statement. One process works a file,
@@ -109,6 +101,12 @@ func (e *sqliteEngine) exec(ctx context.Context, tx *sql.Tx, q string, args ...a
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// groupTx begins a transaction, then takes the writes, so that those that arrive while it
+// waits for the one connection join the group (see inTx).
+func (e *sqliteEngine) groupTx(ctx context.Context, self engine[*sql.Tx], take func() []*write) ([]*write, error) {
+	return inTx(ctx, self, take)
 }
 
 func (e *sqliteEngine) execPool(ctx context.Context, q string, args ...any) (int64, error) {
@@ -132,22 +130,10 @@ func (e *sqliteEngine) query(ctx context.Context, q string, each func(row) error
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRow(rows, each)
 }
 
-func (e *sqliteEngine) complete(ctx context.Context, tx *sql.Tx, job *river.Job[payArgs]) error {
-	_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
-	return err
-}
-
-func (e *sqliteEngine) client(cfg *river.Config) (*river.Client[*sql.Tx], error) {
-	return river.NewClient(e.driver, cfg)
-}
+func (e *sqliteEngine) riverDriver() riverdriver.Driver[*sql.Tx] { return e.driver }
 
 // takeOver takes the run lock, then makes every payment job still marked running available:
 // with the lock held, no live process can be working it.

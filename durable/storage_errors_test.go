@@ -142,7 +142,7 @@ func TestPayReportsEachStorageFailure(t *testing.T) {
 // checkOnlyIntent holds p's database to holding want, and the job of want only.
 func checkOnlyIntent(tb testing.TB, p *Payer[*sql.Tx], want Intent) {
 	tb.Helper()
-	all, err := p.Intents(context.Background())
+	all, err := collect(p.Intents(context.Background()))
 	if err != nil || len(all) != 1 || all[0].ID != want.ID || all[0].Key != want.Key {
 		tb.Errorf("Intents() = %+v, %v; want only %+v", all, err, want)
 	}
@@ -182,7 +182,7 @@ func TestReadsReportAnEndedContext(t *testing.T) {
 	if in, err := p.Intent(ended, "a"); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") {
 		t.Errorf("Intent(an ended context) = %+v, %v; want a durable error wrapping context.Canceled", in, err)
 	}
-	if all, err := p.Intents(ended); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") || all != nil {
+	if all, err := collect(p.Intents(ended)); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") || all != nil {
 		t.Errorf("Intents(an ended context) = %+v, %v; want a durable error wrapping context.Canceled", all, err)
 	}
 }
@@ -199,7 +199,7 @@ func TestUnreadableIntentIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if all, err := p.Intents(context.Background()); err == nil || all != nil {
+	if all, err := collect(p.Intents(context.Background())); err == nil || all != nil {
 		t.Errorf("Intents() = %+v, %v; want an error for intent a", all, err)
 	}
 	if _, err := p.Pay(context.Background(), "a", payment(100)); err == nil || errors.Is(err, ErrIDReused) {
@@ -269,27 +269,28 @@ func schemaVersionOf(tb testing.TB, db *sql.DB) int {
 	return v
 }
 
-// The receipt is recorded in one transaction with the job's completion: a completion the
-// database refuses leaves the intent pending, and the job is tried again.
-func TestSettlementCommitsWithTheJobsCompletion(t *testing.T) {
+// A job completes only once its intent's receipt has committed: the database refuses a
+// completion that comes first, and this payment's job completes.
+func TestSettlementCommitsBeforeTheJobsCompletion(t *testing.T) {
 	t.Parallel()
 	l := mustPSP(t)
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, l.config())
 	mustPay(t, p, "a", payment(100))
-	q := "CREATE TRIGGER refuse_completion BEFORE UPDATE ON river_job WHEN NEW.state = 'completed' " +
+	q := "CREATE TRIGGER completion_after_receipt BEFORE UPDATE ON river_job WHEN NEW.state = 'completed' " +
+		"AND (SELECT status FROM pix_intent WHERE id = json_extract(NEW.args, '$.id')) IS NOT 'settled' " +
 		"BEGIN SELECT RAISE(ABORT, '" + refusal + "'); END"
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)
 	}
-	checkFailedOnRefusal(t, firstAttempt(t, p))
-	if in := mustIntent(t, p, "a"); in.Status != StatusPending || in.EndToEndID != "" {
-		t.Errorf("intent after a refused completion = %+v, want pending, with no receipt", in)
-	}
-	if _, err := db.Exec("DROP TRIGGER refuse_completion"); err != nil {
+	mustStart(t, p)
+	checkLedger(t, l, awaitDone(t, p))
+	if err := p.Stop(context.Background()); err != nil { // River completes the jobs it worked
 		t.Fatal(err)
 	}
-	checkLedger(t, l, awaitDone(t, p))
+	if state, attempt := payJob(t, db); state != "completed" || attempt != 1 {
+		t.Errorf("the job ended %s at attempt %d, want completed at attempt 1", state, attempt)
+	}
 }
 
 // keptRecords is a slog.Handler that keeps the Payer's records, without the attributes

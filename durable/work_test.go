@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
 		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second, KeyTTL: 24 * time.Hour,
-		OutageMax: time.Minute}
+		OutageMax: time.Minute, FetchCooldown: time.Millisecond}
 	if got.Logger == nil || got.Rand == nil {
 		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
 	}
@@ -250,20 +251,28 @@ func TestConfigDelay(t *testing.T) {
 
 func TestConfigRefusesBadValues(t *testing.T) {
 	t.Parallel()
-	for name, cfg := range map[string]Config{
-		"negative Workers":         {Workers: -1},
-		"negative MaxAge":          {MaxAge: -1},
-		"negative JobTimeout":      {JobTimeout: -1},
-		"negative PollInterval":    {PollInterval: -1},
-		"negative KeyTTL":          {KeyTTL: -1},
-		"negative OutageMax":       {OutageMax: -1},
-		"RescueAfter < JobTimeout": {JobTimeout: time.Minute, RescueAfter: time.Second},
-		"DelayMax < DelayBase":     {DelayBase: time.Minute, DelayMax: time.Second},
-		"Workers past River's":     {Workers: 10_001},
-		"PollInterval below 1 ms":  {PollInterval: 999 * time.Microsecond},
+	negative := "are not negative"
+	for name, tt := range map[string]struct {
+		cfg  Config
+		says string // what the error says of the value
+	}{
+		"negative Workers":         {Config{Workers: -1}, "Workers is -1"},
+		"negative MaxAge":          {Config{MaxAge: -1}, negative},
+		"negative JobTimeout":      {Config{JobTimeout: -1}, negative},
+		"negative PollInterval":    {Config{PollInterval: -1}, negative},
+		"negative KeyTTL":          {Config{KeyTTL: -1}, negative},
+		"negative OutageMax":       {Config{OutageMax: -1}, negative},
+		"negative FetchCooldown":   {Config{FetchCooldown: -1}, negative},
+		"RescueAfter < JobTimeout": {Config{JobTimeout: time.Minute, RescueAfter: time.Second}, "RescueAfter 1s is below"},
+		"DelayMax < DelayBase":     {Config{DelayBase: time.Minute, DelayMax: time.Second}, "DelayMax"},
+		"Workers past River's":     {Config{Workers: 10_001}, "Workers is 10001, want at most 10000"},
+		"PollInterval below 1 ms":  {Config{PollInterval: 999 * time.Microsecond}, "PollInterval is 999µs"},
+		"FetchCooldown below 1 ms": {Config{FetchCooldown: 999 * time.Microsecond}, "FetchCooldown is 999µs"},
+		"FetchCooldown past PollInterval": {Config{PollInterval: 10 * time.Millisecond,
+			FetchCooldown: 11 * time.Millisecond}, "FetchCooldown is 11ms"},
 	} {
-		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
+		if err := tt.cfg.Validate(); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig saying %q", name, err, tt.says)
 		}
 	}
 }
@@ -275,6 +284,9 @@ func TestConfigTakesValuesAtTheirBounds(t *testing.T) {
 		"RescueAfter == JobTimeout": {JobTimeout: time.Second, RescueAfter: time.Second},
 		"River's most Workers":      {Workers: 10_000},
 		"PollInterval of 1 ms":      {PollInterval: time.Millisecond},
+		"FetchCooldown of 1 ms":     {FetchCooldown: time.Millisecond},
+		"FetchCooldown == PollInterval": {PollInterval: 10 * time.Millisecond,
+			FetchCooldown: 10 * time.Millisecond},
 	} {
 		if err := cfg.Validate(); err != nil {
 			t.Errorf("%s: Validate() = %v, want nil", name, err)
@@ -283,7 +295,7 @@ func TestConfigTakesValuesAtTheirBounds(t *testing.T) {
 	db, _ := mustSQLite(t)
 	l := mustPSP(t)
 	cfg := l.config()
-	cfg.Workers, cfg.PollInterval = 10_000, time.Millisecond
+	cfg.Workers, cfg.PollInterval, cfg.FetchCooldown = 10_000, time.Millisecond, time.Millisecond
 	mustPayer(t, db, cfg) // River's NewClient checks its own bounds
 }
 

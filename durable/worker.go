@@ -31,30 +31,21 @@ var errMovedOn = errors.New("durable: the intent moved on")
 
 // Work resumes the intent's payment under its current key, once, after marking that the
 // attempt is about to leave, through [pix.Client.Resume]: it sends the key again while the
-// PSP remembers it, and looks it up after. A settlement is recorded with the job's
-// completion, in one transaction. A refusal is recorded, then the job is cancelled. A lookup
-// that proves nothing was paid replaces the key (see rotate), and the new key is tried at
-// once, once per job attempt. An unknown outcome, or an empty retry quota, is recorded, then
-// the job is snoozed for the schedule's next wait. An intent that another worker changed
-// meanwhile is read again.
+// PSP remembers it, and looks it up after. A settlement is recorded, then River completes the
+// job: a job run again after a crash between the two finds its intent settled and does
+// nothing. A refusal is recorded, then the job is cancelled. A lookup that proves nothing was
+// paid replaces the key (see rotate), and the new key is tried at once, once per job attempt.
+// An unknown outcome, or an empty retry quota, is recorded, then the job is snoozed for the
+// schedule's next wait. An answer under a key that another worker replaced meanwhile is not
+// recorded: the intent is tried again under its new key.
 func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 	p := w.payer
 	rotated := false
 	for {
-		in, err := p.Intent(ctx, job.Args.ID)
-		if err != nil {
-			return err
-		}
-		switch in.Status {
-		case StatusSettled:
-			return nil // recorded by another worker, or by a run that died before its job completed
-		case StatusRefused:
-			return river.JobCancel(errors.New(in.Error))
-		}
 		crashPoint("before-attempt")
-		firstSent, err := p.mark(ctx, &in)
-		if errors.Is(err, errMovedOn) {
-			continue
+		in, firstSent, err := p.mark(ctx, job.Args.ID)
+		if errors.Is(err, errNotPending) {
+			return p.ended(ctx, job.Args.ID)
 		}
 		if err != nil {
 			return err
@@ -69,20 +60,33 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 			}
 			continue // under the new key, this worker's or another's
 		}
-		if err := w.outcome(ctx, job, in, r, err); !errors.Is(err, errMovedOn) {
+		if err := w.outcome(ctx, in, r, err); !errors.Is(err, errMovedOn) {
 			return err
 		}
 	}
 }
 
+// ended ends the job of an intent that is no longer pending: settled by another worker, or by
+// a run that died before its job completed; or refused.
+func (p *Payer[TTx]) ended(ctx context.Context, id string) error {
+	in, err := p.Intent(ctx, id)
+	if err != nil {
+		return err
+	}
+	if in.Status == StatusRefused {
+		return river.JobCancel(errors.New(in.Error))
+	}
+	return nil
+}
+
 // outcome records what the PSP answered for the intent. It fails with errMovedOn when the
 // intent is no longer pending under in.Key.
-func (w *worker[TTx]) outcome(ctx context.Context, job *river.Job[payArgs], in Intent, r pix.Receipt, sent error) error {
+func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sent error) error {
 	p := w.payer
 	log := p.cfg.Logger.With(slog.String("id", in.ID), slog.String("key", in.Key), slog.Int("attempts", in.Attempts))
 	switch judge(sent) {
 	case settle:
-		if err := p.settle(ctx, job, in.ID, r); err != nil {
+		if err := p.settle(ctx, in.ID, r); err != nil {
 			return err
 		}
 		log.LogAttrs(ctx, slog.LevelInfo, "durable: settled", slog.String("endToEndId", r.EndToEndID))
@@ -107,37 +111,25 @@ func (w *worker[TTx]) outcome(ctx context.Context, job *river.Job[payArgs], in I
 }
 
 // record updates the intent in, if still pending under in.Key, with set, whose placeholders
-// start at $4. It fails with errMovedOn if it is not.
+// start at $4, in a group commit. It fails with errMovedOn if it is not.
 func (p *Payer[TTx]) record(ctx context.Context, in Intent, set string, args ...any) error {
-	args = append([]any{in.ID, time.Now().UnixMicro(), in.Key}, args...)
-	n, err := p.db.execPool(ctx, "UPDATE pix_intent SET "+set+
-		", updated_at = $2 WHERE id = $1 AND status = 'pending' AND idempotency_key = $3", args...)
-	if err != nil {
+	w := &write{q: "UPDATE pix_intent SET " + set +
+		", updated_at = $2 WHERE id = $1 AND status = 'pending' AND idempotency_key = $3",
+		args: append([]any{in.ID, time.Now().UnixMicro(), in.Key}, args...)}
+	if err := p.group.do(ctx, p.db, w); err != nil {
 		return fmt.Errorf("durable: record intent %q: %w", in.ID, err)
 	}
-	if n == 0 {
+	if w.n == 0 {
 		return fmt.Errorf("%w: %q is no longer pending under key %s", errMovedOn, in.ID, in.Key)
 	}
 	return nil
 }
 
-// settle records the receipt and completes the job in one transaction.
-func (p *Payer[TTx]) settle(ctx context.Context, job *river.Job[payArgs], id string, r pix.Receipt) error {
-	tx, err := p.db.begin(ctx)
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	_, err = p.db.exec(ctx, tx, `UPDATE pix_intent SET status = $2, end_to_end_id = $3, settled_at = $4,
+// settle records the receipt, in a group commit. River completes the job once Work returns.
+func (p *Payer[TTx]) settle(ctx context.Context, id string, r pix.Receipt) error {
+	err := p.group.do(ctx, p.db, &write{q: `UPDATE pix_intent SET status = $2, end_to_end_id = $3, settled_at = $4,
 		last_error = '', updated_at = $5 WHERE id = $1 AND status = 'pending'`,
-		id, StatusSettled, r.EndToEndID, r.SettledAt.UnixNano(), time.Now().UnixMicro())
-	if err == nil {
-		err = p.db.complete(ctx, tx, job)
-	}
-	if err == nil {
-		err = p.db.commit(ctx, tx)
-	} else {
-		err = errors.Join(err, p.db.rollback(ctx, tx))
-	}
+		args: []any{id, StatusSettled, r.EndToEndID, r.SettledAt.UnixNano(), time.Now().UnixMicro()}})
 	if err != nil {
 		return fmt.Errorf("durable: record the settlement of intent %q: %w", id, err)
 	}

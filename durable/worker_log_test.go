@@ -96,9 +96,9 @@ func mustWorkTape(tb testing.TB, db *sql.DB, cfg *Config) *workTape {
 }
 
 // Each job attempt passes the crash points in order, and logs its outcome once it is
-// recorded, with the intent's id, key and attempts. A settlement is recorded with its job's
-// completion: at crash point recorded the job is already completed. A refusal cancels the job
-// and an unknown outcome snoozes it, after the crash point.
+// recorded, with the intent's id, key and attempts. Every outcome is recorded before River
+// ends its job: at crash point recorded the job is still running. River then completes a
+// settled intent's job, cancels a refused one's and snoozes one whose outcome is unknown.
 func TestWorkLogsEachOutcomeOnceRecorded(t *testing.T) {
 	started := "WARN durable: started jobs_taken_over=0"
 	attempt := []string{started, "before-attempt", "marked", "answered"}
@@ -112,7 +112,7 @@ func TestWorkLogsEachOutcomeOnceRecorded(t *testing.T) {
 	}{
 		{"settled", 100, nil, func(in Intent) []string {
 			return append(attempt, fmt.Sprintf("INFO durable: settled id=a key=%s attempts=1 endToEndId=%s",
-				in.Key, in.EndToEndID), "recorded, job completed")
+				in.Key, in.EndToEndID), "recorded, job running")
 		}, river.EventKindJobCompleted, 1},
 		{"refused", refusedCents, nil, func(in Intent) []string {
 			return append(attempt, fmt.Sprintf("WARN durable: refused id=a key=%s attempts=1 error=%s",

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"pixretry/pix"
 )
@@ -163,12 +162,11 @@ func TestWritesOfAnAttemptFailOnAnEndedContext(t *testing.T) {
 	in := mustPay(t, p, "a", payment(100))
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	job := &river.Job[payArgs]{JobRow: &rivertype.JobRow{State: rivertype.JobStateRunning}, Args: payArgs{ID: "a"}}
 	receipt := pix.Receipt{EndToEndID: "E00000000202601010000test0000001", SettledAt: time.Now()}
 	writes := map[string]func() error{
-		"mark":   func() error { _, err := p.mark(ended, &in); return err },
+		"mark":   func() error { _, _, err := p.mark(ended, "a"); return err },
 		"rotate": func() error { _, err := p.rotate(ended, in, errors.New("test: a lookup")); return err },
-		"settle": func() error { return p.settle(ended, job, "a", receipt) },
+		"settle": func() error { return p.settle(ended, "a", receipt) },
 	}
 	for name, write := range writes {
 		if err := write(); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") {
@@ -190,9 +188,8 @@ func TestSettleRollsBackWhatItCouldNotRecord(t *testing.T) {
 	failWrites(t, db, "NEW.status = 'settled'")
 	alive, cancel := context.WithCancel(context.Background())
 	defer cancel() // database/sql rolls back a transaction left open once its context ends
-	job := &river.Job[payArgs]{JobRow: &rivertype.JobRow{State: rivertype.JobStateRunning}, Args: payArgs{ID: "a"}}
 	receipt := pix.Receipt{EndToEndID: "E00000000202601010000test0000001", SettledAt: time.Now()}
-	if err := p.settle(alive, job, "a", receipt); err == nil || !strings.Contains(err.Error(), refusal) {
+	if err := p.settle(alive, "a", receipt); err == nil || !strings.Contains(err.Error(), refusal) {
 		t.Fatalf("settle() error = %v, want the database's refusal", err)
 	}
 	if n := db.Stats().InUse; n != 0 {

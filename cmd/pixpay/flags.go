@@ -49,6 +49,8 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	fs.DurationVar(&o.cfg.RescueAfter, "rescue-after", 15*time.Second,
 		"on Postgres, how long a job may run before another process takes it over (at least 10s)")
 	fs.DurationVar(&o.cfg.PollInterval, "poll", time.Second, "how often an idle run looks for new intents")
+	fs.DurationVar(&o.cfg.FetchCooldown, "fetch-cooldown", time.Millisecond,
+		"the shortest time between two fetches of jobs while workers free up, from 1ms to -poll")
 	fs.DurationVar(&o.cfg.OutageMax, "outage-max", time.Minute,
 		"how long run -until-done rides out a database that fails every look for pending intents before it exits 1")
 	fs.DurationVar(&o.cfg.KeyTTL, "key-ttl", 24*time.Hour,

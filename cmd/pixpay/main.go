@@ -9,11 +9,11 @@
 //	pixpay -db DSN list
 //
 // DSN is a SQLite file path, created if absent, or a postgres:// URL. The options before the
-// command also take -max-age, -delay-base, -delay-max, -rescue-after, -poll and -key-ttl, as
-// described by durable.Config. -key-ttl (24h by default) is how long the PSP remembers a key,
-// and must not exceed the PSP's own: past it, run looks a key up rather than send it again,
-// and pays under a new key only what the PSP proves unpaid. Each attempt is bounded by 3 s,
-// or a quarter of -key-ttl if that is shorter.
+// command also take -max-age, -delay-base, -delay-max, -rescue-after, -poll, -fetch-cooldown,
+// -outage-max and -key-ttl, as described by durable.Config. -key-ttl (24h by default) is how
+// long the PSP remembers a key, and must not exceed the PSP's own: past it, run looks a key
+// up rather than send it again, and pays under a new key only what the PSP proves unpaid.
+// Each attempt is bounded by 3 s, or a quarter of -key-ttl if that is shorter.
 //
 // add stores one intent and sends nothing. It prints {"id","key","status"} on one line and
 // exits 0, also for an id already stored with the same payment. The same id with another
@@ -29,6 +29,9 @@
 // intent used, oldest first, key last. attempts counts the attempts under key, and firstSent
 // is when the first of them left (RFC 3339, by the database's clock), or "" if none did. The
 // status is pending, settled, refused, or overdue for a pending intent older than -max-age.
+// Each line is printed as it is read, a page of intents at a time, so a large table is never
+// held in memory. An error part way is reported on stderr with exit 1, after the lines
+// already printed.
 //
 // A bad command line exits 2, an option out of range (a negative duration, -rescue-after below 10s,
 // -delay-max below -delay-base, a -key-ttl of 0) included. A DSN's password never appears in the output.
@@ -97,11 +100,10 @@ func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout
 		}
 		return out.Encode(added{in.ID, in.Key, in.Status})
 	case "list":
-		all, err := p.Intents(ctx)
-		if err != nil {
-			return err
-		}
-		for _, in := range all {
+		for in, err := range p.Intents(ctx) {
+			if err != nil {
+				return err
+			}
 			if err := out.Encode(listing(in)); err != nil {
 				return err
 			}

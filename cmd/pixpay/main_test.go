@@ -155,8 +155,11 @@ func TestBadCommandLineExits2(t *testing.T) {
 		{"-db", db, "-delay-base", "1m", "-delay-max", "30s", "list"}, // DelayMax below DelayBase
 		{"-db", db, "-poll", "soon", "list"},                          // not a duration
 		{"-db", db, "-workers", "-3", "list"},
-		{"-db", db, "-workers", "10001", "list"}, // past River's limit
-		{"-db", db, "-poll", "500us", "list"},    // below River's
+		{"-db", db, "-workers", "10001", "list"},                    // past River's limit
+		{"-db", db, "-poll", "500us", "list"},                       // below River's
+		{"-db", db, "-fetch-cooldown", "500us", "list"},             // below River's
+		{"-db", db, "-fetch-cooldown", "2s", "-poll", "1s", "list"}, // above -poll
+		{"-db", db, "-fetch-cooldown", "-1ms", "list"},
 		{"-db", db, "-workers", "many", "list"},
 		{"-db", db, "-key-ttl", "0", "list"},
 		{"-db", db, "-key-ttl", "-1h", "list"},
