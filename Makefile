@@ -91,7 +91,12 @@ crash:
 test-postgres:
 	bash scripts/postgres.sh
 
-# Durable payments per second through a psp on loopback, on SQLite (and on Postgres when
-# PIXRETRY_POSTGRES_URL is set), beside plain Send; commits per payment; restart to first attempt.
+# Durable payments drained per second beside River's do-nothing worker (x-river is the ratio)
+# and plain Send, at 10 and 100 workers, on SQLite with synchronous FULL and OFF and, when
+# PIXRETRY_POSTGRES_URL is set, Postgres with fsync on and off (bash scripts/postgres.sh make
+# bench-durable); commits per payment; backlogs of 1,000 and 100,000 intents; restart to first
+# attempt. BenchmarkDrain, in durable/bench_test.go, says what each column means.
 bench-durable:
-	go test -run '^$$' -bench . -benchmem ./durable/
+	go test -run '^$$' -bench '^BenchmarkDrain$$' -benchtime 2000x -benchmem -timeout 60m ./durable/
+	go test -run '^$$' -bench '^BenchmarkBacklog$$' -benchtime 1x -benchmem -timeout 60m ./durable/
+	go test -run '^$$' -bench '^BenchmarkRestart$$' -benchmem ./durable/
