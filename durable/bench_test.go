@@ -16,13 +16,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"modernc.org/sqlite"
+
+	"pixretry/pix"
 )
 
 // BenchmarkDrain measures how fast b.N payments drain, stored beforehand: the drain alone
 // is timed, from Start to the last job's completion, inserts apart. Each durable run is
 // measured beside River with a worker that does nothing, draining b.N jobs of its own on the
 // same database with the same workers and fetch settings, and beside plain pix.Client.Send;
-// x-river is durable's payments per second over River's jobs per second. commits/payment is
+// x-river is durable's payments per second over River's jobs per second. River is measured a
+// second time with a worker that sends a payment under a key of its own and records nothing:
+// x-river-send is durable over that run, which pays the same PSP on the same cores, so it
+// says what durable's own writes cost. Every client waits up to 5 s for an answer, so that
+// a loaded machine slows a run down instead of failing it. commits/payment is
 // every commit the database counted during the drain (pg_stat_database.xact_commit on
 // Postgres, SQLite's commit hook), payer-commits/payment the Payer's own of those, and
 // river-commits/job River's alone in its own run. Postgres runs when PostgresEnv is set;
@@ -30,7 +36,7 @@ import (
 func BenchmarkDrain(b *testing.B) {
 	for _, workers := range []int{10, 100} {
 		b.Run(fmt.Sprintf("send/workers=%d", workers), func(b *testing.B) {
-			b.ReportMetric(benchSend(b, mustPSP(b), workers, b.N), "payments/s")
+			b.ReportMetric(benchSend(b, benchClient(mustPSP(b)), workers, b.N), "payments/s")
 		})
 	}
 	for _, fsync := range []string{"on", "off"} {
@@ -76,7 +82,8 @@ func BenchmarkBacklog(b *testing.B) {
 func benchDrain[TTx any](b *testing.B, db benchDB[TTx], workers int) {
 	l := mustPSP(b)
 	p := db.payer(b, l, workers)
-	riverRate, riverCommits := drainRiver(b, db, p.cfg, workers, b.N)
+	riverRate, riverCommits := drainRiver(b, db, p.cfg, workers, b.N, doNothing)
+	riverSendRate, _ := drainRiver(b, db, p.cfg, workers, b.N, sendWith(b, benchClient(mustPSP(b))))
 	storeIntents(b, p, b.N, 0)
 	counter := &countingEngine[TTx]{engine: p.db, reads: db.readsCommit}
 	p.db = counter
@@ -85,15 +92,23 @@ func benchDrain[TTx any](b *testing.B, db benchDB[TTx], workers int) {
 	b.ReportMetric(rate, "payments/s")
 	b.ReportMetric(rate/riverRate, "x-river")
 	b.ReportMetric(riverRate, "river-jobs/s")
-	b.ReportMetric(benchSend(b, l, workers, b.N), "send-payments/s")
+	b.ReportMetric(rate/riverSendRate, "x-river-send")
+	b.ReportMetric(riverSendRate, "river-send-jobs/s")
+	b.ReportMetric(benchSend(b, p.cfg.Client, workers, b.N), "send-payments/s")
 	b.ReportMetric(float64(commits)/float64(b.N), "commits/payment")
 	b.ReportMetric(float64(counter.commits.Load())/float64(b.N), "payer-commits/payment")
 	b.ReportMetric(float64(riverCommits)/float64(b.N), "river-commits/job")
 }
 
-// benchSend sends n payments through l with workers at once, and returns payments per second.
-func benchSend(b *testing.B, l ledger, workers, n int) float64 {
+// benchClient is l's client, waiting up to 5 s for each answer.
+func benchClient(l ledger) *pix.Client {
 	c := l.client()
+	c.AttemptTimeout = 5 * time.Second
+	return c
+}
+
+// benchSend sends n payments through c with workers at once, and returns payments per second.
+func benchSend(b *testing.B, c *pix.Client, workers, n int) float64 {
 	var next atomic.Int64
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -121,6 +136,7 @@ type benchDB[TTx any] struct {
 // payer returns a Payer on db that pays through l with workers.
 func (db benchDB[TTx]) payer(b *testing.B, l ledger, workers int) *Payer[TTx] {
 	cfg := l.config()
+	cfg.Client = benchClient(l)
 	cfg.Workers = workers
 	cfg.PollInterval = 50 * time.Millisecond
 	p, err := db.open(cfg)
@@ -175,17 +191,18 @@ func drainPayer[TTx any](b *testing.B, db benchDB[TTx], p *Payer[TTx], n int) (f
 	return float64(n) / elapsed.Seconds(), commits
 }
 
-// drainRiver stores n jobs that do nothing, then drains them with a River client of its own
-// on p's database, with cfg's workers and fetch settings, and returns jobs per second and the
-// commits the database counted from Start to Stop.
-func drainRiver[TTx any](b *testing.B, db benchDB[TTx], cfg Config, workers, n int) (float64, int64) {
+// drainRiver stores n jobs, then drains them with a River client of its own on p's database
+// whose worker calls work, with cfg's workers and fetch settings, and returns jobs per second
+// and the commits the database counted from Start to Stop.
+func drainRiver[TTx any](b *testing.B, db benchDB[TTx], cfg Config, workers, n int,
+	work func(context.Context, *river.Job[nothingArgs]) error) (float64, int64) {
 	ctx := context.Background()
 	p, err := db.open(Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ws := river.NewWorkers()
-	river.AddWorker(ws, river.WorkFunc(func(context.Context, *river.Job[nothingArgs]) error { return nil }))
+	river.AddWorker(ws, river.WorkFunc(work))
 	rc, err := river.NewClient(p.db.riverDriver(), &river.Config{Workers: ws, Logger: cfg.Logger,
 		Queues:            map[string]river.QueueConfig{"bench": {MaxWorkers: workers}},
 		FetchPollInterval: cfg.PollInterval, FetchCooldown: cfg.FetchCooldown})
@@ -218,7 +235,22 @@ func drainRiver[TTx any](b *testing.B, db benchDB[TTx], cfg Config, workers, n i
 	return float64(n) / elapsed.Seconds(), commits
 }
 
-// nothingArgs is the job of River's baseline, whose worker does nothing.
+// doNothing is the work of River's baseline.
+func doNothing(context.Context, *river.Job[nothingArgs]) error { return nil }
+
+// sendWith is the work of River's baseline that pays: a payment through c, under a key of
+// its own.
+func sendWith(b *testing.B, c *pix.Client) func(context.Context, *river.Job[nothingArgs]) error {
+	return func(ctx context.Context, _ *river.Job[nothingArgs]) error {
+		_, err := c.Send(ctx, payment(100))
+		if err != nil {
+			b.Error(err)
+		}
+		return err
+	}
+}
+
+// nothingArgs is the job of River's baselines.
 type nothingArgs struct {
 	N int `json:"n"`
 }
