@@ -23,7 +23,8 @@ const crashTTL = time.Second
 // pending intents and stores its own round, and a last child finishes. Each round stores
 // three intents (one of them refused) and rolls a fourth back, with PSP faults queued that
 // leave outcomes unknown, so that unknown outcomes are resumed across the crash. A rolled-back
-// or never-committed intent must leave no settlement, and no intent may be lost.
+// or never-committed intent must leave no settlement, and no intent may be lost. After each
+// kill, an intent pending with no attempt counted under its key has no settlement under it.
 //
 // Some kills are followed by a pause (see then): past the PSP's TTL after a kill around the
 // PSP's answer, so that it forgets the keys and only a lookup may learn their outcome, and
@@ -65,6 +66,7 @@ func TestCrashProperty(t *testing.T) {
 			kills[point]++
 			pauses[then[point]]++
 			then[point].pass(t, db)
+			checkUnsentKeysUnpaid(t, l, reopen(t, db))
 		}
 		prev += ids + ","
 	}
@@ -191,6 +193,21 @@ func reopen(t *testing.T, path string) []Intent {
 		t.Fatal(err)
 	}
 	return all
+}
+
+// checkUnsentKeysUnpaid asserts what a restart may prove from the database alone: an intent
+// pending with no attempt counted under its key never sent it, so nothing was paid under it.
+func checkUnsentKeysUnpaid(t *testing.T, l ledger, all []Intent) {
+	t.Helper()
+	paid := map[string]bool{}
+	for _, s := range l.settlements() {
+		paid[s.Key] = true
+	}
+	for _, in := range all {
+		if in.Status == StatusPending && in.Attempts == 0 && paid[in.Key] {
+			t.Errorf("intent %s is pending with no attempt under key %s, yet the PSP settled under it", in.ID, in.Key)
+		}
+	}
 }
 
 // checkRounds asserts that each round left exactly its three committed intents, answered
