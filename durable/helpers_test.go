@@ -3,13 +3,16 @@ package durable
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/goleak"
 
 	"pixretry/pix"
@@ -118,7 +121,14 @@ func giveUpAfter() time.Duration {
 // after giveUpAfter in any case.
 func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), giveUpAfter())
+	return awaitDoneWithin(tb, p, stallAfter(), giveUpAfter())
+}
+
+// awaitDoneWithin is awaitDone with a stall window and a limit of the test's own, for a test
+// that leaves work to River's rescuer. A stalled wait names the jobs left and their states.
+func awaitDoneWithin[TTx any](tb testing.TB, p *Payer[TTx], stall, giveUp time.Duration) []Intent {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), giveUp)
 	defer cancel()
 	stalled := make(chan bool, 1)
 	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
@@ -132,7 +142,7 @@ func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 		defer cancel()
 		go func() {
 			defer close(watching)
-			if watchStall(ctx, events) {
+			if watchStall(ctx, events, stall) {
 				stalled <- true // before cancel, so that Wait's error finds it
 				cancel()
 			}
@@ -141,9 +151,10 @@ func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	if err := p.Wait(ctx); err != nil {
 		select {
 		case <-stalled:
-			tb.Fatalf("Wait(): no job progressed in %v with an intent pending (%v)", stallAfter(), err)
+			tb.Fatalf("Wait(): no job progressed in %v with an intent pending (%v); jobs left: %s", stall, err,
+				jobsLeft(p))
 		default:
-			tb.Fatalf("Wait() error = %v", err)
+			tb.Fatalf("Wait() error = %v; jobs left: %s", err, jobsLeft(p))
 		}
 	}
 	all, err := collect(p.Intents(context.Background()))
@@ -153,14 +164,37 @@ func awaitDone[TTx any](tb testing.TB, p *Payer[TTx]) []Intent {
 	return all
 }
 
-// watchStall returns true once no event arrives for stallAfter, and false once ctx ends first.
-func watchStall(ctx context.Context, events <-chan *river.Event) bool {
-	timer := time.NewTimer(stallAfter())
+// jobsLeft describes p's jobs not completed: each one's state, attempt and last attempt's
+// start, so that a stalled test says whether a job waits for River's rescuer.
+func jobsLeft[TTx any](p *Payer[TTx]) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := p.river.JobList(ctx, river.NewJobListParams().First(50).States(rivertype.JobStateAvailable,
+		rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled))
+	if err != nil {
+		return fmt.Sprintf("(JobList: %v)", err)
+	}
+	var b strings.Builder
+	for _, j := range res.Jobs {
+		fmt.Fprintf(&b, "\n\tjob %d %s, attempt %d", j.ID, j.State, j.Attempt)
+		if j.AttemptedAt != nil {
+			fmt.Fprintf(&b, ", attempted %v ago", time.Since(*j.AttemptedAt).Round(time.Millisecond))
+		}
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
+// watchStall returns true once no event arrives for stall, and false once ctx ends first.
+func watchStall(ctx context.Context, events <-chan *river.Event, stall time.Duration) bool {
+	timer := time.NewTimer(stall)
 	defer timer.Stop()
 	for {
 		select {
 		case <-events:
-			timer.Reset(stallAfter())
+			timer.Reset(stall)
 		case <-timer.C:
 			return true
 		case <-ctx.Done():
