@@ -13,6 +13,8 @@
 //  4. an amount above the balance is refused, and not retried;
 //  5. it is down for longer than the retry budget, so the payment fails with its outcome unknown.
 //
+// The faults of each scenario are a file of psp/scenarios, which cmd/psp -faults loads too.
+//
 // It prints one log line per attempt, a summary, and "PSP recorded 3 settlements for 3
 // successful payments". It exits 1 if an expectation fails, naming the scenario and what
 // differed, or if the PSP cannot be driven. It exits 2 on a bad command line, after printing the

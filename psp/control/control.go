@@ -175,26 +175,11 @@ func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []psp.Viol
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 		return nil, nil, http.StatusRequestEntityTooLarge
 	}
-	var in struct {
-		Faults []jsontext.Value `json:"faults"`
-	}
-	if err == nil {
-		err = json.Unmarshal(body, &in, json.RejectUnknownMembers(true))
-	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, []psp.Violation{{Field: "body", Reason: err.Error()}}, 0
-	case in.Faults == nil:
-		return nil, []psp.Violation{{Field: "faults", Reason: "required: a JSON array of faults"}}, 0
 	}
-	faults := make([]psp.Fault, len(in.Faults))
-	var bad []psp.Violation
-	for i, raw := range in.Faults {
-		if faults[i], err = decodeFault(raw); err != nil {
-			bad = append(bad, psp.Violation{Field: fmt.Sprintf("faults[%d]", i), Reason: err.Error()})
-		}
-	}
-	return faults, bad, 0
+	faults, bad := decodeFaults(body) // as DecodeFaults, for every bad fault
+	return faults, violations(bad), 0
 }
 
 // settlementJSON is a settlement as GET SettlementsPath writes it.

@@ -1,0 +1,165 @@
+package control_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"pixretry/psp"
+	"pixretry/psp/control"
+)
+
+func TestDecodeFaults(t *testing.T) {
+	in := `{"faults": [
+  {"kind": "status", "status": 503, "retry_after_s": 2},
+  {"kind": "down", "duration_ms": 5000, "target": "lookup"},
+  {"kind": "drop"}
+]}`
+	got, err := control.DecodeFaults([]byte(in))
+	want := []psp.Fault{{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second},
+		psp.Down(5 * time.Second).ForLookup(), psp.Drop()}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("DecodeFaults() error = %v, faults mismatch (-want +got):\n%s", err, diff)
+	}
+}
+
+func TestDecodeFaultsTakesNoneAndTheMost(t *testing.T) {
+	if got, err := control.DecodeFaults([]byte(`{"faults": []}`)); err != nil || len(got) != 0 {
+		t.Errorf("DecodeFaults(no faults) = %v, %v; want none, nil", got, err)
+	}
+	most := manyDrops(control.MaxQueuedFaults)
+	if got, err := control.DecodeFaults([]byte(most)); err != nil || len(got) != control.MaxQueuedFaults {
+		t.Errorf("DecodeFaults(%d faults) = %d faults, %v; want them all", control.MaxQueuedFaults, len(got), err)
+	}
+}
+
+// manyDrops is a body of n drop faults, one a line from line 2, indented by 2 spaces.
+func manyDrops(n int) string {
+	return "{\"faults\": [\n" + strings.Repeat("  {\"kind\": \"drop\"},\n", n-1) + "  {\"kind\": \"drop\"}\n]}"
+}
+
+// TestDecodeFaultsSaysWhereAndWhy: each problem is found at the byte where it starts, counted
+// in lines and columns from 1, and no fault comes back with it.
+func TestDecodeFaultsSaysWhereAndWhy(t *testing.T) {
+	tests := []struct {
+		name, in     string
+		line, column int
+		field, why   string
+	}{
+		{"not JSON", `faults: drop`, 1, 3, "body",
+			"jsontext: invalid character 'u' in literal false (expecting 'l') after offset 2"},
+		{"a syntax error on line 3", "{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"reset\"} {\"kind\": \"drop\"}\n]}",
+			3, 21, "body", `jsontext: invalid character '{' after array element (expecting ',' or ']') within "/faults" after offset 53`},
+		{"empty", ``, 1, 1, "body", "jsontext: unexpected EOF"},
+		{"cut short", "{\"faults\": [\n  {\"kind\": \"drop\"},", 2, 20, "body",
+			`jsontext: unexpected EOF within "/faults" after offset 32`},
+		{"a value after the object", "{\"faults\": []}\n[]", 2, 1, "body",
+			"jsontext: invalid character '[' after top-level value after offset 15"},
+		{"faults twice", "{\"faults\": [],\n \"faults\": []}", 2, 2, "body",
+			`jsontext: duplicate object member name "faults"`},
+		{"invalid UTF-8", "{\"faults\": [\n  \"\xff\"]}", 2, 4, "body",
+			`jsontext: invalid UTF-8 within "/faults/0" after offset 16`},
+		{"an unknown member", "{\n  \"faults\": [],\n  \"delay\": 5\n}", 3, 3, "body",
+			`unknown member "delay": want {"faults":[...]}`},
+		{"faults not an array", "{\n  \"faults\": {\"kind\": \"drop\"}\n}", 2, 13, "body",
+			`want {"faults":[...]}, an object with an array of faults`},
+		{"not an object", `[{"kind": "drop"}]`, 1, 1, "body", `want {"faults":[...]}, an object with an array of faults`},
+		{"no faults", `{}`, 1, 1, "faults", "required: a JSON array of faults"},
+		{"no faults after blank lines", "\n\n  {}", 3, 3, "faults", "required: a JSON array of faults"},
+		{"faults null", `{"faults": null}`, 1, 1, "faults", "required: a JSON array of faults"},
+		{"null", `null`, 1, 1, "faults", "required: a JSON array of faults"},
+		{"a bad fault, then another", "{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"reset\", \"target\": \"lookup\"},\n" +
+			"  {\"kind\": \"boom\"},\n  {\"kind\": \"slow\"}\n]}", 4, 3, "faults[2]", `psp: invalid fault: unknown kind "boom"`},
+		{"a null fault", `{"faults": [{"kind": "drop"}, null]}`, 1, 31, "faults[1]",
+			`psp: invalid fault: unknown kind ""`},
+		{"a fault out of range", "{\"faults\": [\n\t{\"kind\": \"late\", \"delay_ms\": 3600001}]}", 2, 2, "faults[0]",
+			"psp: invalid fault: delay_ms 3600001 exceeds the maximum 3600000"},
+		{"too many faults", manyDrops(control.MaxQueuedFaults + 1), control.MaxQueuedFaults + 2, 3, "faults",
+			fmt.Sprintf("%d given, at most %d may be queued", control.MaxQueuedFaults+1, control.MaxQueuedFaults)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			faults, err := control.DecodeFaults([]byte(tt.in))
+			bad, ok := errors.AsType[*control.FaultsError](err)
+			if !ok || faults != nil {
+				t.Fatalf("DecodeFaults() = %v, %v; want no faults and a *FaultsError", faults, err)
+			}
+			got := fmt.Sprintf("%d:%d %s: %v", bad.Line, bad.Column, bad.Field, bad.Err)
+			if want := fmt.Sprintf("%d:%d %s: %s", tt.line, tt.column, tt.field, tt.why); got != want {
+				t.Errorf("DecodeFaults() error at %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestFaultsErrorSaysWhereAndWraps(t *testing.T) {
+	_, err := control.DecodeFaults([]byte("{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"x\"}\n]}"))
+	if want := `control: line 3, column 3: faults[1]: psp: invalid fault: unknown kind "x"`; err == nil || err.Error() != want {
+		t.Errorf("DecodeFaults() error = %v, want %s", err, want)
+	}
+	if !errors.Is(err, psp.ErrInvalidFault) {
+		t.Errorf("DecodeFaults() error = %v, want it to wrap %v", err, psp.ErrInvalidFault)
+	}
+}
+
+// TestControlAndDecodeFaultsAgree: the control API's 400 names the problem DecodeFaults finds
+// first, with the same field and reason, and then each other bad fault.
+func TestControlAndDecodeFaultsAgree(t *testing.T) {
+	tests := map[string]struct {
+		body  string
+		after []string // the fields named after the first
+	}{
+		"not JSON":            {`faults: drop`, nil},
+		"an unknown member":   {`{"faults": [], "delay": 5}`, nil},
+		"faults not an array": {`{"faults": 5}`, nil},
+		"no faults":           {`{}`, nil},
+		"bad faults":          {`{"faults": [{"kind": "drop"}, {"kind": "boom"}, {"kind": "slow"}]}`, []string{"faults[2]"}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := control.DecodeFaults([]byte(tt.body))
+			bad, ok := errors.AsType[*control.FaultsError](err)
+			if !ok {
+				t.Fatalf("DecodeFaults() error = %v, want a *FaultsError", err)
+			}
+			p := wantProblem(t, ctl(mustBank(t), "POST", control.FaultsPath, tt.body), 400, psp.CodeInvalidRequest)
+			if len(p.Violations) != 1+len(tt.after) {
+				t.Fatalf("violacoes = %+v, want %d", p.Violations, 1+len(tt.after))
+			}
+			if got, want := p.Violations[0], (psp.Violation{Field: bad.Field, Reason: bad.Err.Error()}); got != want {
+				t.Errorf("the first violation = %+v, want DecodeFaults's %+v", got, want)
+			}
+			for i, field := range tt.after {
+				if got := p.Violations[1+i].Field; got != field {
+					t.Errorf("violation %d names %s, want %s", 1+i, got, field)
+				}
+			}
+		})
+	}
+}
+
+// A body that breaks off while it is read is refused, even when what came before it is valid.
+func TestControlRefusesABodyThatBreaksOff(t *testing.T) {
+	s := mustBank(t)
+	r := controlRequest("POST", control.FaultsPath, "")
+	r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"faults": [{"kind": "drop"}]}`), iotest.ErrReader(errors.New("cut"))))
+	p := wantProblem(t, serve(s, r), 400, psp.CodeInvalidRequest)
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "body", Reason: "cut"}})
+	wantSettled(t, pay(s, "k1", validBody)) // nothing was queued
+}
+
+func ExampleDecodeFaults() {
+	faults, err := control.DecodeFaults([]byte(`{"faults": [{"kind": "status", "status": 503}, {"kind": "drop"}]}`))
+	fmt.Println(faults, err)
+	_, err = control.DecodeFaults([]byte("{\"faults\": [\n  {\"kind\": \"status\", \"status\": 200}\n]}"))
+	fmt.Println(err)
+	// Output:
+	// [{status  503 0s 0s  } {drop  0 0s 0s  }] <nil>
+	// control: line 2, column 3: faults[0]: psp: invalid fault: kind "status" takes "status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600), and optionally "target":"lookup"
+}
