@@ -18,6 +18,8 @@ const (
 	DefaultMaxKeys        = 500_000
 	DefaultMaxSettlements = 1_000_000
 	DefaultISPB           = "12345678"
+	DefaultJournalMax     = 1_000
+	DefaultJournalBytes   = 1 << 20 // 1 MiB
 )
 
 var (
@@ -59,10 +61,19 @@ type Config struct {
 	// ShedRetryAfter, if positive, is sent with every shed answer as Retry-After in whole
 	// seconds, rounded up. Negative is invalid.
 	ShedRetryAfter time.Duration
+	// JournalMax is the most requests the journal (Server.Requests) keeps: the latest ones, the
+	// oldest dropped first. 0 means DefaultJournalMax; negative is invalid.
+	JournalMax int
+	// JournalBytes is the most bytes the journal's requests may take, the oldest dropped first.
+	// A request counts its method, path, key, traceparent and payload (as allocated), and 256
+	// bytes more. A request larger than JournalBytes empties the journal, itself included. 0
+	// means DefaultJournalBytes; negative is invalid.
+	JournalBytes int
 }
 
 // DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, at most
-// 500000 keys and 1000000 settlements, the ISPB 12345678, no capacity limit and no logging.
+// 500000 keys and 1000000 settlements, the ISPB 12345678, no capacity limit, no logging, and a
+// journal of at most 1000 requests in 1 MiB.
 func DefaultConfig() Config {
 	return Config{
 		Tokens:         []string{DefaultToken},
@@ -71,6 +82,8 @@ func DefaultConfig() Config {
 		MaxKeys:        DefaultMaxKeys,
 		MaxSettlements: DefaultMaxSettlements,
 		ISPB:           DefaultISPB,
+		JournalMax:     DefaultJournalMax,
+		JournalBytes:   DefaultJournalBytes,
 	}
 }
 
@@ -96,6 +109,10 @@ func (c Config) withDefaults() (Config, error) {
 		err = fmt.Errorf("negative capacity %d", c.Capacity)
 	case c.ShedRetryAfter < 0:
 		err = fmt.Errorf("negative shed Retry-After %v", c.ShedRetryAfter)
+	case c.JournalMax < 0:
+		err = fmt.Errorf("negative JournalMax %d", c.JournalMax)
+	case c.JournalBytes < 0:
+		err = fmt.Errorf("negative JournalBytes %d", c.JournalBytes)
 	case slices.ContainsFunc(c.Tokens, func(t string) bool { return !tokenPattern.MatchString(t) }):
 		err = errors.New("every token must be visible ASCII without spaces")
 	}
@@ -107,6 +124,8 @@ func (c Config) withDefaults() (Config, error) {
 	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
 	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)
 	c.MaxSettlements = cmp.Or(c.MaxSettlements, DefaultMaxSettlements)
+	c.JournalMax = cmp.Or(c.JournalMax, DefaultJournalMax)
+	c.JournalBytes = cmp.Or(c.JournalBytes, DefaultJournalBytes)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
 }

@@ -24,6 +24,8 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 		"negative service time":    func(c *psp.Config) { c.ServiceTime = -time.Nanosecond },
 		"negative capacity":        func(c *psp.Config) { c.Capacity = -1 },
 		"negative shed RetryAfter": func(c *psp.Config) { c.ShedRetryAfter = -time.Nanosecond },
+		"negative JournalMax":      func(c *psp.Config) { c.JournalMax = -1 },
+		"negative JournalBytes":    func(c *psp.Config) { c.JournalBytes = -1 },
 	}
 	for name, edit := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -47,6 +49,9 @@ func TestZeroValuesOfConfig(t *testing.T) {
 	r := paymentRequest("k1", validBody)
 	r.Header.Set("Authorization", "Bearer t")
 	wantProblem(t, serve(s, r), 422, psp.CodeInsufficientFunds)
+	if got, dropped := s.Requests(psp.RequestFilter{}); len(got) != 1 || dropped != 0 {
+		t.Errorf("the journal holds %d requests and dropped %d, want 1 and 0 with its default bounds", len(got), dropped)
+	}
 
 	s = mustServer(t, func(c *psp.Config) { *c = psp.Config{Tokens: []string{token}, BalanceCents: 15000} })
 	pay(s, "k1", validBody)
@@ -94,7 +99,8 @@ func TestDefaultConfig(t *testing.T) {
 	if len(cfg.Tokens) != 1 || cfg.Tokens[0] != "test-token" || cfg.BalanceCents != 100000 ||
 		cfg.KeyTTL != 24*time.Hour || cfg.MaxKeys != 500_000 || cfg.MaxSettlements != 1_000_000 ||
 		cfg.ISPB != "12345678" || cfg.Logger != nil ||
-		cfg.ServiceTime != 0 || cfg.Capacity != 0 || cfg.ShedRetryAfter != 0 {
+		cfg.ServiceTime != 0 || cfg.Capacity != 0 || cfg.ShedRetryAfter != 0 ||
+		cfg.JournalMax != 1000 || cfg.JournalBytes != 1<<20 {
 		t.Errorf("DefaultConfig() = %+v", cfg)
 	}
 }

@@ -65,6 +65,32 @@ func ExampleServer_Inject() {
 	// 1 settlement
 }
 
+// The journal tells what a client sent and what it got: here a payment met a 503, was retried
+// under its key, and was retried again after it settled.
+func ExampleServer_Requests() {
+	srv, _ := psp.NewServer(psp.DefaultConfig())
+	srv.Inject(psp.Status(503))
+	for range 3 {
+		req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
+			strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+		req.Header.Set("Authorization", "Bearer test-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "order-42")
+		srv.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	requests, dropped := srv.Requests(psp.RequestFilter{Key: "order-42"})
+	for _, r := range requests {
+		fmt.Printf("%d %s %s token=%d fault=%q status=%d replayed=%t\n", r.Seq, r.Method, r.Path, r.Token, r.Fault,
+			r.Status, r.Replayed)
+	}
+	fmt.Println(dropped, "dropped")
+	// Output:
+	// 1 POST /v1/pix/payments token=1 fault="status" status=503 replayed=false
+	// 2 POST /v1/pix/payments token=1 fault="" status=201 replayed=false
+	// 3 POST /v1/pix/payments token=1 fault="" status=201 replayed=true
+	// 0 dropped
+}
+
 func ExampleFault_Validate() {
 	fmt.Println(psp.Slow(1500 * time.Millisecond).Validate())
 	fmt.Println(psp.Redirect(404).Validate())

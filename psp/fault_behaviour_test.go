@@ -24,9 +24,10 @@ type pipe struct {
 
 // mustPipe serves h over pipenet until the test ends. Its client opens a connection per
 // request: on a reused connection net/http would silently resend a request that carries an
-// Idempotency-Key when the connection closes, hiding the fault from the test.
+// Idempotency-Key when the connection closes, hiding the fault from the test. A Server that
+// mustServer made is checked (see checked).
 func mustPipe(tb testing.TB, h http.Handler) pipe {
-	srv := pipenet.NewServer(h)
+	srv := pipenet.NewServer(checked(h))
 	tb.Cleanup(srv.Close)
 	tr := srv.Transport().Clone()
 	tr.DisableKeepAlives = true

@@ -17,7 +17,7 @@ import (
 // connection per request (so net/http cannot silently resend a payment) and gives up after
 // 10 s of wall time: a bound for a broken build, never reached by a passing test.
 func mustLoopback(tb testing.TB, s *psp.Server) (*httptest.Server, *http.Client) {
-	srv := httptest.NewServer(s)
+	srv := httptest.NewServer(checked(s))
 	tb.Cleanup(srv.Close)
 	tr := &http.Transport{DisableKeepAlives: true}
 	tb.Cleanup(tr.CloseIdleConnections)

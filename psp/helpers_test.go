@@ -7,14 +7,16 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"pixretry/internal/openapitest"
 	"pixretry/psp"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(openapitest.Main(m)) }
 
 const (
 	token     = psp.DefaultToken
@@ -32,7 +34,25 @@ func mustServer(tb testing.TB, edits ...func(*psp.Config)) *psp.Server {
 	if err != nil {
 		tb.Fatalf("NewServer() error = %v", err)
 	}
+	if t, ok := tb.(*testing.T); ok { // not a benchmark's, nor a fuzz target's
+		checkedServers.Store(s, openapitest.Handler(t, s, s))
+		t.Cleanup(func() { checkedServers.Delete(s) })
+	}
 	return s
+}
+
+// checkedServers holds each Server that mustServer made for a test, behind openapitest.Handler:
+// its answers that the OpenAPI document does not describe fail that test.
+var checkedServers sync.Map // *psp.Server to http.Handler
+
+// checked is h behind openapitest.Handler if h is a Server that mustServer made for a test.
+func checked(h http.Handler) http.Handler {
+	if s, ok := h.(*psp.Server); ok {
+		if c, ok := checkedServers.Load(s); ok {
+			return c.(http.Handler)
+		}
+	}
+	return h
 }
 
 // paymentRequest is a valid POST /v1/pix/payments with key and body; edit it before sending.
@@ -51,10 +71,10 @@ type answer struct {
 	body   string
 }
 
-// serve runs r through h in process.
+// serve runs r through h in process, checked if h is a Server that mustServer made.
 func serve(h http.Handler, r *http.Request) answer {
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
+	checked(h).ServeHTTP(rec, r)
 	return answer{rec.Code, rec.Header(), rec.Body.String()}
 }
 

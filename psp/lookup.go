@@ -15,18 +15,19 @@ import (
 const LookupParam = "idempotency_key"
 
 // serveLookup is GET /v1/pix/payments, in the order of processing docs/psp.md gives. A lookup
-// takes no processing slot and no service time, and never pays.
-func (s *Server) serveLookup(w http.ResponseWriter, r *http.Request) {
-	f := s.nextFault(TargetLookup)
-	switch f.Kind {
+// takes no processing slot and no service time, and never pays. It notes in x the fault it
+// meets and the answer it writes.
+func (s *Server) serveLookup(w http.ResponseWriter, r *http.Request, x *exchange) {
+	x.fault = s.nextFault(TargetLookup)
+	switch f := x.fault; f.Kind {
 	case FaultReset, FaultDown:
 		s.cfg.Logger.Info("psp: lookup: connection closed", "fault", f.Kind)
 		hangUp(w, true)
 	case FaultStatus, FaultRedirect:
-		s.deliverLookup(w, faultAnswer(f, answer{}), "", f)
+		s.deliverLookup(w, faultAnswer(f, answer{}), "", x)
 	default:
 		a, key := s.lookup(r)
-		s.deliverLookup(w, a, key, f)
+		s.deliverLookup(w, a, key, x)
 	}
 }
 
@@ -102,8 +103,8 @@ func notFound() answer {
 
 // deliverLookup logs the lookup's answer a, then writes it, or holds it for a late fault, or
 // breaks its body for a bad_body fault. key is the key looked up, for the log.
-func (s *Server) deliverLookup(w http.ResponseWriter, a answer, key string, f Fault) {
+func (s *Server) deliverLookup(w http.ResponseWriter, a answer, key string, x *exchange) {
 	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: lookup", slog.Int("status", a.status),
-		slog.String("key", key), slog.String("fault", string(cmp.Or(f.Kind, "none"))))
-	send(w, a, "", f)
+		slog.String("key", key), slog.String("fault", string(cmp.Or(x.fault.Kind, "none"))))
+	x.send(w, a, "")
 }

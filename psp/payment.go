@@ -8,21 +8,22 @@ import (
 	"time"
 )
 
-// servePayment is POST /v1/pix/payments, in the order of processing docs/psp.md gives.
-func (s *Server) servePayment(w http.ResponseWriter, r *http.Request) {
-	f := s.nextFault(TargetPayment)
-	switch {
+// servePayment is POST /v1/pix/payments, in the order of processing docs/psp.md gives. It
+// notes in x the fault it meets, the body it reads and the answer it writes.
+func (s *Server) servePayment(w http.ResponseWriter, r *http.Request, x *exchange) {
+	x.fault = s.nextFault(TargetPayment)
+	switch f := x.fault; {
 	case f.Kind == FaultReset || f.Kind == FaultDown:
 		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
 		hangUp(w, true)
 	case f.Kind == FaultStatus || f.Kind == FaultRedirect:
-		s.deliver(w, faultAnswer(f, answer{}), "", f)
+		s.deliver(w, faultAnswer(f, answer{}), "", x)
 	case !s.admit():
-		s.deliver(w, s.shedAnswer(), "", f)
+		s.deliver(w, s.shedAnswer(), "", x)
 	default:
-		a, rawKey := s.process(w, r, f)
+		a, rawKey := s.process(w, r, x)
 		s.release()
-		s.deliver(w, a, rawKey, f)
+		s.deliver(w, a, rawKey, x)
 	}
 }
 
@@ -57,9 +58,9 @@ func (s *Server) shedAnswer() answer {
 	return f.answer()
 }
 
-// process runs the checks and the commit. It returns the answer and the Idempotency-Key as
-// sent ("" until it has been found valid).
-func (s *Server) process(w http.ResponseWriter, r *http.Request, fault Fault) (answer, string) {
+// process runs the checks and the commit, under the fault x met, and notes the body it reads in
+// x. It returns the answer and the Idempotency-Key as sent ("" until it has been found valid).
+func (s *Server) process(w http.ResponseWriter, r *http.Request, x *exchange) (answer, string) {
 	token, f := s.bearerToken(r.Header)
 	if f != nil {
 		return f.answer(), ""
@@ -68,11 +69,12 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, fault Fault) (a
 	if f != nil {
 		return f.answer(), ""
 	}
-	p, f := readPayment(w, r)
+	p, body, f := readPayment(w, r)
+	x.payload = body
 	if f != nil {
 		return f.answer(), rawKey
 	}
-	return s.settle(scope{token, key}, p, fault), rawKey
+	return s.settle(scope{token, key}, p, x.fault), rawKey
 }
 
 // settle reserves the key, waits out the service time and a slow fault, and commits. A key
@@ -114,19 +116,26 @@ func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration) 
 	}, answer{}
 }
 
-// deliver logs the payment's answer a, then sends it. rawKey, when not empty, is echoed.
-func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, f Fault) {
+// deliver logs the payment's answer a, then sends it under the fault x met. rawKey, when not
+// empty, is echoed.
+func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, x *exchange) {
 	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", slog.Int("status", a.status),
-		slog.String("key", rawKey), slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(f.Kind, "none"))))
-	send(w, a, rawKey, f)
+		slog.String("key", rawKey), slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(x.fault.Kind, "none"))))
+	x.send(w, a, rawKey)
 }
 
-// send writes a, or distorts it for a fault that acts after processing, or holds it for a late
-// fault, or hangs up instead for a drop fault. rawKey, when not empty, is echoed.
-func send(w http.ResponseWriter, a answer, rawKey string, f Fault) {
+// send writes a, or distorts it for a fault x met that acts after processing, or holds it for a
+// late fault, or hangs up instead for a drop fault, and notes in x the status it writes. rawKey,
+// when not empty, is echoed.
+func (x *exchange) send(w http.ResponseWriter, a answer, rawKey string) {
+	f := x.fault
+	if f.Kind == FaultCommitStatus {
+		a = faultAnswer(f, a)
+	}
+	if f.Kind != FaultDrop { // a drop answers nothing: the status stays 0
+		x.status, x.replayed = a.status, a.replayed
+	}
 	switch f.Kind {
-	case FaultCommitStatus:
-		faultAnswer(f, a).write(w, rawKey)
 	case FaultBadBody:
 		misdeliver(w, a, rawKey, f.Breach, f.Member)
 	case FaultLate:

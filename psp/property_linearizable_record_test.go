@@ -14,6 +14,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
 
+	"pixretry/internal/openapitest"
 	"pixretry/psp"
 	"pixretry/psp/psptest"
 )
@@ -82,11 +83,15 @@ func drawSend(t *rapid.T) linSend {
 
 // recordHistory sends plan from one goroutine per client to wrap(PSP), or to the PSP if wrap is
 // nil, over psptest's in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are
-// virtual. It returns the history, and what checkLedger says of the PSP's ledger after it.
-func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
-	var front func(*psp.Server) http.Handler
-	if wrap != nil {
-		front = func(double *psp.Server) http.Handler { return wrap(double) }
+// virtual. It returns the history, and what checkLedger says of the PSP's ledger after it. The
+// PSP's answers that the OpenAPI document does not describe fail tb.
+func recordHistory(tb openapitest.TB, plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
+	front := func(double *psp.Server) http.Handler {
+		h := openapitest.Handler(tb, double, double)
+		if wrap != nil {
+			return wrap(h)
+		}
+		return h
 	}
 	srv, err := psptest.NewServerBehind(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents}, front)
 	if err != nil {

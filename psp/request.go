@@ -43,14 +43,23 @@ type payment struct {
 // bearerToken returns the bearer token of h if it is one of the accepted tokens, as configured
 // (so stored keys do not keep the header alive).
 func (s *Server) bearerToken(h http.Header) (string, *failure) {
-	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
-	i := slices.Index(s.cfg.Tokens, strings.TrimLeft(token, " "))
-	if !strings.EqualFold(scheme, "Bearer") || i < 0 { // the scheme is case-insensitive (RFC 9110)
+	i := s.tokenIndex(h)
+	if i < 0 {
 		f := fail(CodeUnauthorized, "a known bearer token is required in Authorization")
 		f.header = http.Header{"Www-Authenticate": {`Bearer realm="psp"`}}
 		return "", f
 	}
 	return s.cfg.Tokens[i], nil
+}
+
+// tokenIndex is the index in Config.Tokens of the bearer token of h, or -1 if h carries none or
+// an unknown one.
+func (s *Server) tokenIndex(h http.Header) int {
+	scheme, token, _ := strings.Cut(h.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") { // the scheme is case-insensitive (RFC 9110)
+		return -1
+	}
+	return slices.Index(s.cfg.Tokens, strings.TrimLeft(token, " "))
 }
 
 // idempotencyKey reads the Idempotency-Key of h: the value as sent (to echo it) and the key it
@@ -82,22 +91,24 @@ var (
 )
 
 // readPayment reads and validates the body of a payment request: Content-Type application/json
-// (charset utf-8 if any), at most MaxBodyBytes, a valid payment.
-func readPayment(w http.ResponseWriter, r *http.Request) (payment, *failure) {
+// (charset utf-8 if any), at most MaxBodyBytes, a valid payment. It returns the body as far as
+// it read it.
+func readPayment(w http.ResponseWriter, r *http.Request) (payment, []byte, *failure) {
 	contentType := r.Header.Get("Content-Type")
 	mediaType, params, err := mime.ParseMediaType(contentType)
 	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
 		ok && !strings.EqualFold(charset, "utf-8") {
-		return payment{}, fail(CodeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
+		return payment{}, nil, fail(CodeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-		return payment{}, fail(CodePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
+		return payment{}, body, fail(CodePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
 	}
 	if err != nil {
-		return payment{}, invalid(CodeInvalidRequest, Violation{"body", "could not be read: " + err.Error()})
+		return payment{}, body, invalid(CodeInvalidRequest, Violation{"body", "could not be read: " + err.Error()})
 	}
-	return decodePayment(body)
+	p, f := decodePayment(body)
+	return p, body, f
 }
 
 // paymentJSON is a payment body with its members undecoded, the unknown ones together.

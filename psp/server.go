@@ -19,6 +19,9 @@
 // Every error answer, of the Server and of its control API, has a [Problem] body, made by
 // [NewProblem].
 //
+// The Server keeps a journal of the latest requests it received, so that a test can ask what its
+// client sent: [Server.Requests].
+//
 // Package pixretry/psp/control serves the same Server's faults, ledger and balance over HTTP,
 // and command psp serves both on a real address. The HTTP contract is in docs/psp.md.
 package psp
@@ -43,7 +46,8 @@ type Server struct {
 	lookups  queue // the faults for lookups
 	inFlight int   // payment requests in processing (see admit)
 
-	copies sync.WaitGroup // the first copies of duplicated requests, until they commit
+	copies  sync.WaitGroup // the first copies of duplicated requests, until they commit
+	journal *journal       // the latest requests received, under a mutex of its own (journal.go)
 }
 
 // NewServer returns a Server configured by cfg, or an error if cfg is invalid.
@@ -52,23 +56,26 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, book: newBook(cfg)}, nil
+	return &Server{cfg: cfg, book: newBook(cfg), journal: newJournal(cfg)}, nil
 }
 
 // ServeHTTP serves a payment request (POST) or a status lookup (GET). Another path gets 404,
-// and another method 405 with Allow.
+// and another method 405 with Allow. The journal records every request (see Requests).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e := s.journal.open(s.arrival(r))
+	var x exchange
+	defer s.journal.close(e, &x) // also when a hang-up aborts the handler
 	switch {
 	case r.URL.Path != PaymentsPath:
-		fail(CodeNotFound, "no resource at %s", r.URL.Path).answer().write(w, "")
+		x.send(w, fail(CodeNotFound, "no resource at %s", r.URL.Path).answer(), "")
 	case r.Method == http.MethodPost:
-		s.servePayment(w, r)
+		s.servePayment(w, r, &x)
 	case r.Method == http.MethodGet:
-		s.serveLookup(w, r)
+		s.serveLookup(w, r, &x)
 	default:
 		f := fail(CodeMethodNotAllowed, "%s takes GET and POST", PaymentsPath)
 		f.header = http.Header{"Allow": {"GET, POST"}}
-		f.answer().write(w, "")
+		x.send(w, f.answer(), "")
 	}
 }
 
@@ -116,10 +123,12 @@ func (s *Server) Settlements() []Settlement {
 func (s *Server) Wait() { s.copies.Wait() }
 
 // Reset forgets every key and closed key, empties the ledger and both fault queues, ends every
-// down window, restores the starting balance and starts Stats afresh. It does not wait for
-// requests in flight or duplicated copies. They finish against the state Reset discarded, so
-// their settlements never appear in the new ledger. endToEndIds stay unique across Resets.
+// down window, restores the starting balance and starts Stats afresh. It empties the journal and
+// its dropped count, but Seq goes on counting. It does not wait for requests in flight or
+// duplicated copies. They finish against the state Reset discarded, so their settlements never
+// appear in the new ledger, nor they in the new journal. endToEndIds stay unique across Resets.
 func (s *Server) Reset() {
+	s.journal.reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.book = newBook(s.cfg)

@@ -73,6 +73,8 @@ func TestBadConfigErrorTexts(t *testing.T) {
 		{func(c *psp.Config) { c.ServiceTime = -time.Millisecond }, "negative service time -1ms"},
 		{func(c *psp.Config) { c.Capacity = -3 }, "negative capacity -3"},
 		{func(c *psp.Config) { c.ShedRetryAfter = -time.Second }, "negative shed Retry-After -1s"},
+		{func(c *psp.Config) { c.JournalMax = -4 }, "negative JournalMax -4"},
+		{func(c *psp.Config) { c.JournalBytes = -5 }, "negative JournalBytes -5"},
 	} {
 		cfg := psp.DefaultConfig()
 		tc.edit(&cfg)

@@ -7,6 +7,7 @@
 //	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000]
 //	    [-max-settlements 1000000] [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
+//	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
 // one line per payment request and per lookup on stderr unless -log is warn or off (buffered:
@@ -15,6 +16,15 @@
 // connections still open and exits 0. It exits 2 on a bad command line, an address it cannot
 // listen on included, after printing the problem and the usage on stderr, and 1 if it cannot
 // serve.
+//
+// With -faults FILE it queues the faults of FILE, a body of POST /_psp/faults such as
+// psp/scenarios/lost-answer.json, before it prints that line. A file it cannot read, or whose
+// faults the control API would refuse, is a bad command line, and the problem names the file,
+// the line and the column.
+//
+// GET /_psp/requests reads its journal of the requests it received: the latest -journal-max of
+// them, within -journal-bytes, the oldest dropped first. GET /_psp/ is a page that watches it in
+// a browser.
 //
 // The control API answers on a loopback address. On any other address it answers only with
 // -control-token, and psp warns on stderr that it listens beyond this machine. A control request
@@ -62,8 +72,9 @@ type options struct {
 	cfg          psp.Config
 	controlToken string // the control API's token, if any
 	addr         string
-	maxConns     int      // 0: no limit
-	controlHosts []string // Host values the control API answers for besides the defaults
+	maxConns     int         // 0: no limit
+	controlHosts []string    // Host values the control API answers for besides the defaults
+	faults       []psp.Fault // queued before it serves (-faults)
 	limits       limits
 	log          logLevel
 }
@@ -87,12 +98,16 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	maxConns := fs.Int("max-conns", defaultMaxConns, "most connections open at once; the next wait until one closes (0: no limit)")
 	controlToken := fs.String("control-token", "", "bearer token every control request must carry (needed for the control API off loopback)")
 	controlHosts := fs.String("control-hosts", "", "more Host values the control API answers for, comma-separated, as in psp:8080")
+	journalMax := fs.Int("journal-max", def.JournalMax, "most requests the journal keeps (GET /_psp/requests); the oldest are dropped first")
+	journalBytes := fs.Int("journal-bytes", def.JournalBytes, "most bytes the journal's requests take, payloads included; the oldest are dropped first")
+	faults := fs.String("faults", "", "a `file` of faults to queue before serving: the body of POST /_psp/faults, as in psp/scenarios/lost-answer.json")
 	o := options{limits: defaultLimits}
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
 		o.addr, o.maxConns = *addr, *maxConns
 		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *ispb
 		o.cfg.MaxKeys, o.cfg.MaxSettlements = *maxKeys, *maxSettlements
+		o.cfg.JournalMax, o.cfg.JournalBytes = *journalMax, *journalBytes
 		o.cfg.ServiceTime, o.cfg.Capacity, o.cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
 		o.controlToken = *controlToken
 		if *controlHosts != "" {
@@ -113,13 +128,20 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 			return errors.New("psp: -ispb: want 8 digits")
 		case *maxConns < 0:
 			return fmt.Errorf("psp: -max-conns %d: want 0 (no limit) or more", *maxConns)
+		case *journalMax <= 0:
+			return fmt.Errorf("psp: -journal-max %d: want a positive number, as in 1000", *journalMax)
+		case *journalBytes <= 0:
+			return fmt.Errorf("psp: -journal-bytes %d: want a positive number, as in 1048576", *journalBytes)
 		}
 		// checks -tokens, -ispb, -service-time, -capacity, -shed-retry-after and -control-token
 		srv, err := psp.NewServer(o.cfg)
 		if err != nil {
 			return err
 		}
-		_, err = control.NewHandler(srv, control.Options{Token: o.controlToken})
+		if _, err = control.NewHandler(srv, control.Options{Token: o.controlToken}); err != nil {
+			return err
+		}
+		o.faults, err = loadFaults(*faults)
 		return err
 	})
 	return o, fs, err

@@ -16,10 +16,11 @@ import (
 	"go.uber.org/goleak"
 
 	"pixretry/internal/cmdline"
+	"pixretry/internal/openapitest"
 	"pixretry/psp"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(openapitest.Main(m)) }
 
 // started is run going in the background.
 type started struct {
@@ -56,8 +57,9 @@ func mustStart(t *testing.T, args ...string) *started {
 	return s
 }
 
-// awaitURL reads the URL run prints on stdout (out) and gives s a client for it; the rest of
-// stdout is drained. If run prints anything else, awaitURL stops run and fails tb.
+// awaitURL reads the URL run prints on stdout (out) and gives s a client for it, whose answers
+// that the OpenAPI document does not describe fail tb; the rest of stdout is drained. If run
+// prints anything else, awaitURL stops run and fails tb.
 func (s *started) awaitURL(tb testing.TB, out io.Reader) {
 	tb.Helper()
 	line, err := bufio.NewReader(out).ReadString('\n')
@@ -70,7 +72,7 @@ func (s *started) awaitURL(tb testing.TB, out io.Reader) {
 	s.url = url
 	tr := &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: time.Hour}
 	tb.Cleanup(tr.CloseIdleConnections)
-	s.client = &http.Client{Transport: tr}
+	s.client = &http.Client{Transport: openapitest.Transport(tb, tr)}
 }
 
 // stop cancels run's context and returns its result.
@@ -197,6 +199,12 @@ func TestBadFlagsExit2(t *testing.T) {
 		"negative max conns":  {"-max-conns", "-1"},
 		"max conns format":    {"-max-conns", "all"},
 		"control token space": {"-control-token", "a b"},
+		"zero journal max":    {"-journal-max", "0"},
+		"negative journal":    {"-journal-max", "-1"},
+		"journal max format":  {"-journal-max", "many"},
+		"zero journal bytes":  {"-journal-bytes", "0"},
+		"negative bytes":      {"-journal-bytes", "-1"},
+		"journal bytes unit":  {"-journal-bytes", "1MiB"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {

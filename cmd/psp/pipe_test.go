@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"pixretry/internal/openapitest"
 	"pixretry/internal/pipenet"
 	"pixretry/psp"
 )
@@ -18,7 +19,7 @@ import (
 // timeouts run in virtual time.
 type piped struct {
 	ln     *pipenet.Listener
-	client *http.Client // one connection per request
+	client *http.Client // one connection per request, checked against the OpenAPI document
 	logs   *lockedBuffer
 	stop   func() error // ends serve and returns its result
 }
@@ -38,7 +39,7 @@ func mustPipe(t *testing.T, args ...string) *piped {
 	p := &piped{ln: ln, logs: new(lockedBuffer)}
 	go func() { done <- opts.serve(ctx, limit(ln, opts.maxConns), io.Discard, p.logs) }()
 	tr := &http.Transport{DialContext: ln.Dial, DisableKeepAlives: true}
-	p.client = &http.Client{Transport: tr}
+	p.client = &http.Client{Transport: openapitest.Transport(t, tr)}
 	p.stop = func() error {
 		cancel()
 		tr.CloseIdleConnections()

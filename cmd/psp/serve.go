@@ -66,6 +66,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.W
 	var handler http.Handler
 	var control bool
 	if err == nil {
+		psps.Inject(o.faults...) // before it serves: the first requests meet them
 		handler, control, err = o.exposeControl(psps, ln.Addr(), stderr)
 	}
 	if err != nil {
@@ -78,7 +79,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.W
 		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL, "max_keys", cfg.MaxKeys,
 		"max_settlements", cfg.MaxSettlements,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity, "max_conns", o.maxConns,
-		"control", control, "control_token", o.controlToken != "")
+		"control", control, "control_token", o.controlToken != "", "faults", len(o.faults))
 	return serveUntil(ctx, srv, ln, o.limits.grace, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }
 

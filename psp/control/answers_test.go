@@ -56,6 +56,10 @@ func TestControlRefusalsAnswer(t *testing.T) {
 				`"detail":"the request has 2 violation(s); see violacoes","code":"invalid_request","violacoes":[` +
 				`{"campo":"faults[0]","motivo":"psp: invalid fault: unknown kind \"boom\""},` +
 				`{"campo":"faults[2]","motivo":"psp: invalid fault: kind \"redirect\" takes \"status\" (300 to 399), and optionally \"target\":\"lookup\""}]}`},
+		{"a bad filter", "GET", control.RequestsPath + "?status=600", "", nil,
+			400, nil, `{"type":"urn:pixretry:psp:problem:invalid_request","title":"Bad Request","status":400,` +
+				`"detail":"the request has 1 violation(s); see violacoes","code":"invalid_request",` +
+				`"violacoes":[{"campo":"status","motivo":"must be a status from 100 to 599"}]}`},
 		{"a body cut short", "POST", control.FaultsPath, "", func(r *http.Request) {
 			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(dropped), iotest.ErrReader(io.ErrUnexpectedEOF)))
 		}, 400, nil, `{"type":"urn:pixretry:psp:problem:invalid_request","title":"Bad Request","status":400,` +

@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -98,6 +101,57 @@ func (c Client) Stats(ctx context.Context) (psp.Stats, error) {
 	}
 	return psp.Stats{Requests: s.Requests, Lookups: s.Lookups, Shed: s.Shed, Settled: s.Settled, Dropped: s.Dropped,
 		Keys: s.Keys, ClosedKeys: s.ClosedKeys, InFlight: s.InFlight, MaxInFlight: s.MaxInFlight}, nil
+}
+
+// Requests returns the requests of the PSP's journal that filter selects, in arrival order, and
+// how many the journal has dropped since the PSP started or was last reset. A Payload that is
+// JSON comes back without its whitespace. A filter the control API refuses (a Status outside
+// 100 to 599) is an error.
+func (c Client) Requests(ctx context.Context, filter psp.RequestFilter) ([]psp.Request, int64, error) {
+	var body struct {
+		Count    int           `json:"count"`
+		Dropped  int64         `json:"dropped"`
+		Requests []requestJSON `json:"requests"`
+	}
+	if err := c.call(ctx, http.MethodGet, RequestsPath+filterQuery(filter), nil, http.StatusOK, &body); err != nil {
+		return nil, 0, err
+	}
+	requests := make([]psp.Request, len(body.Requests))
+	for i, w := range body.Requests {
+		arrived, err := time.Parse(time.RFC3339Nano, w.Arrived)
+		if err != nil {
+			return nil, 0, fmt.Errorf("control: GET %s: request %d: %w", RequestsPath, i, err)
+		}
+		payload := []byte(w.Payload) // JSON, or else a JSON string of the body
+		if w.Payload.Kind() == '"' {
+			var text string
+			json.Unmarshal(w.Payload, &text) // a valid JSON string
+			payload = []byte(text)
+		}
+		requests[i] = psp.Request{Seq: w.Seq, Arrived: arrived.UTC(), Method: w.Method, Path: w.Path,
+			Key: w.IdempotencyKey, Token: w.Token, Traceparent: w.Traceparent, Payload: payload,
+			InFlight: w.InFlight, Fault: w.Fault, Status: w.Status, Replayed: w.Replayed,
+			Elapsed: time.Duration(math.Round(w.ElapsedMS * float64(time.Millisecond)))}
+	}
+	return requests, body.Dropped, nil
+}
+
+// filterQuery is the query of GET RequestsPath that selects what f selects, "" for every request.
+func filterQuery(f psp.RequestFilter) string {
+	q := url.Values{}
+	if f.Key != "" {
+		q.Set(keyParam, f.Key)
+	}
+	if f.Status != 0 {
+		q.Set(statusParam, strconv.Itoa(f.Status))
+	}
+	if f.After != 0 {
+		q.Set(afterParam, strconv.FormatUint(f.After, 10))
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
 }
 
 // call sends body (nil: none) with the Token, if any. A request that changes state (any method

@@ -104,6 +104,14 @@ func TestControlClientErrors(t *testing.T) {
 		{"ledger not JSON", controlOf(answering("[")), settlements, "GET /_psp/settlements: decoding the answer"},
 		{"ledger refused", controlOf(mustServer(t)), settlements, "GET /_psp/settlements: status 404"},
 		{"stats refused", controlOf(mustServer(t)), stats, "GET /_psp/stats: status 404"},
+		{"journal refused", controlOf(mustServer(t)), requests, "GET /_psp/requests: status 404, want 200"},
+		{"journal not JSON", controlOf(answering("[")), requests, "GET /_psp/requests: decoding the answer"},
+		{"request arrived", controlOf(answering(`{"count":1,"dropped":0,"requests":[{"seq":1,"arrived":"yesterday"}]}`)),
+			requests, `GET /_psp/requests: request 0: parsing time "yesterday"`},
+		{"filter refused", controlOf(mustBank(t)), func(ctx context.Context, c control.Client) error {
+			_, _, err := c.Requests(ctx, psp.RequestFilter{Status: 42})
+			return err
+		}, `GET /_psp/requests?status=42: status 400, want 200: {"type":"urn:pixretry:psp:problem:invalid_request"`},
 		{"settlement valor", controlOf(settlement("1", at)), settlements, `settlement 0: psp: amount "1" is not`},
 		{"settlement horario", controlOf(settlement("1.00", "yesterday")), settlements, `settlement 0: parsing time "yesterday"`},
 		{"bad base URL", control.Client{BaseURL: "http://psp.test\x7f"}, reset, "POST /_psp/reset: parse"},
@@ -145,5 +153,10 @@ func settlements(ctx context.Context, c control.Client) error {
 
 func stats(ctx context.Context, c control.Client) error {
 	_, err := c.Stats(ctx)
+	return err
+}
+
+func requests(ctx context.Context, c control.Client) error {
+	_, _, err := c.Requests(ctx, psp.RequestFilter{})
 	return err
 }

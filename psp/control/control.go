@@ -1,10 +1,12 @@
 // Package control serves and drives the control API of a psp.Server over HTTP: faults, the
-// ledger, the balance, a reset and the counters, under /_psp/. Command psp and command demo
-// share it. The HTTP contract is in docs/psp.md.
+// ledger, the balance, a reset, the counters and the request journal, under /_psp/. Command
+// psp and command demo share it. The HTTP contract is in docs/psp.md, and NewHandler serves it
+// as an OpenAPI 3.1 document at OpenAPIPath.
 package control
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -12,8 +14,10 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +35,7 @@ const (
 	BalancePath     = "/_psp/balance"
 	ResetPath       = "/_psp/reset"
 	StatsPath       = "/_psp/stats"
+	RequestsPath    = "/_psp/requests"
 )
 
 // CodeHostNotAllowed is the code of the 403 answered to a control request with a Host that
@@ -68,7 +73,8 @@ type handler struct {
 // passes these checks, in this order: a Host of opts.Hosts (403 host_not_allowed), opts.Token
 // (401 unauthorized), and, for a request that changes state (any method but GET), Content-Type
 // application/json (415 unsupported_media_type), which no HTML form or other simple
-// cross-site request can send. An opts.Token that is not visible ASCII is an error.
+// cross-site request can send. PagePath without Authorization is served without data instead
+// of 401. OpenAPIPath passes no check. An opts.Token that is not visible ASCII is an error.
 func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 	if opts.Token != "" && !tokenPattern.MatchString(opts.Token) {
 		return nil, errors.New("control: the token must be visible ASCII without spaces")
@@ -83,6 +89,9 @@ func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 		BalancePath:     {http.MethodGet: h.getBalance},
 		ResetPath:       {http.MethodPost: noContent(srv.Reset)},
 		StatsPath:       {http.MethodGet: h.getStats},
+		RequestsPath:    {http.MethodGet: h.getRequests},
+		PagePath:        {http.MethodGet: h.getPage},
+		OpenAPIPath:     {http.MethodGet: getOpenAPI},
 	}
 	return h, nil
 }
@@ -98,7 +107,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed,
 			fmt.Sprintf("%s takes %s", r.URL.Path, allow), http.Header{"Allow": {allow}})
 	default:
-		if h.guard(w, r) {
+		if r.URL.Path == OpenAPIPath || h.guard(w, r) { // the document is for anyone
 			handle(w, r)
 		}
 	}
@@ -115,7 +124,7 @@ func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
 	}):
 		writeProblem(w, http.StatusForbidden, CodeHostNotAllowed,
 			fmt.Sprintf("the control API does not answer for Host %q", r.Host), nil)
-	case h.opts.Token != "" && (!strings.EqualFold(scheme, "Bearer") ||
+	case h.opts.Token != "" && !h.shell(r) && (!strings.EqualFold(scheme, "Bearer") ||
 		subtle.ConstantTimeCompare([]byte(token), []byte(h.opts.Token)) == 0):
 		writeProblem(w, http.StatusUnauthorized, psp.CodeUnauthorized, "the control token is required in Authorization",
 			http.Header{"Www-Authenticate": {`Bearer realm="psp-control"`}})
@@ -238,6 +247,128 @@ func (h *handler) getStats(w http.ResponseWriter, _ *http.Request) {
 	s := h.srv.Stats()
 	body := statsJSON{s.Requests, s.Shed, s.Settled, s.Dropped, s.Keys, s.InFlight, s.MaxInFlight, s.Lookups, s.ClosedKeys}
 	writeJSON(w, http.StatusOK, "application/json", body, nil)
+}
+
+// requestJSON is a psp.Request as GET RequestsPath writes it. Its members are camelCase, as a
+// settlement's: the key is idempotencyKey in both.
+type requestJSON struct {
+	Seq            uint64         `json:"seq"`
+	Arrived        string         `json:"arrived"` // RFC 3339, in UTC, to the nanosecond
+	Method         string         `json:"method"`
+	Path           string         `json:"path"`
+	IdempotencyKey string         `json:"idempotencyKey"`
+	Token          int            `json:"token"`
+	Traceparent    string         `json:"traceparent"`
+	Payload        jsontext.Value `json:"payload"` // see payloadJSON
+	InFlight       bool           `json:"inFlight"`
+	Fault          psp.FaultKind  `json:"fault"`
+	Status         int            `json:"status"`
+	Replayed       bool           `json:"replayed"`
+	ElapsedMS      float64        `json:"elapsedMs"`
+}
+
+// getRequests writes {"count":N,"dropped":D,"requests":[...]}, the requests the query selects
+// one at a time, or answers 400 naming each bad parameter.
+func (h *handler) getRequests(w http.ResponseWriter, r *http.Request) {
+	filter, bad := readFilter(r.URL.RawQuery)
+	if len(bad) > 0 {
+		writeProblem(w, http.StatusBadRequest, psp.CodeInvalidRequest,
+			fmt.Sprintf("the request has %d violation(s); see violacoes", len(bad)), nil, bad...)
+		return
+	}
+	requests, dropped := h.srv.Requests(filter)
+	w.Header().Set("Content-Type", "application/json")
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, `{"count":%d,"dropped":%d,"requests":[`, len(requests), dropped)
+	for i, rq := range requests {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		json.MarshalWrite(bw, requestWire(rq), jsontext.AllowInvalidUTF8(true), jsontext.PreserveRawStrings(true))
+	}
+	bw.WriteString("]}\n")
+	bw.Flush() // a failed write means the client has gone: nothing left to tell it
+}
+
+// requestWire is rq as GET RequestsPath writes it.
+func requestWire(rq psp.Request) requestJSON {
+	return requestJSON{
+		Seq:            rq.Seq,
+		Arrived:        rq.Arrived.UTC().Format(time.RFC3339Nano),
+		Method:         rq.Method,
+		Path:           rq.Path,
+		IdempotencyKey: rq.Key,
+		Token:          rq.Token,
+		Traceparent:    rq.Traceparent,
+		Payload:        payloadJSON(rq.Payload),
+		InFlight:       rq.InFlight,
+		Fault:          rq.Fault,
+		Status:         rq.Status,
+		Replayed:       rq.Replayed,
+		ElapsedMS:      float64(rq.Elapsed) / float64(time.Millisecond),
+	}
+}
+
+// payloadJSON is body as a JSON value: the body itself, its whitespace left out, if it is valid
+// JSON other than a string; else a JSON string of its bytes, with U+FFFD for invalid UTF-8.
+// A JSON string in the answer is thus always the text of a body.
+func payloadJSON(body []byte) jsontext.Value {
+	if v := jsontext.Value(body); v.IsValid() && v.Kind() != '"' {
+		return v
+	}
+	s, _ := json.Marshal(string(body), jsontext.AllowInvalidUTF8(true)) // a string
+	return s
+}
+
+// The query parameters of GET RequestsPath.
+const (
+	keyParam    = "key"
+	statusParam = "status"
+	afterParam  = "after"
+)
+
+// readFilter reads the query of GET RequestsPath: key, status (100 to 599) and after (a Seq),
+// each at most once, all optional. It returns the filter, or a violation for each bad
+// parameter, or for "query" if it does not parse.
+func readFilter(rawQuery string) (psp.RequestFilter, []psp.Violation) {
+	query, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return psp.RequestFilter{}, []psp.Violation{{Field: "query", Reason: "could not be parsed: " + err.Error()}}
+	}
+	var f psp.RequestFilter
+	var bad []psp.Violation
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		if reason := setFilter(&f, name, query[name]); reason != "" {
+			bad = append(bad, psp.Violation{Field: cmp.Or(name, `""`), Reason: reason}) // "" shows an empty name
+		}
+	}
+	return f, bad
+}
+
+// setFilter sets the member of f that the parameter name gives, from its values, or returns why
+// it cannot.
+func setFilter(f *psp.RequestFilter, name string, values []string) (reason string) {
+	var err error
+	switch name {
+	case keyParam:
+		if f.Key = values[0]; f.Key == "" {
+			reason = "must not be empty"
+		}
+	case statusParam:
+		if f.Status, err = strconv.Atoi(values[0]); err != nil || f.Status < 100 || f.Status > 599 {
+			reason = "must be a status from 100 to 599"
+		}
+	case afterParam:
+		if f.After, err = strconv.ParseUint(values[0], 10, 64); err != nil {
+			reason = "must be a Seq, a whole number from 0"
+		}
+	default:
+		return "unknown parameter: the parameters are key, status and after"
+	}
+	if len(values) > 1 {
+		reason = "must be given at most once"
+	}
+	return reason
 }
 
 // writeProblem is the one helper that answers a control request with a problem.

@@ -214,6 +214,8 @@ func TestControlMethods(t *testing.T) {
 		{"POST", control.SettlementsPath, "GET"},
 		{"DELETE", control.BalancePath, "GET"},
 		{"GET", control.ResetPath, "POST"},
+		{"POST", control.RequestsPath, "GET"},
+		{"DELETE", control.RequestsPath, "GET"},
 	}
 	for _, tt := range tests {
 		a := ctl(s, tt.method, tt.path, "")

@@ -11,11 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"pixretry/internal/openapitest"
 	"pixretry/psp"
 	"pixretry/psp/control"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(openapitest.Main(m)) }
 
 const (
 	token     = psp.DefaultToken
@@ -23,7 +24,8 @@ const (
 )
 
 // bank is a psp.Server behind its control API: requests go through the control handler, and
-// checks read the Server.
+// checks read the Server. Its answers that the OpenAPI document does not describe fail the test
+// that made it (openapitest.Handler).
 type bank struct {
 	*psp.Server
 	handler http.Handler
@@ -43,7 +45,7 @@ func mustBank(tb testing.TB, edits ...func(*control.Options)) bank {
 	if err != nil {
 		tb.Fatalf("NewHandler() error = %v", err)
 	}
-	return bank{s, h}
+	return bank{s, openapitest.Handler(tb, h, s)}
 }
 
 // mustServer is a Server of DefaultConfig, without the control API.

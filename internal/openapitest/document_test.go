@@ -1,0 +1,67 @@
+package openapitest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tiny is a small OpenAPI document: a component response with a header of its own and one by
+// reference, and an operation with a response of its own and one by reference.
+const tiny = `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+ "components": {
+  "headers": {"Count": {"schema": {"type": "integer"}}},
+  "responses": {"Gone.Away": {"description": "d",
+   "headers": {"Count": {"$ref": "#/components/headers/Count"}, "X-Mine": {"schema": {"type": "string"}}},
+   "content": {"application/problem+json": {"schema": {"type": "object"}}}}}},
+ "paths": {"/a~b": {"get": {"responses": {
+  "200": {"description": "d", "content": {"text/plain": {"schema": {"type": "string"}}}},
+  "410": {"$ref": "#/components/responses/Gone.Away"}}}}}}`
+
+// TestMustLoadCompilesEverySchema: each header field's and each body's schema is compiled once,
+// under its JSON pointer, the referenced ones under the reference.
+func TestMustLoadCompilesEverySchema(t *testing.T) {
+	d := mustLoad([]byte(tiny))
+	want := []string{
+		"#/components/headers/Count/schema",
+		"#/components/responses/Gone.Away/content/application~1problem+json/schema",
+		"#/components/responses/Gone.Away/headers/X-Mine/schema",
+		"#/paths/~1a~0b/get/responses/200/content/text~1plain/schema",
+	}
+	if diff := cmp.Diff(want, slices.Sorted(maps.Keys(d.schemas))); diff != "" {
+		t.Errorf("schemas mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestMustLoadPanicsOnABrokenDocument: a document that is not JSON, not OpenAPI, or whose
+// schemas do not compile is a programming error.
+func TestMustLoadPanicsOnABrokenDocument(t *testing.T) {
+	tests := map[string]struct{ doc, want string }{
+		"not JSON":     {"{", "unexpected end of JSON input"},
+		"not OpenAPI":  {`{"openapi": "3.1.0"}`, "invalid info: must be an object"},
+		"YAML":         {"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n", "invalid character 'o'"},
+		"not a schema": {strings.Replace(tiny, `"text/plain": {"schema": {"type": "string"}}`, `"text/plain": {}`, 1), "/paths/~1a~0b/get/responses/200/content/text~1plain/schema"},
+		"a bad schema": {strings.Replace(tiny, `"type": "integer"`, `"type": "integer", "minimum": "one"`, 1), "minimum"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				got := fmt.Sprint(recover())
+				if !strings.HasPrefix(got, "openapitest: the OpenAPI document: ") || !strings.Contains(got, tt.want) {
+					t.Errorf("mustLoad() panicked with %q, want the OpenAPI document's fault, with %q", got, tt.want)
+				}
+			}()
+			mustLoad([]byte(tt.doc))
+		})
+	}
+}
+
+func TestEscape(t *testing.T) {
+	if got, want := escape("~/a~1/"), "~0~1a~01~1"; got != want {
+		t.Errorf("escape() = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,85 @@
+package control_test
+
+import (
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/go-cmp/cmp"
+
+	"pixretry/internal/openapitest"
+	"pixretry/psp"
+	"pixretry/psp/control"
+)
+
+// TestControlServesTheOpenAPIDocument: GET OpenAPIPath answers psp/control/openapi.json as
+// application/json to anyone, whatever the Host and without the token that the control API
+// requires. It takes no other method.
+func TestControlServesTheOpenAPIDocument(t *testing.T) {
+	want, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustGuarded(t, withControlToken)
+	r := controlRequest("GET", control.OpenAPIPath, "")
+	r.Host = "rebound.example"
+	a := serve(s, r)
+	if a.status != 200 || a.header.Get("Content-Type") != "application/json" ||
+		a.header.Get("Content-Length") != strconv.Itoa(len(want)) || a.body != string(want) {
+		t.Errorf("GET %s = %d %v, %d bytes; want 200 application/json, the %d bytes of openapi.json",
+			control.OpenAPIPath, a.status, a.header, len(a.body), len(want))
+	}
+	for _, method := range []string{"POST", "HEAD", "PUT", "DELETE"} {
+		a := ctl(s, method, control.OpenAPIPath, "")
+		wantProblem(t, a, 405, psp.CodeMethodNotAllowed)
+		if got := a.header.Get("Allow"); got != "GET" {
+			t.Errorf("%s %s: Allow = %q, want GET", method, control.OpenAPIPath, got)
+		}
+	}
+}
+
+// TestOpenAPIDocumentListsEveryRoute: the document lists the paths that the double and its
+// control API serve, each with the methods its 405 allows.
+func TestOpenAPIDocumentListsEveryRoute(t *testing.T) {
+	data, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]jsontext.Value `json:"paths"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]string{}
+	for path, item := range doc.Paths {
+		documented[path] = strings.ToUpper(strings.Join(slices.Sorted(maps.Keys(item)), ", "))
+	}
+	s := mustBank(t)
+	served := map[string]string{}
+	for _, path := range []string{psp.PaymentsPath, control.FaultsPath, control.SettlementsPath, control.BalancePath,
+		control.ResetPath, control.StatsPath, control.RequestsPath, control.PagePath, control.OpenAPIPath} {
+		served[path] = ctl(s, "PATCH", path, "").header.Get("Allow")
+	}
+	if diff := cmp.Diff(served, documented); diff != "" {
+		t.Errorf("paths and methods mismatch (-served +documented):\n%s", diff)
+	}
+}
+
+// TestControlPathsAre404WithoutTheControlAPI: the Server alone, which command psp serves when
+// the control API is off, answers every control path 404 not_found, as the document says.
+func TestControlPathsAre404WithoutTheControlAPI(t *testing.T) {
+	s := mustServer(t)
+	h := openapitest.Handler(t, s, s)
+	for _, path := range []string{control.FaultsPath, control.SettlementsPath, control.BalancePath, control.ResetPath,
+		control.StatsPath, control.RequestsPath, control.PagePath, control.OpenAPIPath} {
+		for _, method := range []string{"GET", "POST", "DELETE"} {
+			wantProblem(t, ctl(h, method, path, ""), 404, psp.CodeNotFound)
+		}
+	}
+}
