@@ -127,7 +127,7 @@ func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent
 func TestSQLiteUpgradesVersion1(t *testing.T) {
 	t.Parallel()
 	l := mustPSP(t)
-	db, path := mustSQLite(t)
+	db, path := mustEmptySQLite(t)
 	ctx := context.Background()
 	v1 := sqliteVersion1(t, db)
 	want := v1.store(t, l)
@@ -210,7 +210,7 @@ func TestPostgresUpgradesVersion1(t *testing.T) {
 // A program older than the database's schema refuses it rather than misread it.
 func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
 	t.Parallel()
-	db, _ := mustSQLite(t)
+	db, _ := mustEmptySQLite(t)
 	mustPayer(t, db, Config{})
 	if _, err := db.Exec("INSERT INTO pix_schema_version (version, applied_at) VALUES ($1, 0)", len(schemaSteps)+1); err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
 // A failed step leaves the database at the version before it, and the next start applies it.
 func TestMigrationStepIsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	db, _ := mustSQLite(t)
+	db, _ := mustEmptySQLite(t)
 	sqliteVersion1(t, db)
 	// pix_intent already has past_keys: step 2 adds first_sent, then fails to add past_keys.
 	if _, err := db.Exec("ALTER TABLE pix_intent ADD COLUMN past_keys TEXT NOT NULL DEFAULT ''"); err != nil {

@@ -22,7 +22,7 @@ import (
 // and one connection.
 func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
 	t.Parallel()
-	db, path := mustSQLite(t)
+	db, path := mustEmptySQLite(t)
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("the database file: %v, want it at %s", err, path)
 	}
@@ -108,7 +108,7 @@ func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
 	t.Parallel()
 	// NewSQLite's migration lock: OpenSQLite made it, so it is replaced once the file is open.
 	t.Run("migration lock", func(t *testing.T) {
-		db, path := mustSQLite(t)
+		db, path := mustEmptySQLite(t)
 		blockLockFile(t, path+".migrate.lock")
 		if _, err := NewSQLite(context.Background(), db, Config{}); !errors.Is(err, syscall.EISDIR) {
 			t.Errorf("NewSQLite() error = %v, want EISDIR", err)
@@ -116,7 +116,7 @@ func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
 	})
 	t.Run("run lock", func(t *testing.T) {
 		l := mustPSP(t)
-		db, path := mustSQLite(t)
+		db, path := mustEmptySQLite(t)
 		p := mustPayer(t, db, l.config())
 		blockLockFile(t, path+".run.lock")
 		err := p.Start(context.Background())
@@ -144,7 +144,7 @@ func TestBusyStartClosesItsLockFile(t *testing.T) {
 		t.Skipf("no /proc/self/fd to count open files: %v", err)
 	}
 	l := mustPSP(t)
-	db, path := mustSQLite(t)
+	db, path := mustEmptySQLite(t)
 	held, err := lockFile(path+".run.lock", false) // as another process's Start would
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestNewSQLiteRefusals(t *testing.T) {
 	t.Parallel()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	db, _ := mustSQLite(t)
+	db, _ := mustEmptySQLite(t)
 	if _, err := NewSQLite(ended, db, Config{}); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") {
 		t.Errorf("NewSQLite(an ended context) error = %v, want a durable error wrapping context.Canceled", err)
 	}
@@ -221,7 +221,7 @@ func TestNewSQLiteRefusesWhatValidateRefuses(t *testing.T) {
 		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
 		}
-		db, _ := mustSQLite(t)
+		db, _ := mustEmptySQLite(t)
 		if _, err := NewSQLite(context.Background(), db, cfg); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: NewSQLite() error = %v, want ErrInvalidConfig", name, err)
 		}
@@ -232,7 +232,7 @@ func TestNewSQLiteRefusesWhatValidateRefuses(t *testing.T) {
 // table is made.
 func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
 	t.Parallel()
-	db, _ := mustSQLite(t)
+	db, _ := mustEmptySQLite(t)
 	if _, err := db.Exec("CREATE TABLE river_migration (unexpected TEXT)"); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
 func TestBusyStartLeavesTheRunningJobsAlone(t *testing.T) {
 	t.Parallel()
 	l := mustPSP(t)
-	db, path := mustSQLite(t)
+	db, path := mustEmptySQLite(t)
 	cfg := l.config()
 	cfg.Client.AttemptTimeout = 0 // the request waits for the test, not for a timeout
 	hold := &heldTrips{next: cfg.Client.HTTPClient.Transport, entered: make(chan struct{}, 1),

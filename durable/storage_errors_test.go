@@ -228,7 +228,7 @@ func TestMigrateIntentsStopsAtAFailedStep(t *testing.T) {
 		{"a statement of step 2", "exec", "ADD COLUMN past_keys", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, path := mustSQLite(t)
+			db, path := mustEmptySQLite(t)
 			real := &sqliteEngine{db: db, driver: riversqlite.New(db), file: path}
 			faulty := &storageFaultEngine{sqliteEngine: real, method: tt.method, match: tt.match}
 			err := migrateIntents(context.Background(), faulty)
