@@ -246,3 +246,28 @@ func TestMigrationStepIsAllOrNothing(t *testing.T) {
 	}
 	mustPay(t, mustPayer(t, db, Config{}), "a", payment(100)) // first_sent was rolled back with the step
 }
+
+// NewSQLite waits for the migration lock that another process holds, rather than fail, and
+// migrates once it is free.
+func TestNewSQLiteWaitsForAnotherProcessMigrating(t *testing.T) {
+	t.Parallel()
+	db, path := mustSQLite(t)
+	held, err := lockFile(path+".migrate.lock", true) // as another process migrating would
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := NewSQLite(context.Background(), db, Config{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("NewSQLite() returned %v while another process held the migration lock, want it to wait", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	held.unlock()
+	if err := <-done; err != nil {
+		t.Errorf("NewSQLite() once the lock was free: error = %v", err)
+	}
+}
