@@ -11,7 +11,8 @@
 // line, column and type) through `go test -overlay`, runs the package's tests with a timeout
 // of ten times their measured time, and accepts the mutant only if they fail ("proven
 // killed") or it does not compile. A NOT COVERED mutant that survives, times out or cannot be
-// reproduced stays a survivor.
+// reproduced stays a survivor. Those proofs run -workers at a time (the number of CPUs), since
+// each is mostly a build that links on one core; they are printed in the report's order.
 //
 // Every other mutant (LIVED, TIMED OUT, SKIPPED, RUNNABLE, unproven NOT COVERED) is printed as
 // file:line:column type status, and the gate exits 1. A missing report, or one with no mutant
@@ -20,7 +21,7 @@
 //
 // Usage, from the product module's root:
 //
-//	"$(go -C tools tool -n mutationgate)" PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]
+//	"$(go -C tools tool -n mutationgate)" [-workers N] PKGDIR=REPORT.json [PKGDIR=REPORT.json ...]
 //
 // PKGDIR is the directory gremlins mutated: the report's file names are relative to it.
 package main
@@ -33,7 +34,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"pixretry/tools/internal/mutant"
 )
@@ -43,6 +46,7 @@ var errSurvivors = errors.New("mutationgate: mutants survived")
 
 func main() {
 	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the list of accepted survivors: `PASS ID => reason` per line")
+	flag.IntVar(&proofWorkers, "workers", proofWorkers, "how many NOT COVERED mutants are proven at once")
 	flag.Parse()
 	accepted, err := mutant.ReadAccepted(*acceptedFile)
 	if err == nil {
@@ -117,7 +121,8 @@ func (t *tally) accepts(accepted *mutant.Accepted, dir, name string, m mutant.Mu
 }
 
 // check prints one report's tally and every mutant that was not killed, and returns how many
-// there were.
+// there were. The NOT COVERED mutants are proven last, proofWorkers at a time, and printed in
+// the report's order.
 func check(ctx context.Context, accepted *mutant.Accepted, dir, path string, out io.Writer) (int, error) {
 	r, err := mutant.ReadReport(path)
 	if err != nil {
@@ -125,6 +130,7 @@ func check(ctx context.Context, accepted *mutant.Accepted, dir, path string, out
 	}
 	t := tally{status: map[string]int{}, pkgs: map[string]*mutant.Package{}}
 	provers := map[string]*mutant.Runner{} // by package directory
+	var proofs []*proof
 	for _, f := range r.Files {
 		for _, m := range f.Mutations {
 			t.listed++
@@ -142,7 +148,7 @@ func check(ctx context.Context, accepted *mutant.Accepted, dir, path string, out
 					}
 					provers[pkg] = prover
 				}
-				t.prove(ctx, prover, f.Name, m, out)
+				proofs = append(proofs, &proof{runner: prover, name: f.Name, m: m})
 			case m.Status == "LIVED" && t.accepts(accepted, dir, f.Name, m):
 				t.accepted++
 			default:
@@ -151,6 +157,10 @@ func check(ctx context.Context, accepted *mutant.Accepted, dir, path string, out
 			}
 		}
 	}
+	runProofs(ctx, proofs, proofWorkers)
+	for _, p := range proofs {
+		t.count(p, out)
+	}
 	fmt.Fprintf(out, "%s: %d mutants: %d killed, %d not viable, %d lived, %d timed out, "+
 		"%d not covered (%d proven killed, %d proven not viable, %d unproven), %d accepted\n",
 		path, t.listed, t.status["KILLED"], t.status["NOT VIABLE"], t.status["LIVED"], t.status["TIMED OUT"],
@@ -158,21 +168,48 @@ func check(ctx context.Context, accepted *mutant.Accepted, dir, path string, out
 	return t.survivors, nil
 }
 
-// prove applies one NOT COVERED mutation, runs the package's tests against it, and counts
-// the verdict; a mutant it cannot prove killed is printed and counted as a survivor.
-func (t *tally) prove(ctx context.Context, r *mutant.Runner, name string, m mutant.Mutation, out io.Writer) {
-	v, err := apply(ctx, r, name, m)
+// proofWorkers is how many proofs run at once (-workers). A proof is mostly a build, which
+// leaves a core idle while it links.
+var proofWorkers = runtime.NumCPU()
+
+// proof is one NOT COVERED mutant to prove, and once proven its verdict.
+type proof struct {
+	runner  *mutant.Runner
+	name    string
+	m       mutant.Mutation
+	verdict mutant.Verdict
+	err     error
+}
+
+// runProofs proves every proof, workers at a time (at least one).
+func runProofs(ctx context.Context, proofs []*proof, workers int) {
+	var wg sync.WaitGroup
+	limit := make(chan struct{}, max(workers, 1))
+	for _, p := range proofs {
+		limit <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-limit }()
+			p.verdict, p.err = apply(ctx, p.runner, p.name, p.m)
+		})
+	}
+	wg.Wait()
+}
+
+// count counts a proof's verdict; a mutant it did not prove killed is printed and counted
+// as a survivor.
+func (t *tally) count(p *proof, out io.Writer) {
+	name, m := p.name, p.m
 	switch {
-	case err != nil:
-		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, unproven: %v\n", name, m.Line, m.Column, m.Type, err)
-	case v == mutant.Killed:
+	case p.err != nil:
+		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, unproven: %v\n", name, m.Line, m.Column, m.Type, p.err)
+	case p.verdict == mutant.Killed:
 		t.proven++
 		return
-	case v == mutant.NotCompiled:
+	case p.verdict == mutant.NotCompiled:
 		t.provenNotViable++
 		return
 	default:
-		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, %s under its tests\n", name, m.Line, m.Column, m.Type, v)
+		fmt.Fprintf(out, "%s:%d:%d %s NOT COVERED, %s under its tests\n", name, m.Line, m.Column, m.Type, p.verdict)
 	}
 	t.unproven++
 	t.survivors++

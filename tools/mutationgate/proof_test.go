@@ -101,3 +101,31 @@ func TestRunProvesSubpackageMutantsWithTheirOwnTests(t *testing.T) {
 		t.Errorf("output = %q, want it to contain %q", got, want)
 	}
 }
+
+// Proofs run at once, yet print in the report's order, whichever ends first.
+func TestRunPrintsProofsInTheReportsOrder(t *testing.T) {
+	defer func(n int) { proofWorkers = n }(proofWorkers)
+	proofWorkers = 4
+	var out bytes.Buffer
+	if err := run(context.Background(), nil, []string{"testdata/mod/grade=testdata/grade.json"}, &out); !errors.Is(err, errSurvivors) {
+		t.Fatalf("run() = %v, want %v", err, errSurvivors)
+	}
+	first := strings.Index(out.String(), "grade.go:8:14 CONDITIONALS_BOUNDARY NOT COVERED")
+	second := strings.Index(out.String(), "grade.go:10:14 CONDITIONALS_BOUNDARY NOT COVERED")
+	if first < 0 || second < first {
+		t.Errorf("output = %q, want line 8's proof, then line 10's", out.String())
+	}
+}
+
+// A gate asked for no workers still proves, one at a time.
+func TestRunProofsWithNoWorkersProvesOneAtATime(t *testing.T) {
+	defer func(n int) { proofWorkers = n }(proofWorkers)
+	proofWorkers = 0
+	var out bytes.Buffer
+	if err := run(context.Background(), nil, []string{"testdata/mod/sign=testdata/sign.json"}, &out); err != nil {
+		t.Fatalf("run() = %v, want nil; output:\n%s", err, out.String())
+	}
+	if got, want := out.String(), "4 proven killed"; !strings.Contains(got, want) {
+		t.Errorf("output = %q, want it to contain %q", got, want)
+	}
+}
