@@ -81,6 +81,10 @@ type Client struct {
 	// and the payment ends at once with [ErrCircuitOpen]. Share one Breaker between the
 	// Clients of one PSP. [Breaker] says what it counts as a failure.
 	Breaker Breaker
+	// Observer, if not nil, learns of every call and every attempt sent, for metrics and
+	// traces, and may add headers to each request (see [Observer]). Package pix/pixotel makes
+	// one on OpenTelemetry. If nil, nothing is reported, at no cost.
+	Observer Observer
 }
 
 // errInvalidClient is wrapped by the error of a Send on a misconfigured Client.
@@ -97,7 +101,11 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // the error is an [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable
 // with errors.Is and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
-	return c.send(ctx, uuid.NewString(), p, false, time.Time{})
+	key := uuid.NewString()
+	ctx, w := c.watch(ctx, CallSend, key)
+	r, err := c.send(ctx, key, p, false, time.Time{})
+	w.ended(r, err, false)
+	return r, err
 }
 
 // SendWithKey is [Client.Send] under the caller's Idempotency-Key, for a payment whose key
@@ -114,7 +122,10 @@ func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 // definitively for the key. That holds even when no attempt was made, or when the PSP refused
 // the first attempt with, say, a 401.
 func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receipt, error) {
-	return c.send(ctx, key, p, true, time.Time{})
+	ctx, w := c.watch(ctx, CallSendWithKey, key)
+	r, err := c.send(ctx, key, p, true, time.Time{})
+	w.ended(r, err, false)
+	return r, err
 }
 
 // defaultKeyTTL is the KeyTTL of a Client that sets none, the PSP's usual.

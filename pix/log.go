@@ -42,11 +42,12 @@ func (j *journal) logAttempt(msg string, level slog.Level, a retry.Attempt, outc
 	j.log.LogAttrs(j.ctx, level, msg, attrs...)
 }
 
-func settledOutcome(replayed bool) string {
+// settledOutcome is the outcome of a receipt, replayed or not.
+func settledOutcome(replayed bool) Outcome {
 	if replayed {
-		return "replayed"
+		return OutcomeReplayed
 	}
-	return "settled"
+	return OutcomeSettled
 }
 
 // reason says in a few words why an attempt failed, such as "status 503 injected_fault", "timeout",

@@ -43,6 +43,7 @@ func (c *Client) Lookup(ctx context.Context, key string) (Receipt, error) {
 // that call's goroutine only, as a sending is.
 type looking struct {
 	journal
+	probe
 	client *Client
 	target string // the lookup's URL
 	// payment is Resume's payment, which the settlement found must be for, or nil.
@@ -57,8 +58,16 @@ type looking struct {
 	unknown bool
 }
 
-// lookup checks the key, the payment if any and the Client, then makes the attempts.
+// lookup makes the lookup of Lookup and Resume, a call of its own for c.Observer.
 func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent time.Time) (Receipt, error) {
+	ctx, w := c.watch(ctx, CallLookup, key)
+	r, err := c.look(ctx, key, p, firstSent)
+	w.ended(r, err, true)
+	return r, err
+}
+
+// look checks the key, the payment if any and the Client, then makes the attempts.
+func (c *Client) look(ctx context.Context, key string, p *Payment, firstSent time.Time) (Receipt, error) {
 	l := &looking{journal: c.journal(ctx, key), client: c, payment: p, firstSent: firstSent}
 	err := validateKey(key)
 	if err == nil && p != nil {
@@ -68,9 +77,12 @@ func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent t
 		return Receipt{}, l.failed(err)
 	}
 	l.unknown = true
-	if l.target, err = c.lookupURL(key); err != nil {
+	u, err := c.lookupURL(key)
+	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
+	l.target = u.String()
+	l.probe = c.probe(key, http.MethodGet, l.target, u)
 	r, err := retry.Do(ctx, c.Policy, l.attempt, retry.WithClassifier(transient), retry.WithObserver(l.observe),
 		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
 	if err == nil {
@@ -86,18 +98,19 @@ func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent t
 }
 
 // lookupURL checks the Client's fields and returns the URL that looks key up.
-func (c *Client) lookupURL(key string) (string, error) {
+func (c *Client) lookupURL(key string) (*url.URL, error) {
 	u, err := c.endpoint()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	u.RawQuery = url.Values{"idempotency_key": {key}}.Encode()
-	return u.String(), nil
+	return u, nil
 }
 
 // attempt makes one lookup attempt under AttemptTimeout and turns the answer into a receipt or
 // an error.
 func (l *looking) attempt(ctx context.Context) (Receipt, error) {
+	ctx = l.started(ctx, l.last.Number+1)
 	if l.client.AttemptTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.client.AttemptTimeout)
@@ -107,6 +120,7 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, err
 	}
+	l.status = a.status
 	if a.status == http.StatusOK {
 		r, info, err := parseReceipt(a.status, a.body)
 		l.info = info
@@ -130,9 +144,11 @@ func (l *looking) forPayment(r Receipt) error {
 		ErrKeyReused, valor(r.AmountCents), r.PixKey, l.info)
 }
 
-// observe logs one lookup attempt, which retry.Do reports before any wait.
+// observe logs one lookup attempt, which retry.Do reports before any wait, and reports its end
+// to the Observer.
 func (l *looking) observe(a retry.Attempt) {
 	l.last = a
+	l.ended(a)
 	const msg = "pix lookup attempt"
 	switch {
 	case a.Err == nil:

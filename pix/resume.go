@@ -25,11 +25,20 @@ import (
 // as it is. Every other error is an [*OutcomeUnknownError] with unknown.FirstSent, to resume
 // later.
 func (c *Client) Resume(ctx context.Context, unknown *OutcomeUnknownError, p Payment) (Receipt, error) {
+	ctx, w := c.watch(ctx, CallResume, unknown.Key)
+	r, lookedUp, err := c.resume(ctx, unknown, p)
+	w.ended(r, err, lookedUp)
+	return r, err
+}
+
+// resume is Resume's work. Its bool reports that it ended with a lookup.
+func (c *Client) resume(ctx context.Context, unknown *OutcomeUnknownError, p Payment) (Receipt, bool, error) {
 	if c.keyExpired(unknown.FirstSent) == nil {
 		r, err := c.send(ctx, unknown.Key, p, true, unknown.FirstSent)
 		if !errors.Is(err, ErrKeyExpired) {
-			return r, err
+			return r, false, err
 		}
 	}
-	return c.lookup(ctx, unknown.Key, &p, unknown.FirstSent)
+	r, err := c.lookup(ctx, unknown.Key, &p, unknown.FirstSent)
+	return r, true, err
 }

@@ -16,6 +16,7 @@ import (
 // synchronously).
 type sending struct {
 	journal
+	probe
 	client   *Client
 	payment  Payment
 	endpoint string
@@ -52,6 +53,7 @@ func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool, 
 		return Receipt{}, s.failed(err)
 	}
 	s.endpoint, s.body = endpoint.String(), p.body()
+	s.probe = c.probe(key, http.MethodPost, s.endpoint, endpoint)
 	if err := s.admitFirst(ctx); err != nil {
 		return Receipt{}, s.failed(err)
 	}
@@ -76,6 +78,7 @@ func (s *sending) attempt(ctx context.Context) (Receipt, error) {
 	if s.firstSent.IsZero() {
 		s.firstSent = time.Now()
 	}
+	ctx = s.started(ctx, s.last.Number+1)
 	ctx, cancel := s.attemptContext(ctx)
 	defer cancel()
 	r, err := s.exchange(ctx)
@@ -99,6 +102,7 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, err
 	}
+	s.status = a.status
 	if a.status != http.StatusCreated {
 		return Receipt{}, decodeError(a, time.Now())
 	}
@@ -107,18 +111,20 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 		return Receipt{}, err
 	}
 	r.Replayed = a.header.Get("Idempotent-Replayed") == "true"
+	s.replayed = r.Replayed
 	return r, nil
 }
 
-// observe takes note of one attempt, which retry.Do reports before any wait. A failed attempt
-// is logged here. The successful one is logged by settled, which has its receipt. An attempt
-// that the breaker or the key deadline refused was not sent: it is neither counted nor logged,
-// and failed logs its end.
+// observe takes note of one attempt, which retry.Do reports before any wait, and reports its
+// end to the Observer. A failed attempt is logged here. The successful one is logged by settled, which has its receipt. An attempt
+// that the breaker or the key deadline refused was not sent: it is neither counted, logged nor
+// reported, and failed logs its end.
 func (s *sending) observe(a retry.Attempt) {
 	if errors.Is(a.Err, ErrCircuitOpen) || errors.Is(a.Err, ErrKeyExpired) {
 		return
 	}
 	s.last = a
+	s.ended(a)
 	if a.Err == nil {
 		return
 	}
@@ -146,7 +152,7 @@ func provesNothingSettled(err error) bool {
 
 // settled logs the successful attempt and the end of the payment.
 func (s *sending) settled(r Receipt) {
-	s.logAttempt("pix attempt", slog.LevelInfo, s.last, slog.String("outcome", settledOutcome(r.Replayed)))
+	s.logAttempt("pix attempt", slog.LevelInfo, s.last, slog.String("outcome", string(settledOutcome(r.Replayed))))
 	s.log.LogAttrs(s.ctx, slog.LevelInfo, "pix payment settled", slog.String("key", s.key),
 		slog.Int("attempts", r.Attempts), slog.String("endToEndId", r.EndToEndID), slog.Bool("replayed", r.Replayed))
 }

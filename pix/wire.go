@@ -59,15 +59,18 @@ func (c *Client) get(ctx context.Context, target string) (answer, error) {
 	return c.roundTrip(req)
 }
 
-// roundTrip adds the headers every request carries, sends req and reads the answer. The
-// answer's body is read to its end when it is within the limit, which returns the connection
-// to the pool, and closed in every case.
+// roundTrip adds the headers every request carries, and those of c.Observer, sends req and
+// reads the answer. The answer's body is read to its end when it is within the limit, which
+// returns the connection to the pool, and closed in every case.
 func (c *Client) roundTrip(req *http.Request) (answer, error) {
 	var w wire
 	ctx := httptrace.WithClientTrace(req.Context(), w.trace())
 	req = req.WithContext(ctx)
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "application/json, application/problem+json")
+	if c.Observer != nil {
+		c.Observer.Inject(ctx, req.Header)
+	}
 	resp, err := c.do(req)
 	if err != nil {
 		return answer{}, w.failed(ctx, err)

@@ -106,3 +106,14 @@ func (q *Quota) base() int {
 func (q *Quota) covers(n int) bool {
 	return math.FMA(q.ratio, float64(q.firsts), -float64(n)) >= 0
 }
+
+// Tokens returns the tokens q holds now: between 0 and its capacity, in whole
+// tokens and the fraction that first attempts earned. A new Quota holds burst
+// tokens, and the zero Quota none. A retry is granted while Tokens is at least
+// 1. Tokens is safe for concurrent use, and the value it reports may be stale
+// as soon as another goroutine uses q.
+func (q *Quota) Tokens() float64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return math.FMA(q.ratio, float64(q.firsts), float64(q.base()-q.retries))
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pixotel_test
+
+const race = false
