@@ -13,7 +13,8 @@
 // the PSP remembers the key (Config.KeyTTL), the key is sent again; after, it is looked up.
 // A lookup that proves nothing was paid gives the intent a new key, and only then. A pending
 // intent older than Config.MaxAge is listed as [StatusOverdue] for an operator, and its job
-// keeps trying.
+// keeps trying. [Payer.Stats] counts the intents by status; package durableotel reports them,
+// and the job attempts, as OpenTelemetry metrics.
 //
 // Two engines run the same code. [NewSQLite] works on one machine with one database file
 // through River's riversqlite driver, which River calls early. [NewPostgres] serves a fleet of

@@ -60,8 +60,9 @@ type payArgs struct {
 // Kind names the job for River.
 func (payArgs) Kind() string { return "pix_payment" }
 
-// maxJobAttempts keeps River from discarding a job: each snooze raises the job's limit, and
-// only failures such as a lost database count against it.
+// maxJobAttempts keeps River from discarding a job: a snooze gives its attempt back (River
+// v0.51.2 takes one off the job's attempt count), so only failures such as a lost database
+// count against it.
 const maxJobAttempts = 10_000
 
 // PayTx stores payment as an intent under id in tx, the caller's transaction, with its job.

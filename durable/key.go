@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"pixretry/pix"
 )
 
 // mark records, before an attempt leaves, one more attempt under the intent's current key
@@ -71,6 +73,23 @@ func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, 
 	}
 	p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: new key", slog.String("id", in.ID),
 		slog.String("key", key), slog.String("past_key", in.Key), slog.String("error", why.Error()))
+	if o, ok := p.observer().(keyRotations); ok {
+		o.KeyRotated(ctx, in.Key, key)
+	}
 	crashPoint("rotated")
 	return key, nil
+}
+
+// keyRotations is a pix.Observer that also learns of each key given up for a new one, as
+// pix/pixotel's Observer does: pix never gives a key up, the Payer does.
+type keyRotations interface {
+	KeyRotated(ctx context.Context, from, to string)
+}
+
+// observer is the Observer of the Payer's Client, or nil.
+func (p *Payer[TTx]) observer() pix.Observer {
+	if p.cfg.Client == nil {
+		return nil
+	}
+	return p.cfg.Client.Observer
 }

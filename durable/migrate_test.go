@@ -107,12 +107,21 @@ func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent
 		versions = append(versions, v)
 		return err
 	})
-	if err != nil || !slices.Equal(versions, []int{1, 2, 3}) {
-		t.Errorf("pix_schema_version holds %v (error %v), want versions 1 to 3", versions, err)
+	if err != nil || !slices.Equal(versions, []int{1, 2, 3, 4}) {
+		t.Errorf("pix_schema_version holds %v (error %v), want versions 1 to 4", versions, err)
+	}
+	stats, err := p.Stats(context.Background())
+	want0 := statsOf(map[Status]int64{StatusPending: 2, StatusOverdue: 1, StatusSettled: 1}, want[2].CreatedAt)
+	if diff := cmp.Diff(want0, stats); err != nil || diff != "" {
+		t.Errorf("Stats() after the upgrade: error %v, mismatch (-want +got):\n%s", err, diff)
 	}
 	mustStart(t, p)
 	all := awaitDone(t, p)
 	checkLedger(t, l, all)
+	stats, err = p.Stats(context.Background())
+	if diff := cmp.Diff(statsOf(map[Status]int64{StatusSettled: 4}, time.Time{}), stats); err != nil || diff != "" {
+		t.Errorf("Stats() once worked: error %v, mismatch (-want +got):\n%s", err, diff)
+	}
 	for i, in := range all {
 		keys := 1
 		if in.ID == "c-sent-long-ago" {
@@ -141,6 +150,7 @@ func TestSQLiteUpgradesVersion1(t *testing.T) {
 	if _, err := NewSQLite(ctx, other, Config{}); err != nil {
 		t.Fatalf("NewSQLite() on an upgraded database: error = %v", err)
 	}
+	checkIndexOnly(t, db)
 	checkUpgraded(t, l, p, want)
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"pixretry/pix"
 	"pixretry/retry"
@@ -22,6 +23,8 @@ type Config struct {
 	// [pix.Client.Resume], which sends it again or looks it up and makes its own short
 	// retries. The Payer uses a copy whose KeyTTL is Config.KeyTTL. That copy must be valid
 	// ([pix.Client.Validate]), or the Config is invalid. Nil makes a Payer whose Start fails.
+	// If its Observer also has a method KeyRotated(ctx, from, to string), as pix/pixotel's
+	// has, the Payer calls it for each key it gives up for a new one, once committed.
 	Client *pix.Client
 	// KeyTTL is how long the PSP remembers a completed key. It must not exceed the PSP's. Past
 	// an intent's FirstSent + KeyTTL, less pix's margin, its key is looked up and never sent
@@ -64,6 +67,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Rand returns uniform draws in [0, 1) for the waits. Nil means math/rand/v2.
 	Rand func() float64
+	// Middleware is River's middleware for the Payer's jobs, as River's Config.Middleware
+	// takes it: each entry that is a rivertype.WorkerMiddleware wraps every job attempt, and
+	// each that is a rivertype.JobInsertMiddleware wraps the insertion of every job. The first
+	// entry is the outermost. durableotel.Middleware returns the Payer's metrics and spans.
+	// Entries are installed as middleware only: River runs none of their hooks. Nil adds none.
+	Middleware []rivertype.Middleware
 }
 
 // fetchCooldown is FetchCooldown's default: River's own, 100 ms, would hold 10 workers to
@@ -184,7 +193,7 @@ func newPayer[TTx any](db engine[TTx], cfg Config) (*Payer[TTx], error) {
 	rc := &river.Config{
 		Workers: workers, Logger: cfg.Logger, RetryPolicy: schedule{cfg},
 		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
-		FetchPollInterval: cfg.PollInterval, FetchCooldown: cfg.FetchCooldown,
+		FetchPollInterval: cfg.PollInterval, FetchCooldown: cfg.FetchCooldown, Middleware: cfg.Middleware,
 	}
 	if cfg.Client != nil {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
@@ -268,7 +277,7 @@ func (p *Payer[TTx]) Wait(ctx context.Context) error {
 	}
 }
 
-// lookPending asks whether any intent is pending: 1 or 0. The status index answers it
+// lookPending asks whether any intent is pending: 1 or 0. The index on status answers it
 // without reading the table.
 const lookPending = "SELECT count(*) FROM (SELECT 1 FROM pix_intent WHERE status = $1 LIMIT 1) AS one"
 

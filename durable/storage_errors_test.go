@@ -185,6 +185,9 @@ func TestReadsReportAnEndedContext(t *testing.T) {
 	if all, err := collect(p.Intents(ended)); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") || all != nil {
 		t.Errorf("Intents(an ended context) = %+v, %v; want a durable error wrapping context.Canceled", all, err)
 	}
+	if s, err := p.Stats(ended); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: count intents: ") || s.Intents != nil {
+		t.Errorf("Stats(an ended context) = %+v, %v; want a durable error wrapping context.Canceled", s, err)
+	}
 }
 
 // A stored row that cannot be read as an intent is reported: Intents lists nothing, Pay under
@@ -226,6 +229,7 @@ func TestMigrateIntentsStopsAtAFailedStep(t *testing.T) {
 		{"beginning step 1", "begin", "", 0},
 		{"recording step 1", "exec", "INSERT INTO pix_schema_version", 0},
 		{"a statement of step 2", "exec", "ADD COLUMN past_keys", 1},
+		{"a statement of step 4", "exec", "DROP INDEX", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db, path := mustEmptySQLite(t)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/riverqueue/river"
+
+	"pixretry/pix"
 )
 
 // workTape records, in order, the crash points a Payer passes and the records it logs, each
@@ -173,5 +175,40 @@ func TestRotateLogsEachNewKey(t *testing.T) {
 	}
 	if !slices.Equal(in.Keys, keys) {
 		t.Errorf("intent keys = %q, want %q", in.Keys, keys)
+	}
+}
+
+// keyRotationRecorder is a pix.Observer that also records the keys given up, as
+// pix/pixotel's does. Only KeyRotated is called here: no payment is sent.
+type keyRotationRecorder struct {
+	pix.Observer
+	rotated [][2]string
+}
+
+func (r *keyRotationRecorder) KeyRotated(_ context.Context, from, to string) {
+	r.rotated = append(r.rotated, [2]string{from, to})
+}
+
+// The Client's Observer learns of each new key with the one it replaces; a rotation that
+// finds the intent moved on tells it nothing.
+func TestRotateTellsTheClientsObserver(t *testing.T) {
+	db, _ := mustSQLite(t)
+	cfg := mustPSP(t).config()
+	rec := &keyRotationRecorder{}
+	client := *cfg.Client
+	client.Observer = rec
+	cfg.Client = &client
+	p := mustPayer(t, db, cfg)
+	ctx := context.Background()
+	in := mustPay(t, p, "a", payment(100))
+	key, err := p.rotate(ctx, in, errors.New("test: a lookup"))
+	if err != nil || key == "" {
+		t.Fatalf("rotate() = %q, %v; want a new key", key, err)
+	}
+	if again, err := p.rotate(ctx, in, errors.New("test: a stale lookup")); err != nil || again != "" {
+		t.Fatalf("rotate() of a key already given up = %q, %v; want \"\", nil", again, err)
+	}
+	if diff := cmp.Diff([][2]string{{in.Key, key}}, rec.rotated); diff != "" {
+		t.Errorf("KeyRotated calls mismatch (-want +got):\n%s", diff)
 	}
 }
