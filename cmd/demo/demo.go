@@ -9,8 +9,12 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
 	"pixretry/internal/roundtrip"
 	"pixretry/pix"
+	"pixretry/pix/pixotel"
 	"pixretry/psp/control"
 )
 
@@ -45,8 +49,9 @@ type result struct {
 }
 
 // demo resets t's PSP and walks the scenarios. It checks every expectation against the
-// receipts, the requests the client sent, and the PSP's ledger and balance. It returns an
-// error if the PSP cannot be driven, or one naming each expectation that failed.
+// receipts, the requests the client sent, and the PSP's ledger and balance. The summary shows
+// the client's own metrics (package pix/pixotel) beside the ledger. It returns an error if the
+// PSP cannot be driven, or one naming each expectation that failed.
 func demo(ctx context.Context, t *target) error {
 	ctl := control.Client{
 		BaseURL:    t.BaseURL,
@@ -54,14 +59,12 @@ func demo(ctx context.Context, t *target) error {
 		Token:      t.ControlToken,
 	}
 	sent := &roundtrip.Recorder{Next: t.Transport}
-	payer := &pix.Client{
-		BaseURL:        t.BaseURL,
-		Token:          t.Token,
-		HTTPClient:     &http.Client{Transport: sent},
-		Policy:         policy,
-		AttemptTimeout: attemptTimeout,
-		Logger:         newLogger(t.Out),
-		Jitter:         rand.New(rand.NewPCG(t.Seed, pcgStream)).Float64,
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer provider.Shutdown(context.WithoutCancel(ctx))
+	payer, err := newPayer(t, sent, provider)
+	if err != nil {
+		return err
 	}
 	if err := ctl.Reset(ctx); err != nil {
 		return err
@@ -84,12 +87,35 @@ func demo(ctx context.Context, t *target) error {
 	if err != nil {
 		return err
 	}
-	printSummary(t, results, len(ledger), start, final)
+	metrics, err := collectMetrics(ctx, reader)
+	if err != nil {
+		return err
+	}
+	printSummary(t, results, len(ledger), start, final, metrics)
 	if err := check(results, ledger, start, final); err != nil {
 		return err
 	}
 	fmt.Fprintf(t.Out, "PSP recorded %d settlements for %d successful payments\n", len(ledger), len(ledger)) // check holds them equal
 	return nil
+}
+
+// newPayer is the demo's client for t, which sends through sent and records its metrics on
+// provider.
+func newPayer(t *target, sent http.RoundTripper, provider metric.MeterProvider) (*pix.Client, error) {
+	observer, err := pixotel.NewObserver(pixotel.Config{MeterProvider: provider})
+	if err != nil {
+		return nil, fmt.Errorf("demo: the client's metrics: %w", err)
+	}
+	return &pix.Client{
+		BaseURL:        t.BaseURL,
+		Token:          t.Token,
+		HTTPClient:     &http.Client{Transport: sent},
+		Policy:         policy,
+		AttemptTimeout: attemptTimeout,
+		Logger:         newLogger(t.Out),
+		Jitter:         rand.New(rand.NewPCG(t.Seed, pcgStream)).Float64,
+		Observer:       observer,
+	}, nil
 }
 
 // play runs scenario s from a balance of before. It clears the PSP's fault queue, so nothing left

@@ -16,7 +16,8 @@ import (
 )
 
 // The whole demo, in virtual time against the real psp handler: the five scenarios come out as
-// the expectations say, the PSP's own ledger agrees, and the closing line ends the output.
+// the expectations say, the PSP's own ledger agrees, the client's metrics follow the ledger,
+// and the closing line ends the output.
 func TestDemoWalksTheFiveScenarios(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := mustPSP(t)
@@ -40,7 +41,7 @@ func TestDemoWalksTheFiveScenarios(t *testing.T) {
 		}
 		mask := strings.NewReplacer(keys...)
 		var got []string
-		for _, line := range linesWithPrefix(out, "==", "=>", "1 ", "2 ", "3 ", "4 ", "5 ", "ledger:", "PSP recorded") {
+		for _, line := range linesWithPrefix(out, "==", "=>", "1 ", "2 ", "3 ", "4 ", "5 ", "ledger:", "metrics:", "PSP recorded") {
 			line = endToEndID.ReplaceAllString(line, "E…")
 			got = append(got, strings.Join(strings.Fields(mask.Replace(line)), " "))
 		}
@@ -64,6 +65,11 @@ func TestDemoWalksTheFiveScenarios(t *testing.T) {
 			"4 1 refused: insufficient funds K4 -",
 			"5 4 failed: outcome unknown K5 -",
 			"ledger: 3 settlements; balance 1000.00 -> 550.00",
+			// The client's own metrics: scenario 3's payment ended replayed, and its first
+			// attempt, like scenario 2's 503s and scenario 5's broken connections, transient.
+			"metrics: pix.payments 5 (settled 2, refused 1, replayed 1, unknown 1)",
+			"metrics: pix.attempts 11 (transient 7, settled 2, refused 1, replayed 1)",
+			"metrics: pix.retry.wait 6 retries",
 			"PSP recorded 3 settlements for 3 successful payments",
 		}
 		if diff := cmp.Diff(want, got); diff != "" {

@@ -16,7 +16,9 @@
 // The faults of each scenario are a file of psp/scenarios, which cmd/psp -faults loads too.
 //
 // It prints one log line per attempt, a summary, and "PSP recorded 3 settlements for 3
-// successful payments". It exits 1 if an expectation fails, naming the scenario and what
+// successful payments". Beside the ledger, the summary shows the client's own metrics, recorded
+// by package pix/pixotel and read from a MeterProvider in the demo: payments and attempts by
+// outcome, and retries. It exits 1 if an expectation fails, naming the scenario and what
 // differed, or if the PSP cannot be driven. It exits 2 on a bad command line, after printing the
 // problem and the usage on stderr.
 //

@@ -54,8 +54,9 @@ func rootCause(err error) error {
 	return err
 }
 
-// printSummary writes one row per scenario, then the ledger's size and the balance's move.
-func printSummary(t *target, results []result, settlements int, start, final int64) {
+// printSummary writes one row per scenario, then the ledger's size and the balance's move,
+// then the client's metrics.
+func printSummary(t *target, results []result, settlements int, start, final int64, metrics clientMetrics) {
 	fmt.Fprintln(t.Out, "\n== Summary")
 	tw := tabwriter.NewWriter(t.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\tattempts\toutcome\tkey\treplayed")
@@ -68,6 +69,7 @@ func printSummary(t *target, results []result, settlements int, start, final int
 	}
 	tw.Flush()
 	fmt.Fprintf(t.Out, "\nledger: %d settlements; balance %s -> %s\n", settlements, psp.FormatAmount(start), psp.FormatAmount(final))
+	printMetrics(t.Out, metrics)
 	if t.External {
 		fmt.Fprintf(t.Out, "note: the PSP stays down until scenario 5's %v window closes "+
 			"(POST /_psp/reset closes it at once; the next run of the demo resets first)\n", downFor)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pixretry/durable"
+	"pixretry/durable/durableotel"
 	"pixretry/internal/cmdline"
 	"pixretry/pix"
 	"pixretry/retry"
@@ -18,8 +19,9 @@ import (
 
 // options is what the options before the command ask for.
 type options struct {
-	dsn string
-	cfg durable.Config
+	dsn     string
+	cfg     durable.Config
+	metrics string // where run serves its metrics, if anywhere (-metrics)
 }
 
 // command is the command after the options, with its own flags.
@@ -28,6 +30,7 @@ type command struct {
 	id        string
 	payment   pix.Payment
 	untilDone bool
+	telemetry *durableotel.Config // run's metrics, with -metrics
 }
 
 // parseGlobal reads the options before the command.
@@ -43,6 +46,7 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 	pspURL := fs.String("psp", "", "the PSP's base URL, for run")
 	token := fs.String("token", "test-token", "the PSP's bearer token")
 	fs.IntVar(&o.cfg.Workers, "workers", 10, "payments worked at once, for run")
+	fs.StringVar(&o.metrics, "metrics", "", "an `address` to serve run's metrics on, at /metrics, for a Prometheus scraper (default none)")
 	fs.DurationVar(&o.cfg.MaxAge, "max-age", 24*time.Hour, "age past which a pending intent is listed as overdue")
 	fs.DurationVar(&o.cfg.DelayBase, "delay-base", 10*time.Second, "the wait after a first unknown outcome, doubled after each")
 	fs.DurationVar(&o.cfg.DelayMax, "delay-max", 5*time.Minute, "the longest wait after an unknown outcome")
@@ -84,7 +88,7 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 
 const usage = `usage:
   pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-  pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] run [-until-done]
+  pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR] run [-until-done]
   pixpay -db DSN list
 options:
 `

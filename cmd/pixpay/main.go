@@ -5,7 +5,7 @@
 // Usage:
 //
 //	pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-//	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] run [-until-done]
+//	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR] run [-until-done]
 //	pixpay -db DSN list
 //
 // DSN is a SQLite file path, created if absent, or a postgres:// URL. The options before the
@@ -23,6 +23,13 @@
 // from a dead run, and River's warnings. It works intents until SIGINT or SIGTERM. It then stops taking work, waits up to 15 s for
 // the attempts in flight, abandons the rest safely and exits 0. With -until-done it exits 0
 // once no intent is pending.
+//
+// With -metrics ADDR, run serves its metrics for a Prometheus scraper at http://ADDR/metrics:
+// the payments, attempts and waits of its client (package pix/pixotel), River's jobs and the
+// intents by status (package durable/durableotel). It prints "pixpay: metrics on
+// http://HOST:PORT/metrics" on stderr before it works an intent, and serves them until it has
+// stopped. An ADDR it cannot listen on is a bad command line. add and list ignore -metrics, as
+// they ignore -psp: they end before a scraper would come.
 //
 // list prints one line per intent, in id order: {"id","key","keys","status","endToEndId",
 // "attempts","firstSent","error"}. key is the current Idempotency-Key, and keys every key the
@@ -50,6 +57,7 @@ import (
 
 	"pixretry/durable"
 	"pixretry/internal/cmdline"
+	"pixretry/internal/scrape"
 )
 
 func main() { cmdline.Main(run) }
@@ -67,11 +75,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// dispatch opens the database of o.dsn and runs the command on it.
-func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) error {
+// dispatch opens the database of o.dsn and runs the command on it. For run with -metrics, it
+// serves the metrics first and stops them last.
+func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) (err error) {
 	cmd, err := o.command(fs, stderr)
 	if err != nil {
 		return err
+	}
+	if cmd.name == "run" && o.metrics != "" {
+		var metrics *scrape.Endpoint
+		if metrics, cmd.telemetry, err = o.instrument(ctx, fs, stderr); err != nil {
+			return err
+		}
+		defer func() {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+			defer cancel()
+			err = errors.Join(err, metrics.Shutdown(stopCtx))
+		}()
 	}
 	if strings.HasPrefix(o.dsn, "postgres://") || strings.HasPrefix(o.dsn, "postgresql://") {
 		p, closeDB, err := openPostgres(ctx, o.dsn, o.cfg)
@@ -110,19 +130,24 @@ func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout
 		}
 		return nil
 	}
-	return work(ctx, p, cmd.untilDone)
+	return work(ctx, p, cmd)
 }
 
 // stopTimeout bounds the wait for attempts in flight when run stops.
 const stopTimeout = 15 * time.Second
 
-// work runs p until ctx ends or, with untilDone, until no intent is pending.
-func work[TTx any](ctx context.Context, p *durable.Payer[TTx], untilDone bool) error {
+// work runs p until ctx ends or, with run's -until-done, until no intent is pending. With
+// -metrics, p's gauges are observed while it works.
+func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err error) {
+	unobserve, err := observeIntents(p, cmd.telemetry)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, unobserve()) }()
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	var err error
-	if untilDone {
+	if cmd.untilDone {
 		err = p.Wait(ctx)
 	} else {
 		<-ctx.Done()

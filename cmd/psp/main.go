@@ -7,7 +7,7 @@
 //	psp [-addr 127.0.0.1:8080] [-tokens test-token] [-balance 1000.00] [-key-ttl 24h] [-max-keys 500000]
 //	    [-max-settlements 1000000] [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
-//	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576]
+//	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576] [-metrics ADDR]
 //
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
 // one line per payment request and per lookup on stderr unless -log is warn or off (buffered:
@@ -21,6 +21,12 @@
 // psp/scenarios/lost-answer.json, before it prints that line. A file it cannot read, or whose
 // faults the control API would refuse, is a bad command line, and the problem names the file,
 // the line and the column.
+//
+// With -metrics ADDR it serves what it did as metrics, for a Prometheus scraper, at
+// http://ADDR/metrics: the requests by status and fault, the settlements, the balance, the keys
+// and the faults queued (observe, in metrics.go, names each one). Before the line on stdout it
+// prints "psp: metrics on http://HOST:PORT/metrics" on stderr. An ADDR it cannot listen on is a
+// bad command line. Without -metrics it serves no metrics.
 //
 // GET /_psp/requests reads its journal of the requests it received: the latest -journal-max of
 // them, within -journal-bytes, the oldest dropped first. GET /_psp/ is a page that watches it in
@@ -42,6 +48,7 @@ import (
 	"strings"
 
 	"pixretry/internal/cmdline"
+	"pixretry/internal/scrape"
 	"pixretry/psp"
 	"pixretry/psp/control"
 )
@@ -60,7 +67,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cmdline.Refuse(fs, fmt.Errorf("psp: -addr %s: %w", opts.addr, err))
 	}
-	if err := opts.serve(ctx, ln, stdout, stderr); err != nil {
+	var metrics *scrape.Endpoint
+	if opts.metrics != "" {
+		if metrics, err = scrape.Serve(opts.metrics, "psp"); err != nil {
+			ln.Close()
+			return cmdline.Refuse(fs, fmt.Errorf("psp: -metrics %s: %w", opts.metrics, err))
+		}
+	}
+	if err := opts.serve(ctx, ln, metrics, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, err)
 		return err
 	}
@@ -72,6 +86,7 @@ type options struct {
 	cfg          psp.Config
 	controlToken string // the control API's token, if any
 	addr         string
+	metrics      string      // the address of the metrics, if any
 	maxConns     int         // 0: no limit
 	controlHosts []string    // Host values the control API answers for besides the defaults
 	faults       []psp.Fault // queued before it serves (-faults)
@@ -101,10 +116,11 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	journalMax := fs.Int("journal-max", def.JournalMax, "most requests the journal keeps (GET /_psp/requests); the oldest are dropped first")
 	journalBytes := fs.Int("journal-bytes", def.JournalBytes, "most bytes the journal's requests take, payloads included; the oldest are dropped first")
 	faults := fs.String("faults", "", "a `file` of faults to queue before serving: the body of POST /_psp/faults, as in psp/scenarios/lost-answer.json")
+	metrics := fs.String("metrics", "", "an `address` to serve metrics on, at /metrics, for a Prometheus scraper (default none)")
 	o := options{limits: defaultLimits}
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
-		o.addr, o.maxConns = *addr, *maxConns
+		o.addr, o.maxConns, o.metrics = *addr, *maxConns, *metrics
 		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *ispb
 		o.cfg.MaxKeys, o.cfg.MaxSettlements = *maxKeys, *maxSettlements
 		o.cfg.JournalMax, o.cfg.JournalBytes = *journalMax, *journalBytes

@@ -37,7 +37,7 @@ func mustPipe(t *testing.T, args ...string) *piped {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	p := &piped{ln: ln, logs: new(lockedBuffer)}
-	go func() { done <- opts.serve(ctx, limit(ln, opts.maxConns), io.Discard, p.logs) }()
+	go func() { done <- opts.serve(ctx, limit(ln, opts.maxConns), nil, io.Discard, p.logs) }()
 	tr := &http.Transport{DialContext: ln.Dial, DisableKeepAlives: true}
 	p.client = &http.Client{Transport: openapitest.Transport(t, tr)}
 	p.stop = func() error {

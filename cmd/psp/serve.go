@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"pixretry/internal/scrape"
 	"pixretry/psp"
 )
 
@@ -56,10 +57,18 @@ func (l limits) server(h http.Handler, serviceTime time.Duration, logger *slog.L
 	}
 }
 
-// serve serves the simulator on ln until ctx ends, then shuts down gracefully.
-func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.Writer) error {
+// serve serves the simulator on ln until ctx ends, then shuts down gracefully. With metrics,
+// it says where they are on stderr and shuts them down last.
+func (o options) serve(ctx context.Context, ln net.Listener, metrics *scrape.Endpoint, stdout, stderr io.Writer) (err error) {
 	payments, logger, flushLogs := newLoggers(stderr, o.log)
 	defer flushLogs()
+	if metrics != nil {
+		defer func() {
+			shutdownCtx, cancel := context.WithTimeout(context.Background(), o.limits.grace)
+			defer cancel()
+			err = errors.Join(err, metrics.Shutdown(shutdownCtx))
+		}()
+	}
 	cfg := o.cfg
 	cfg.Logger = payments
 	psps, err := psp.NewServer(cfg)
@@ -68,6 +77,11 @@ func (o options) serve(ctx context.Context, ln net.Listener, stdout, stderr io.W
 	if err == nil {
 		psps.Inject(o.faults...) // before it serves: the first requests meet them
 		handler, control, err = o.exposeControl(psps, ln.Addr(), stderr)
+	}
+	if err == nil && metrics != nil {
+		if err = observe(metrics.MeterProvider(), psps); err == nil {
+			fmt.Fprintln(stderr, "psp: metrics on "+metrics.URL())
+		}
 	}
 	if err != nil {
 		ln.Close()
