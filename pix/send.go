@@ -116,9 +116,9 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 }
 
 // observe takes note of one attempt, which retry.Do reports before any wait, and reports its
-// end to the Observer. A failed attempt is logged here. The successful one is logged by settled, which has its receipt. An attempt
-// that the breaker or the key deadline refused was not sent: it is neither counted, logged nor
-// reported, and failed logs its end.
+// end to the Observer. A failed attempt is logged here. The successful one is logged by
+// settled, which has its receipt. An attempt that the breaker or the key deadline refused was
+// not sent: it is neither counted, logged nor reported, and failed logs its end.
 func (s *sending) observe(a retry.Attempt) {
 	if errors.Is(a.Err, ErrCircuitOpen) || errors.Is(a.Err, ErrKeyExpired) {
 		return

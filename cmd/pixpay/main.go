@@ -20,9 +20,9 @@
 // payment, or an invalid payment, is refused on stderr with exit 1, and nothing is stored.
 //
 // run logs on stderr what an operator should see: unknown outcomes, refusals, jobs taken over
-// from a dead run, and River's warnings. It works intents until SIGINT or SIGTERM. It then stops taking work, waits up to 15 s for
-// the attempts in flight, abandons the rest safely and exits 0. With -until-done it exits 0
-// once no intent is pending.
+// from a dead run, and River's warnings. It works intents until SIGINT or SIGTERM. It then
+// stops taking work, waits up to 15 s for the attempts in flight, abandons the rest safely
+// and exits 0. With -until-done it exits 0 once no intent is pending.
 //
 // With -metrics ADDR, run serves its metrics for a Prometheus scraper at http://ADDR/metrics:
 // the payments, attempts and waits of its client (package pix/pixotel), River's jobs and the
