@@ -17,7 +17,7 @@
 //
 // With -accepted FILE (the list of accepted survivors, tools/accepted.txt), every gap must be
 // accepted there for the pass "properties", with the reason no property can see it, and every
-// such entry about PKG must name a gap. An unaccepted gap or a stale entry exits 1.
+// ID of that pass about PKG must name a gap. An unaccepted gap or a stale ID exits 1.
 //
 // Usage, from the product module's root:
 //

@@ -64,7 +64,7 @@ func TestGapsAreListedAndMustBeAccepted(t *testing.T) {
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED", "LIVED", "NOT COVERED", "LIVED")
 	writeReport(t, filepath.Join(dir, "retry.json"), "KILLED", "KILLED", "KILLED", "LIVED")
 	why := filepath.Join(dir, "accepted.txt")
-	os.WriteFile(why, []byte("properties "+keyFirst+" => no property can see it\n"), 0o600)
+	os.WriteFile(why, []byte("properties: no property can see it\n\t"+keyFirst+"\n"), 0o600)
 
 	var out strings.Builder
 	err := run(dir, root, why, nil, []string{"retry"}, &out)
@@ -85,8 +85,8 @@ func TestGapsAreListedAndMustBeAccepted(t *testing.T) {
 		t.Errorf("output lists a mutant the full suite lets live:\n%s", &out)
 	}
 
-	os.WriteFile(why, []byte("properties "+keyFirst+" => no property can see it\n"+
-		"properties "+keySecond+" => nor this one\nextended "+keyBoundry+" => another pass's entry\n"), 0o600)
+	os.WriteFile(why, []byte("properties: no property can see it\n\t"+keyFirst+"\n"+
+		"properties: nor this one\n\t"+keySecond+"\nextended: another pass's entry\n\t"+keyBoundry+"\n"), 0o600)
 	if err := run(dir, root, why, nil, []string{"retry"}, &out); err != nil {
 		t.Errorf("run() with every gap accepted = %v, want nil", err)
 	}
@@ -101,13 +101,13 @@ func TestAnEntryAcceptsOneGapWhole(t *testing.T) {
 	dir := t.TempDir()
 	writeReport(t, filepath.Join(dir, "properties-retry.json"), "KILLED", "LIVED", "LIVED", "LIVED")
 	writeReport(t, filepath.Join(dir, "retry.json"), "KILLED", "KILLED", "KILLED", "LIVED")
-	both := "properties " + keyFirst + " => why\nproperties " + keySecond + " => why\n"
+	both := "properties: why\n\t" + keyFirst + "\n\t" + keySecond + "\n"
 	for name, accepted := range map[string]string{
-		"an ID without its occurrence": "properties " + keyFirst + " => why\n",
-		"a function for all its gaps":  "properties retry/do.go:f:CONDITIONALS_NEGATION => why\n",
-		"a mutant that is not a gap":   both + "properties " + keyBoundry + " => why\n",
-		"a mutant that the code lacks": both + "properties retry/do.go:f:CONDITIONALS_NEGATION:b => why\n",
-		"another pass's entries":       "extended " + keyFirst + " => why\nextended " + keySecond + " => why\n",
+		"an ID without its occurrence": "properties: why\n\t" + keyFirst + "\n",
+		"a function for all its gaps":  "properties: why\n\tretry/do.go:f:CONDITIONALS_NEGATION\n",
+		"a mutant that is not a gap":   both + "\t" + keyBoundry + "\n",
+		"a mutant that the code lacks": both + "\tretry/do.go:f:CONDITIONALS_NEGATION:b\n",
+		"another pass's entries":       "extended: why\n\t" + keyFirst + "\n\t" + keySecond + "\n",
 		"an empty list":                "",
 	} {
 		why := filepath.Join(dir, "accepted.txt")

@@ -45,7 +45,7 @@ import (
 var errSurvivors = errors.New("mutationgate: mutants survived")
 
 func main() {
-	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the list of accepted survivors: `PASS ID => reason` per line")
+	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the `file` of accepted survivors: IDs grouped under their \"PASS: reason\" lines")
 	flag.IntVar(&proofWorkers, "workers", proofWorkers, "how many NOT COVERED mutants are proven at once")
 	flag.Parse()
 	accepted, err := mutant.ReadAccepted(*acceptedFile)

@@ -131,7 +131,7 @@ func TestRunAcceptsAListedSurvivorAndFailsOnAStaleEntry(t *testing.T) {
 	}
 	const id = "testdata/mod/sign/sign.go:Sign:CONDITIONALS_BOUNDARY:n «>» 0"
 	var out bytes.Buffer
-	if err := run(context.Background(), list("gremlins "+id+" => a reason\n"), []string{"testdata/mod/sign=" + report},
+	if err := run(context.Background(), list("gremlins: a reason\n\t"+id+"\n"), []string{"testdata/mod/sign=" + report},
 		&out); err != nil {
 		t.Fatalf("run() = %v, want nil; output:\n%s", err, &out)
 	}
@@ -139,8 +139,8 @@ func TestRunAcceptsAListedSurvivorAndFailsOnAStaleEntry(t *testing.T) {
 		t.Errorf("output = %s, want 1 accepted", &out)
 	}
 	for name, text := range map[string]string{
-		"another pass's entry": "extended " + id + " => a reason\n",
-		"a stale entry":        "gremlins " + id + " => a reason\ngremlins testdata/mod/sign/sign.go:Sign:CONDITIONALS_BOUNDARY:n «<» 0 => no\n",
+		"another pass's entry": "extended: a reason\n\t" + id + "\n",
+		"a stale entry":        "gremlins: a reason\n\t" + id + "\n\ttestdata/mod/sign/sign.go:Sign:CONDITIONALS_BOUNDARY:n «<» 0\n",
 	} {
 		out.Reset()
 		if err := run(context.Background(), list(text), []string{"testdata/mod/sign=" + report}, &out); !errors.Is(err, errSurvivors) {

@@ -92,54 +92,6 @@ func TestLoadSkipsAndDropsTwins(t *testing.T) {
 	}
 }
 
-func TestAccepted(t *testing.T) {
-	write := func(text string) string {
-		path := filepath.Join(t.TempDir(), "accepted.txt")
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	a, err := ReadAccepted(write("# why\n\nextended retry/a.go:F:flip-bool:true => never read\n" +
-		"extended psp/control/c.go:F:flip-bool:true => a subpackage's\nskip durable/postgres.go => wiring\n" +
-		"skip psp/control => a package\n" +
-		"properties retry/a.go:F:flip-bool:true => another pass\n"))
-	if err != nil {
-		t.Fatalf("ReadAccepted() error = %v", err)
-	}
-	if !a.Accepts(PassExtended, "retry/a.go:F:flip-bool:true") || a.Accepts(PassGremlins, "retry/a.go:F:flip-bool:true") {
-		t.Error("Accepts() does not keep passes apart")
-	}
-	if got := a.Stale(PassProperties, []string{"retry", "psp"}); len(got) != 1 || got[0] != "retry/a.go:F:flip-bool:true" {
-		t.Errorf("Stale(properties) = %v, want the unused entry of retry", got)
-	}
-	if got := a.Stale(PassExtended, []string{"psp"}); len(got) != 0 {
-		t.Errorf("Stale(extended, psp) = %v, want none: psp/control's entry is not psp's", got)
-	}
-	if got := a.Stale(Skip, []string{"durable"}); len(got) != 1 {
-		t.Errorf("Stale(skip, durable) = %v, want the unused skip", got)
-	}
-	if got := a.Stale(Skip, []string{"psp"}); len(got) != 0 {
-		t.Errorf("Stale(skip, psp) = %v, want none: skipping psp/control is not about psp's files", got)
-	}
-	if got := a.IDs(Skip); len(got) != 2 || got[1] != "psp/control" {
-		t.Errorf("IDs(skip) = %v", got)
-	}
-	if a, err := ReadAccepted(filepath.Join(t.TempDir(), "none")); err != nil || a.Accepts(PassExtended, "x") {
-		t.Errorf("ReadAccepted() of a missing file = %v, %v; want an empty list", a, err)
-	}
-	for name, text := range map[string]string{
-		"no reason":    "extended retry/a.go:F:flip-bool:true => \n",
-		"no separator": "extended retry/a.go:F:flip-bool:true\n",
-		"no pass":      "retry/a.go:F:flip-bool:true => why\n",
-		"listed twice": "extended a => x\nextended a => y\n",
-	} {
-		if _, err := ReadAccepted(write(text)); err == nil {
-			t.Errorf("%s: ReadAccepted() error = nil, want one", name)
-		}
-	}
-}
-
 func TestReadReportRefusesWhatProvesNothing(t *testing.T) {
 	for name, text := range map[string]string{
 		"not JSON":        "{",
