@@ -1,12 +1,14 @@
 package openapitest
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -63,5 +65,27 @@ func TestMustLoadPanicsOnABrokenDocument(t *testing.T) {
 func TestEscape(t *testing.T) {
 	if got, want := escape("~/a~1/"), "~0~1a~01~1"; got != want {
 		t.Errorf("escape() = %q, want %q", got, want)
+	}
+}
+
+// TestHeaderValue: a header field's text is a number only where its schema is an integer's and
+// the text is one; digits under a string's schema stay text, which a string schema accepts.
+func TestHeaderValue(t *testing.T) {
+	integer := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeInteger}}
+	text := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}}
+	tests := []struct {
+		text   string
+		schema *openapi3.Schema
+		want   any
+	}{
+		{"30", integer, json.Number("30")},
+		{"soon", integer, "soon"},
+		{"30", text, "30"},
+		{"soon", text, "soon"},
+	}
+	for _, tt := range tests {
+		if got := headerValue(tt.text, tt.schema); got != tt.want {
+			t.Errorf("headerValue(%q, %v) = %#v, want %#v", tt.text, tt.schema.Type, got, tt.want)
+		}
 	}
 }
