@@ -21,11 +21,14 @@ import (
 // data the go command writes for them, so that a check costs a parse of the replaced files and
 // a type check, and no build.
 type checker struct {
-	name    string                    // the package's name
-	sources map[string][]byte         // by base name
-	fset    *token.FileSet            // the positions of the imports and the unmutated files
-	imports types.ImporterFrom        // shared by every check: it caches what it reads
-	types   map[string]map[int]string // the type each string literal has (by file, then offset), for the schema
+	name    string             // the package's name
+	sources map[string][]byte  // by base name
+	fset    *token.FileSet     // the positions of the imports and the unmutated files
+	imports types.ImporterFrom // shared by every check: it caches what it reads
+	// types holds, by file and then offset, how the schema names the type of a string literal
+	// (at the literal's offset) and of an operator's expression (at the operator's offset):
+	// typeName and exprTypeName.
+	types map[string]map[int]string
 }
 
 // newChecker lists the export data of the package's dependencies (which builds them, as the test
@@ -56,23 +59,77 @@ func newChecker(dir, name string, sources map[string][]byte) (*checker, error) {
 		}
 		files = append(files, f)
 	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Implicits: map[ast.Node]types.Object{}}
 	if err := c.check(c.fset, files, info); err != nil {
 		return nil, fmt.Errorf("mutationextended: the unmutated package %s does not type-check: %w", dir, err)
 	}
 	c.types = map[string]map[int]string{}
+	imports := map[string]map[string]string{}
+	for _, f := range files {
+		imports[c.fset.Position(f.Pos()).Filename] = importNames(f, info)
+	}
 	for expr, tv := range info.Types {
-		lit, ok := expr.(*ast.BasicLit)
-		if !ok || lit.Kind != token.STRING {
+		var at token.Pos
+		var name func(file string) string
+		switch e := expr.(type) {
+		case *ast.BasicLit:
+			if e.Kind != token.STRING {
+				continue
+			}
+			at, name = e.Pos(), func(string) string { return c.typeName(tv.Type) }
+		case *ast.BinaryExpr:
+			at = e.OpPos
+		case *ast.UnaryExpr:
+			at = e.OpPos
+		default:
 			continue
 		}
-		p := c.fset.Position(lit.Pos())
+		if name == nil {
+			name = func(file string) string { return exprTypeName(tv.Type, imports[file]) }
+		}
+		p := c.fset.Position(at)
 		if c.types[p.Filename] == nil {
 			c.types[p.Filename] = map[int]string{}
 		}
-		c.types[p.Filename][p.Offset] = c.typeName(tv.Type)
+		c.types[p.Filename][p.Offset] = name(p.Filename)
 	}
 	return c, nil
+}
+
+// importNames maps the path of each package that file imports to the name the file gives it.
+func importNames(file *ast.File, info *types.Info) map[string]string {
+	names := map[string]string{}
+	for _, spec := range file.Imports {
+		obj := info.Defs[spec.Name]
+		if spec.Name == nil {
+			obj = info.Implicits[spec]
+		}
+		if pkg, ok := obj.(*types.PkgName); ok && pkg.Name() != "." && pkg.Name() != "_" {
+			names[pkg.Imported().Path()] = pkg.Name()
+		}
+	}
+	return names
+}
+
+// exprTypeName is how the schema names the type of an operator's expression in a file that
+// imports the packages of imports (by path, as named there): untyped constants take their
+// default type, and a type that names a package the file does not import is "?": no switch
+// can hold a mutant of it.
+func exprTypeName(t types.Type, imports map[string]string) string {
+	known := true
+	name := types.TypeString(types.Default(t), func(pkg *types.Package) string {
+		if pkg.Path() == checkedPath {
+			return ""
+		}
+		n, ok := imports[pkg.Path()]
+		known = known && ok
+		return n
+	})
+	if !known || t == nil {
+		return "?"
+	}
+	return name
 }
 
 // typeName is how the schema converts a string to t: "" for string itself, the name of a
@@ -89,6 +146,10 @@ func (c *checker) typeName(t types.Type) string {
 	}
 	return "?"
 }
+
+// checkedPath is the import path under which the checker checks the package: types of the
+// package itself are named without a qualifier.
+const checkedPath = "mutationextended/checked"
 
 // compiles says whether the package type-checks with the files of replaced (by base name) in
 // place of its own. Every file is parsed anew, into one file set: go/types compares positions.
@@ -129,7 +190,7 @@ func (c *checker) check(fset *token.FileSet, files []*ast.File, info *types.Info
 			}
 		},
 	}
-	conf.Check(c.name, fset, files, info)
+	conf.Check(checkedPath, fset, files, info)
 	return first
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/token"
 	"os"
-	"path"
 	"strings"
 )
 
@@ -21,7 +20,7 @@ func (b block) contains(p token.Position) bool {
 	return after && before
 }
 
-// coverage maps a file's base name to its blocks.
+// coverage maps a file (its package's import path and its base name) to its blocks.
 type coverage map[string][]block
 
 // readCoverage reads a profile written by go test -coverprofile.
@@ -49,12 +48,12 @@ func readCoverage(name string) (coverage, error) {
 			return nil, fmt.Errorf("mutationextended: %s: bad line %q: %w", name, line, err)
 		}
 		b.hit = count > 0
-		cov[path.Base(file)] = append(cov[path.Base(file)], b)
+		cov[file] = append(cov[file], b)
 	}
 	return cov, s.Err()
 }
 
-// ran says whether the tests ran position p of file (a base name): it lies in a block that
+// ran says whether the tests ran position p of file: it lies in a block that
 // ran. listed says whether p lies in any block at all: a position in none (a switch case's
 // condition, a package-level initializer) is not known to be unrun.
 func (c coverage) ran(file string, p token.Position) (ran, listed bool) {

@@ -31,11 +31,11 @@ func TestCoverageRan(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := token.Position{Line: c.line, Column: c.column}
-		if ran, listed := cov.ran("tally.go", p); ran != c.ran || listed != c.listed {
+		if ran, listed := cov.ran("fixture/tally/tally.go", p); ran != c.ran || listed != c.listed {
 			t.Errorf("ran(%d:%d) = %v, %v; want %v, %v", c.line, c.column, ran, listed, c.ran, c.listed)
 		}
 	}
-	if ran, listed := cov.ran("other.go", token.Position{Line: 14, Column: 2}); ran || listed {
+	if ran, listed := cov.ran("fixture/tally/other.go", token.Position{Line: 14, Column: 2}); ran || listed {
 		t.Error("ran() of a file the profile does not name = true, want false")
 	}
 }

@@ -58,11 +58,13 @@ func main() {
 	var opts options
 	flag.IntVar(&opts.workers, "workers", 2, "mutants tested at once")
 	flag.BoolVar(&opts.short, "short", false, "run the tests with -test.short")
-	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the list of accepted survivors: `PASS ID => reason` per line")
+	acceptedFile := flag.String("accepted", "tools/accepted.txt", "the `file` of accepted survivors: IDs grouped under their \"PASS: reason\" lines")
 	match := flag.String("match", "", "test only the mutants whose id contains this text (no judgement of the others)")
 	ids := flag.String("ids", "", "test only the mutants whose ids this file lists, one per line (no judgement of the others)")
 	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
 	flag.IntVar(&opts.compare, "compare", 0, "build `N` mutants of each package alone, as once, and print where the verdicts differ")
+	flag.StringVar(&opts.properties, "properties", "", "run each mutant against the tests of `DIR` (the trace suite) and the "+
+		"property_*_test.go files of the packages alone, and judge it for the pass \"properties\"")
 	list := flag.Bool("list", false, "print each mutant's id and what replaces its span, and test none")
 	flag.Parse()
 	if *list {
@@ -104,6 +106,9 @@ func run(ctx context.Context, opts options, acceptedFile string, args []string, 
 	if err != nil {
 		return err
 	}
+	if opts.properties != "" {
+		return runProperties(ctx, opts, accepted, dirs, out)
+	}
 	var passes []*pass
 	for _, dir := range dirs {
 		p, err := runPackage(ctx, dir, opts, accepted, newProgress())
@@ -115,7 +120,7 @@ func run(ctx context.Context, opts options, acceptedFile string, args []string, 
 		}
 		passes = append(passes, p)
 	}
-	return judge(passes, accepted, dirs, module, out)
+	return judge(passes, accepted, mutant.PassExtended, dirs, module, out)
 }
 
 // packages expands ./... into the module's packages but commands and those the list skips,
@@ -152,17 +157,26 @@ func packages(args []string, accepted *mutant.Accepted) (dirs []string, module m
 	return dirs, module, nil
 }
 
+// acceptedBy returns the passes whose entries accept a survivor of the pass named word: the
+// properties pass also accepts what survives every test (an extended entry).
+func acceptedBy(word string) []string {
+	if word == mutant.PassProperties {
+		return []string{mutant.PassProperties, mutant.PassExtended}
+	}
+	return []string{word}
+}
+
 // judge prints each pass and fails on a survivor the list does not accept, or on an entry
 // about one of the passes' packages that names no survivor (or a skipped file that is gone), or,
 // when module lists the module's packages, a skipped package that is not one.
-func judge(passes []*pass, accepted *mutant.Accepted, dirs []string, module map[string]bool, out io.Writer) error {
+func judge(passes []*pass, accepted *mutant.Accepted, word string, dirs []string, module map[string]bool, out io.Writer) error {
 	unlisted := 0
 	for _, p := range passes {
-		unlisted += p.report(out, accepted)
+		unlisted += p.report(out, accepted, acceptedBy(word))
 	}
 	var stale []string
 	if only == "" && onlyIDs == nil {
-		stale = append(accepted.Stale(mutant.PassExtended, dirs), accepted.Stale(mutant.Skip, dirs)...)
+		stale = append(accepted.Stale(word, dirs), accepted.Stale(mutant.Skip, dirs)...)
 		for _, id := range accepted.IDs(mutant.Skip) {
 			if module != nil && !strings.HasSuffix(id, ".go") && !module[id] {
 				stale = append(stale, id)

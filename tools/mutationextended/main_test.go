@@ -36,7 +36,8 @@ func mustTallyPass(t *testing.T) *pass {
 	return p
 }
 
-// The fixture's survivors: what no test of Sum checks, and Reset, which no test runs.
+// The fixture's survivors: what no test of Sum checks (note, and a zero value), and Reset,
+// which no test runs.
 var tallySurvivors = []string{
 	`SURVIVED testdata/mod/tally/tally.go:ErrNegative:empty-string:"tally: negative value" (line 8)`,
 	`SURVIVED testdata/mod/tally/tally.go:Sum:remove-stmt:note("sum") (line 21)`,
@@ -45,6 +46,7 @@ var tallySurvivors = []string{
 	`SURVIVED testdata/mod/tally/tally.go:note:remove-stmt:notes = append(notes, what) (line 26)`,
 	`SURVIVED (no test runs it) testdata/mod/tally/tally.go:Reset:zero-body:body (line 31)`,
 	`SURVIVED (no test runs it) testdata/mod/tally/tally.go:Reset:remove-stmt:notes = nil (line 31)`,
+	`SURVIVED testdata/mod/tally/tally.go:Sum:CONDITIONALS_BOUNDARY:v «<» 0 (line 16)`,
 }
 
 func idOf(line string) string {
@@ -54,13 +56,13 @@ func idOf(line string) string {
 
 func TestJudgeFailsOnEachSurvivorAndNamesPseudoTestedFunctions(t *testing.T) {
 	var out bytes.Buffer
-	err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, ""), []string{fixture}, nil, &out)
+	err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, ""), mutant.PassExtended, []string{fixture}, nil, &out)
 	if !errors.Is(err, errSurvivors) {
 		t.Fatalf("judge() = %v, want %v", err, errSurvivors)
 	}
 	wants := append(tallySurvivors,
 		"PSEUDO-TESTED testdata/mod/tally/tally.go:note: every body mutant ran and survived",
-		"testdata/mod/tally: 12 mutants: 5 killed (0 by timeout), 7 survived (2 not covered), 0 equivalent, "+
+		"testdata/mod/tally: 16 mutants: 8 killed (0 by timeout), 8 survived (2 not covered), 0 equivalent, "+
 			"0 not compiled; 1 pseudo-tested functions; ")
 	if got := out.String(); !strings.Contains(got, "before the first mutant ran") {
 		t.Errorf("output = %s\nwant the time the setup took", got)
@@ -92,18 +94,19 @@ func mustAccepted(t *testing.T, text string) *mutant.Accepted {
 // everySurvivor is a list that accepts each of the fixture's survivors.
 func everySurvivor() string {
 	var b strings.Builder
+	b.WriteString("extended: a reason\n")
 	for _, s := range tallySurvivors {
-		fmt.Fprintf(&b, "extended %s => a reason\n", idOf(s))
+		fmt.Fprintf(&b, "\t%s\n", idOf(s))
 	}
 	return b.String()
 }
 
 func TestJudgePassesWhenEverySurvivorIsAccepted(t *testing.T) {
 	var out bytes.Buffer
-	if err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, everySurvivor()), []string{fixture}, nil, &out); err != nil {
+	if err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, everySurvivor()), mutant.PassExtended, []string{fixture}, nil, &out); err != nil {
 		t.Fatalf("judge() = %v, want nil; output:\n%s", err, out.String())
 	}
-	if got, want := out.String(), "0 survived (2 not covered), 7 equivalent"; !strings.Contains(got, want) {
+	if got, want := out.String(), "0 survived (2 not covered), 8 equivalent"; !strings.Contains(got, want) {
 		t.Errorf("output = %s\nwant it to contain %q", got, want)
 	}
 }
@@ -111,11 +114,11 @@ func TestJudgePassesWhenEverySurvivorIsAccepted(t *testing.T) {
 // An entry that names no survivor (the mutant is killed now, or its code is gone) fails, so
 // that the list cannot hide a mutant that later takes the same id.
 func TestJudgeFailsOnAStaleEntry(t *testing.T) {
-	list := everySurvivor() + "extended testdata/mod/tally/tally.go:Sum:remove-stmt:total += v => it is not\n" +
-		"extended retry/do.go:Do:zero-body:body => another package's entry is not judged here\n" +
-		"properties testdata/mod/tally/tally.go:Sum:ARITHMETIC_BASE:total «+=» v => another pass's entry neither\n"
+	list := everySurvivor() + "extended: it is not\n\ttestdata/mod/tally/tally.go:Sum:remove-stmt:total += v\n" +
+		"extended: another package's entry is not judged here\n\tretry/do.go:Do:zero-body:body\n" +
+		"properties: another pass's entry neither\n\ttestdata/mod/tally/tally.go:Sum:ARITHMETIC_BASE:total «+=» v\n"
 	var out bytes.Buffer
-	err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, list), []string{fixture}, nil, &out)
+	err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, list), mutant.PassExtended, []string{fixture}, nil, &out)
 	if !errors.Is(err, errSurvivors) {
 		t.Fatalf("judge() = %v, want %v", err, errSurvivors)
 	}

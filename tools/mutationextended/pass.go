@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,61 +35,155 @@ const (
 
 // pass is one package's mutants and their outcomes.
 type pass struct {
-	dir      string
-	name     string // the package's name
-	mutants  []mutant.Mutant
-	outcomes []outcome
-	alone    []bool        // built alone: no switch can hold the mutant
-	setup    time.Duration // type checks, builds and coverage, before the first mutant runs
-	took     time.Duration
+	dir        string
+	name       string // the package's name
+	importPath string // for its files' coverage
+	base       int    // the switch number of its first mutant: passes run together share one space
+	mutants    []mutant.Mutant
+	sources    map[string][]byte // by base name
+	outcomes   []outcome
+	alone      []bool        // built alone: no switch can hold the mutant
+	setup      time.Duration // type checks, builds and coverage, before the first mutant runs
+	took       time.Duration
+	ran        time.Duration // its mutants' own runs, after the setup
 }
 
 // options are the settings of every package's pass.
 type options struct {
-	workers int  // mutants tested at once
-	short   bool // run the tests with -test.short
-	compare int  // mutants of each package to build alone too, for compare
+	workers    int    // mutants tested at once
+	short      bool   // run the tests with -test.short
+	compare    int    // mutants of each package to build alone too, for compare
+	properties string // the trace suite's directory: run against the property tests alone
 }
 
-// runPackage makes every mutant of the package in dir and tests it: the mutants that do not
-// type-check are not compiled; the others run, each against the tests that cover it, in one
-// test binary that holds them all behind switches (schema.go) or, for the few no switch can
-// hold, in a binary of their own.
+// A suite is the tests of one test binary that the mutants run against.
+type suite struct {
+	dir    string                 // the package whose test binary it is
+	only   func(name string) bool // its tests that belong, or nil for all
+	schema binary                 // the test binary with every package's schema
+	routes *routes
+}
+
+// runPackage makes every mutant of the package in dir and tests it against the package's own
+// tests.
 func runPackage(ctx context.Context, dir string, opts options, accepted *mutant.Accepted, prog *progress) (*pass, error) {
-	start := time.Now()
-	p := &pass{dir: filepath.Clean(dir)}
-	sources, err := p.load(accepted)
+	ps, err := runPasses(ctx, []string{dir}, []suite{{dir: dir}}, opts, accepted, prog)
 	if err != nil {
 		return nil, err
 	}
+	return ps[0], nil
+}
+
+// runPasses makes every mutant of the packages in dirs and tests each against the tests of
+// suites that cover it: the mutants that do not type-check are not compiled; the others run in
+// test binaries that hold every package's schema (schema.go), their switches numbered in one
+// space, or, for the few no switch can hold, in binaries of their own.
+func runPasses(ctx context.Context, dirs []string, suites []suite, opts options, accepted *mutant.Accepted,
+	prog *progress) ([]*pass, error) {
+	start := time.Now()
 	scratch, err := os.MkdirTemp("", "mutationextended-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	defer tidy(p.dir)()
-	chk, err := newChecker(dir, p.name, sources)
+	overlay := map[string][]byte{}
+	var passes []*pass
+	var coverpkg []string
+	for _, dir := range dirs {
+		p := &pass{dir: filepath.Clean(dir)}
+		if len(passes) > 0 {
+			last := passes[len(passes)-1]
+			p.base = last.base + len(last.mutants)
+		}
+		if err := p.prepare(ctx, accepted, overlay); err != nil {
+			return nil, err
+		}
+		defer tidy(p.dir)()
+		passes = append(passes, p)
+		coverpkg = append(coverpkg, p.importPath)
+	}
+	spec, err := writeOverlay(filepath.Join(scratch, "schema"), overlay)
 	if err != nil {
 		return nil, err
+	}
+	for i := range suites {
+		s := &suites[i]
+		if !slices.Contains(dirs, s.dir) {
+			defer tidy(s.dir)()
+		}
+		if err := s.prepare(ctx, spec, coverpkg, opts, filepath.Join(scratch, fmt.Sprintf("suite-%d", i))); err != nil {
+			return nil, err
+		}
+	}
+	setup := time.Since(start)
+	var errs []error
+	for _, p := range passes {
+		p.setup = setup
+		errs = append(errs, p.runMutants(ctx, suites, opts, scratch, prog))
+		p.took = setup + p.ran
+	}
+	return passes, errors.Join(errs...)
+}
+
+// prepare loads the package's mutants, finds those not compiled and those built alone, and adds
+// the schema of its files to overlay, by absolute path.
+func (p *pass) prepare(ctx context.Context, accepted *mutant.Accepted, overlay map[string][]byte) error {
+	sources, err := p.load(accepted)
+	if err != nil {
+		return err
+	}
+	p.sources = sources
+	out, err := exec.CommandContext(ctx, "go", "-C", p.dir, "list", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		return fmt.Errorf("mutationextended: go list %s: %w", p.dir, err)
+	}
+	p.importPath = strings.TrimSpace(string(out))
+	chk, err := newChecker(p.dir, p.name, sources)
+	if err != nil {
+		return err
 	}
 	p.outcomes = make([]outcome, len(p.mutants))
 	p.alone = make([]bool, len(p.mutants))
-	switched := p.plan(chk, sources)
-	schema, err := p.buildSchema(ctx, chk, sources, switched, scratch)
-	if err != nil {
-		return nil, err
+	files := map[string][]byte{switchFile: switchStub(p.name)}
+	for file, ms := range p.plan(chk, sources) {
+		files[file] = schemaOf(sources[file], p.mutants, ms, chk.types[file], p.base)
 	}
-	cover := binary{path: filepath.Join(scratch, "cover.test"), dir: dir, short: opts.short}
-	if err := buildTest(ctx, dir, cover.path, "-cover", "-covermode=set"); err != nil {
-		return nil, fmt.Errorf("mutationextended: building the coverage binary of %s: %w", dir, err)
+	if err := chk.compiles(files); err != nil {
+		return fmt.Errorf("mutationextended: the schema of %s does not type-check: %w", p.dir, err)
 	}
-	rs, err := measure(ctx, cover, opts.workers, scratch)
-	if err != nil {
-		return nil, err
+	files[switchFile] = switchSource(p.name)
+	for name, src := range files {
+		overlay[filepath.Join(abs(p.dir), name)] = src
 	}
-	p.setup = time.Since(start)
-	schema.short = opts.short
+	return nil
+}
+
+// prepare builds the suite's schema binary with the overlay spec and its coverage binary, which
+// counts the packages of coverpkg, and runs each of its tests alone under coverage.
+func (s *suite) prepare(ctx context.Context, spec string, coverpkg []string, opts options, scratch string) error {
+	if err := os.MkdirAll(scratch, 0o700); err != nil {
+		return err
+	}
+	s.schema = binary{path: filepath.Join(scratch, "schema.test"), dir: s.dir, short: opts.short}
+	if err := buildTest(ctx, s.dir, s.schema.path, "-overlay", spec); err != nil {
+		return fmt.Errorf("mutationextended: building the schema of %s: %w", s.dir, err)
+	}
+	cover := binary{path: filepath.Join(scratch, "cover.test"), dir: s.dir, short: opts.short}
+	if err := buildTest(ctx, s.dir, cover.path, "-cover", "-covermode=set", "-coverpkg="+strings.Join(coverpkg, ",")); err != nil {
+		return fmt.Errorf("mutationextended: building the coverage binary of %s: %w", s.dir, err)
+	}
+	rs, err := measure(ctx, cover, s.only, opts.workers, scratch)
+	s.routes = rs
+	return err
+}
+
+// runMutants tests the package's mutants, workers at a time, each against the tests of suites
+// that cover it.
+func (p *pass) runMutants(ctx context.Context, suites []suite, opts options, scratch string, prog *progress) error {
+	start := time.Now()
+	defer func() { p.ran = time.Since(start) }()
 	prog.begin(p.dir, len(p.mutants))
+	defer prog.end()
 	todo := make(chan int)
 	var wg sync.WaitGroup
 	var errs []error
@@ -95,7 +191,7 @@ func runPackage(ctx context.Context, dir string, opts options, accepted *mutant.
 	for range max(opts.workers, 1) {
 		wg.Go(func() {
 			for i := range todo {
-				o, err := p.test(ctx, i, schema, rs, sources, scratch)
+				o, err := p.test(ctx, i, suites, scratch)
 				mu.Lock()
 				p.outcomes[i] = o
 				if err != nil {
@@ -111,8 +207,7 @@ func runPackage(ctx context.Context, dir string, opts options, accepted *mutant.
 			prog.done(notCompiled)
 			continue
 		}
-		m := p.mutants[i]
-		if len(rs.covering(m.File, m.Pos)) == 0 {
+		if !p.covered(i, suites) {
 			p.outcomes[i] = notCovered
 			prog.done(notCovered)
 			continue
@@ -121,9 +216,18 @@ func runPackage(ctx context.Context, dir string, opts options, accepted *mutant.
 	}
 	close(todo)
 	wg.Wait()
-	p.took = time.Since(start)
-	prog.end()
-	return p, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// covered says whether a test of the suites runs mutant i's position.
+func (p *pass) covered(i int, suites []suite) bool {
+	m := p.mutants[i]
+	for _, s := range suites {
+		if len(s.routes.covering(p.importPath+"/"+m.File, m.Pos)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // plan finds the mutants that do not type-check (not compiled) and those that no switch can
@@ -138,8 +242,8 @@ func (p *pass) plan(chk *checker, sources map[string][]byte) map[string][]int {
 			continue
 		}
 		conv := chk.types[m.File]
-		if m.Op == mutant.OpEmptyString && conv[m.Start] == "?" ||
-			chk.compiles(map[string][]byte{m.File: schemaOf(src, p.mutants, []int{i}, conv), switchFile: stub}) != nil {
+		if (m.Op == mutant.OpEmptyString || isToken(m)) && conv[m.Start] == "?" ||
+			chk.compiles(map[string][]byte{m.File: schemaOf(src, p.mutants, []int{i}, conv, p.base), switchFile: stub}) != nil {
 			p.alone[i] = true
 			continue
 		}
@@ -148,43 +252,22 @@ func (p *pass) plan(chk *checker, sources map[string][]byte) map[string][]int {
 	return switched
 }
 
-// buildSchema writes the schema of each file that has switched mutants, checks that the
-// package type-checks with all of them, and builds its test binary through an overlay.
-func (p *pass) buildSchema(ctx context.Context, chk *checker, sources map[string][]byte, switched map[string][]int,
-	scratch string) (binary, error) {
-	files := map[string][]byte{switchFile: switchStub(p.name)}
-	for file, ms := range switched {
-		files[file] = schemaOf(sources[file], p.mutants, ms, chk.types[file])
-	}
-	if err := chk.compiles(files); err != nil {
-		return binary{}, fmt.Errorf("mutationextended: the schema of %s does not type-check: %w", p.dir, err)
-	}
-	files[switchFile] = switchSource(p.name)
-	spec, err := writeOverlay(filepath.Join(scratch, "schema"), p.dir, files)
-	if err != nil {
-		return binary{}, err
-	}
-	b := binary{path: filepath.Join(scratch, "schema.test"), dir: p.dir}
-	if err := buildTest(ctx, p.dir, b.path, "-overlay", spec); err != nil {
-		return binary{}, fmt.Errorf("mutationextended: building the schema of %s: %w", p.dir, err)
-	}
-	return b, nil
-}
-
-// writeOverlay writes files (by base name, replacing or adding files of the package in dir)
-// under scratch, with the go command's overlay file that puts them in place, and returns the
-// overlay file's path.
-func writeOverlay(scratch, dir string, files map[string][]byte) (string, error) {
+// writeOverlay writes files (by absolute path, replacing or adding files of packages) under
+// scratch, with the go command's overlay file that puts them in place, and returns the overlay
+// file's path.
+func writeOverlay(scratch string, files map[string][]byte) (string, error) {
 	if err := os.MkdirAll(scratch, 0o700); err != nil {
 		return "", err
 	}
 	replace := map[string]string{}
-	for name, src := range files {
-		path := filepath.Join(scratch, name)
+	n := 0
+	for target, src := range files {
+		n++
+		path := filepath.Join(scratch, fmt.Sprintf("%d-%s", n, filepath.Base(target)))
 		if err := os.WriteFile(path, src, 0o600); err != nil {
 			return "", err
 		}
-		replace[filepath.Join(abs(dir), name)] = path
+		replace[target] = path
 	}
 	spec, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
@@ -203,33 +286,44 @@ func abs(dir string) string {
 	return a
 }
 
-// test runs mutant i against the tests that cover it, in the schema's binary or, for a mutant
-// no switch can hold, in one built for it.
-func (p *pass) test(ctx context.Context, i int, schema binary, rs *routes, sources map[string][]byte,
-	scratch string) (outcome, error) {
+// test runs mutant i against the tests of each suite that cover it, until one kills it: in the
+// suites' schema binaries or, for a mutant no switch can hold, in binaries built for it.
+func (p *pass) test(ctx context.Context, i int, suites []suite, scratch string) (outcome, error) {
 	m := p.mutants[i]
-	tests := rs.covering(m.File, m.Pos)
-	if !p.alone[i] {
-		return schema.trial(ctx, tests, []string{fmt.Sprintf("%s=%d", mutantVar, i)}), nil
+	var spec, dir string
+	if p.alone[i] {
+		dir = filepath.Join(scratch, fmt.Sprintf("alone-%s-%d", filepath.Base(p.dir), i))
+		defer os.RemoveAll(dir)
+		var err error
+		spec, err = writeOverlay(dir, map[string][]byte{filepath.Join(abs(p.dir), m.File): m.Apply(p.sources[m.File])})
+		if err != nil {
+			return 0, err
+		}
 	}
-	dir := filepath.Join(scratch, fmt.Sprintf("alone-%d", i))
-	defer os.RemoveAll(dir)
-	spec, err := writeOverlay(dir, p.dir, map[string][]byte{m.File: m.Apply(sources[m.File])})
-	if err != nil {
-		return 0, err
+	for k, s := range suites {
+		tests := s.routes.covering(p.importPath+"/"+m.File, m.Pos)
+		if len(tests) == 0 {
+			continue
+		}
+		b, env := s.schema, []string{fmt.Sprintf("%s=%d", mutantVar, p.base+i)}
+		if p.alone[i] {
+			b, env = binary{path: filepath.Join(dir, fmt.Sprintf("mutant-%d.test", k)), dir: s.dir, short: s.schema.short}, nil
+			if err := buildTest(ctx, s.dir, b.path, "-overlay", spec); err != nil {
+				// go/types passed it: a build failure is the go command's, not the mutant's.
+				return 0, fmt.Errorf("mutationextended: %s type-checks but does not build: %w", m.ID, err)
+			}
+		}
+		if o := b.trial(ctx, tests, env); o != survived {
+			return o, nil
+		}
 	}
-	b := binary{path: filepath.Join(dir, "mutant.test"), dir: p.dir, short: schema.short}
-	if err := buildTest(ctx, p.dir, b.path, "-overlay", spec); err != nil {
-		// go/types passed it: a build failure is the go command's, not the mutant's.
-		return 0, fmt.Errorf("mutationextended: %s type-checks but does not build: %w", m.ID, err)
-	}
-	return b.trial(ctx, tests, nil), nil
+	return survived, nil
 }
 
 // load reads the package's files and makes their mutants, but the files the list skips, and
 // keeps those -match and -ids select.
 func (p *pass) load(accepted *mutant.Accepted) (map[string][]byte, error) {
-	pkg, err := mutant.Load(p.dir, mutant.Extended, func(path string) bool { return accepted.Accepts(mutant.Skip, path) })
+	pkg, err := mutant.Load(p.dir, bothFamilies, func(path string) bool { return accepted.Accepts(mutant.Skip, path) })
 	if err != nil {
 		return nil, err
 	}
@@ -242,9 +336,19 @@ func (p *pass) load(accepted *mutant.Accepted) (map[string][]byte, error) {
 	return pkg.Sources, nil
 }
 
+// bothFamilies makes a file's mutants of both families: Extended's, then gremlins' (Tokens).
+func bothFamilies(name string, src []byte) ([]mutant.Mutant, error) {
+	ext, err := mutant.Extended(name, src)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := mutant.Tokens(name, src)
+	return append(ext, tok...), err
+}
+
 // report prints the package's survivors, its pseudo-tested functions and its tally, marks the
 // equivalents it used, and returns how many survivors are not listed.
-func (p *pass) report(out io.Writer, accepted *mutant.Accepted) int {
+func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string) int {
 	if verbose {
 		for i, m := range p.mutants {
 			how := "switched"
@@ -262,7 +366,7 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted) int {
 		if o != survived && o != notCovered {
 			continue
 		}
-		if accepted.Accepts(mutant.PassExtended, m.ID) {
+		if slices.ContainsFunc(passes, func(pass string) bool { return accepted.Accepts(pass, m.ID) }) {
 			equivalent++
 			continue
 		}
@@ -281,7 +385,55 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted) int {
 		"%d not compiled; %d pseudo-tested functions; %s (%s before the first mutant ran)\n",
 		p.dir, len(p.mutants), n[killed]+n[timedOut], n[timedOut], n[survived]+n[notCovered]-equivalent,
 		n[notCovered], equivalent, n[notCompiled], len(pseudo), p.took.Round(time.Second), p.setup.Round(time.Second))
+	for _, f := range []struct {
+		name string
+		ext  bool
+	}{{"extended", true}, {"gremlins", false}} {
+		var t tally
+		for i, m := range p.mutants {
+			if isToken(m) == f.ext {
+				continue
+			}
+			o := p.outcomes[i]
+			t.add(o, (o == survived || o == notCovered) &&
+				slices.ContainsFunc(passes, func(pass string) bool { return accepted.Accepts(pass, m.ID) }))
+		}
+		fmt.Fprintf(out, "%s: %s operators: %s\n", p.dir, f.name, t)
+	}
+	if minutes := p.ran.Minutes(); p.ran >= time.Second {
+		fmt.Fprintf(out, "%s: %.0f mutants a minute (%d in %s, after %s of setup)\n", p.dir,
+			float64(len(p.mutants))/minutes, len(p.mutants), p.ran.Round(time.Second), p.setup.Round(time.Second))
+	}
 	return unlisted
+}
+
+// tally counts one operator family's outcomes.
+type tally struct {
+	mutants, killed, timedOut, survived, accepted, notCompiled int
+}
+
+func (t *tally) add(o outcome, accepted bool) {
+	t.mutants++
+	switch o {
+	case killed:
+		t.killed++
+	case timedOut:
+		t.killed++
+		t.timedOut++
+	case survived, notCovered:
+		if accepted {
+			t.accepted++
+		} else {
+			t.survived++
+		}
+	case notCompiled:
+		t.notCompiled++
+	}
+}
+
+func (t tally) String() string {
+	return fmt.Sprintf("%d mutants, %d killed (%d by timeout), %d survived, %d accepted, %d not compiled",
+		t.mutants, t.killed, t.timedOut, t.survived, t.accepted, t.notCompiled)
 }
 
 // pseudoTested lists the functions whose every body mutant ran and survived.

@@ -35,7 +35,8 @@ type routes struct {
 	tests []testRun
 }
 
-// covering returns the tests that run position p of file, fastest first; none means that no
+// covering returns the tests that run position p of file (its import path and base name),
+// fastest first; none means that no
 // test runs it. A position in no block of any profile (a switch case's condition, a
 // package-level initializer) is not known to be unrun: every test covers it.
 func (r *routes) covering(file string, p token.Position) []testRun {
@@ -155,10 +156,14 @@ func (b binary) run(ctx context.Context, tests []testRun, env []string) outcome 
 
 // measure runs each test of the coverage binary alone, workers at a time, and reads what it
 // ran. A test that fails unmutated proves nothing about a mutant, so that is an error.
-func measure(ctx context.Context, cover binary, workers int, scratch string) (*routes, error) {
+// When only is not nil, it runs the tests only keeps.
+func measure(ctx context.Context, cover binary, only func(string) bool, workers int, scratch string) (*routes, error) {
 	names, err := cover.list(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if only != nil {
+		names = slices.DeleteFunc(names, func(name string) bool { return !only(name) })
 	}
 	r := &routes{tests: make([]testRun, len(names))}
 	errs := make([]error, len(names))

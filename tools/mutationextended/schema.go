@@ -75,13 +75,18 @@ func mutantString(n int, s string) string {
 `, pkg)
 }
 
-// site is a span of a file and the mutants that replace it.
+// site is a span of a file and the mutants that replace it. A site of gremlins' operators
+// also knows its token's span and how to switch it.
 type site struct {
 	start, end int
-	mutants    []int // indexes into the pass's mutants
+	mutants    []int // indexes into the pass's mutants, but the token's
+	tokens     []int // gremlins' mutants of the site's token
+	tok        [2]int
+	form       operatorForm
 }
 
 // wrapOrder is the order in which the switches of mutants of one span wrap it, innermost first.
+// gremlins' mutants of a token come first of all: their schema renders the span itself.
 var wrapOrder = map[string]int{
 	mutant.OpFlipBool: 0, mutant.OpEmptyString: 0,
 	mutant.OpIfTrue: 1, mutant.OpIfFalse: 1,
@@ -90,18 +95,41 @@ var wrapOrder = map[string]int{
 	mutant.OpZeroBody:  4, mutant.OpTrueBody: 4,
 }
 
+// A schema is how one file's mutants are put behind switches.
+type schema struct {
+	all  []mutant.Mutant
+	base int                  // the switch number of all[0]: passes over several packages share one space
+	conv map[int]string       // the checker's type names, by offset (check.go)
+	ops  map[int]operatorNode // the nodes of gremlins' tokens, by the token's offset
+}
+
 // schemaOf returns src with the mutants of ms (indexes into all, every one of file) behind
-// their switches. conv says how a string literal's mutant converts its string, by the
-// literal's offset ("?" when no switch can).
-func schemaOf(src []byte, all []mutant.Mutant, ms []int, conv map[int]string) []byte {
+// their switches, the switch of all[i] numbered base+i. conv says how a string literal's
+// mutant converts its string and how an operator's expression names its type, by offset ("?"
+// when no switch can).
+func schemaOf(src []byte, all []mutant.Mutant, ms []int, conv map[int]string, base int) []byte {
+	sc := schema{all: all, base: base, conv: conv}
 	sites := map[[2]int]*site{}
 	for _, i := range ms {
 		m := all[i]
-		k := [2]int{m.Start, m.End}
-		if sites[k] == nil {
-			sites[k] = &site{start: m.Start, end: m.End}
+		k, tok := [2]int{m.Start, m.End}, false
+		if isToken(m) {
+			if sc.ops == nil {
+				sc.ops = operatorNodes(src)
+			}
+			node := sc.ops[m.Start]
+			k, tok = [2]int{node.start, node.end}, true
 		}
-		sites[k].mutants = append(sites[k].mutants, i)
+		if sites[k] == nil {
+			sites[k] = &site{start: k[0], end: k[1]}
+		}
+		s := sites[k]
+		if tok {
+			s.tokens = append(s.tokens, i)
+			s.tok, s.form = [2]int{m.Start, m.End}, sc.ops[m.Start].form
+		} else {
+			s.mutants = append(s.mutants, i)
+		}
 	}
 	list := make([]*site, 0, len(sites))
 	for _, s := range sites {
@@ -116,12 +144,12 @@ func schemaOf(src []byte, all []mutant.Mutant, ms []int, conv map[int]string) []
 		return b.end - a.end
 	})
 	var b strings.Builder
-	render(&b, src, all, list, 0, len(src), conv)
+	sc.render(&b, src, list, 0, len(src))
 	return []byte(b.String())
 }
 
 // render writes src[lo:hi] with the sites (within it, sorted outer first) wrapped.
-func render(b *strings.Builder, src []byte, all []mutant.Mutant, sites []*site, lo, hi int, conv map[int]string) {
+func (sc schema) render(b *strings.Builder, src []byte, sites []*site, lo, hi int) {
 	pos := lo
 	for i := 0; i < len(sites); {
 		s := sites[i]
@@ -130,11 +158,9 @@ func render(b *strings.Builder, src []byte, all []mutant.Mutant, sites []*site, 
 			j++
 		}
 		b.Write(src[pos:s.start])
-		var inner strings.Builder
-		render(&inner, src, all, sites[i+1:j], s.start, s.end, conv)
-		text := inner.String()
+		text := sc.site(src, s, sites[i+1:j])
 		for _, n := range s.mutants {
-			text = wrap(all[n], n, text, conv)
+			text = sc.wrap(sc.all[n], n, text)
 		}
 		b.WriteString(text)
 		pos, i = s.end, j
@@ -142,13 +168,37 @@ func render(b *strings.Builder, src []byte, all []mutant.Mutant, sites []*site, 
 	b.Write(src[pos:hi])
 }
 
-// wrap returns the schema of one mutant (number n) around text, its span's schema so far.
-func wrap(m mutant.Mutant, n int, text string, conv map[int]string) string {
+// site renders the span of s with the sites nested in it and, when s has gremlins' mutants,
+// their switches on its token.
+func (sc schema) site(src []byte, s *site, nested []*site) string {
+	if len(s.tokens) == 0 {
+		var inner strings.Builder
+		sc.render(&inner, src, nested, s.start, s.end)
+		return inner.String()
+	}
+	k := 0
+	for k < len(nested) && nested[k].start < s.tok[0] {
+		k++
+	}
+	var left, right strings.Builder
+	sc.render(&left, src, nested[:k], s.start, s.tok[0])
+	sc.render(&right, src, nested[k:], s.tok[1], s.end)
+	ms := make([]mutant.Mutant, len(s.tokens))
+	ns := make([]int, len(s.tokens))
+	for i, n := range s.tokens {
+		ms[i], ns[i] = sc.all[n], sc.base+n
+	}
+	return switchTokens(s.form, left.String(), string(src[s.tok[0]:s.tok[1]]), right.String(), sc.conv[s.tok[0]], ms, ns)
+}
+
+// wrap returns the schema of one mutant (all[n]) around text, its span's schema so far.
+func (sc schema) wrap(m mutant.Mutant, n int, text string) string {
+	n += sc.base
 	switch m.Op {
 	case mutant.OpFlipBool:
 		return fmt.Sprintf("(%s != mutantOn(%d))", text, n)
 	case mutant.OpEmptyString:
-		if t := conv[m.Start]; t != "" {
+		if t := sc.conv[m.Start]; t != "" {
 			return fmt.Sprintf("%s(mutantString(%d, %s))", t, n, text)
 		}
 		return fmt.Sprintf("mutantString(%d, %s)", n, text)
