@@ -56,7 +56,6 @@ tool (
 	github.com/go-gremlins/gremlins/cmd/gremlins
 	honnef.co/go/tools/cmd/staticcheck
 	pixretry/tools/mutationextended
-	pixretry/tools/mutationgap
 	pixretry/tools/mutationgate
 	pixretry/tools/planted
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/token"
 	"os"
+	"path"
 	"strings"
 )
 
@@ -66,4 +67,15 @@ func (c coverage) ran(file string, p token.Position) (ran, listed bool) {
 		}
 	}
 	return false, listed
+}
+
+// counts says whether the profile counts the package of import path pkg: whether its binary
+// links it.
+func (c coverage) counts(pkg string) bool {
+	for file := range c {
+		if path.Dir(file) == pkg {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -50,5 +51,39 @@ func TestReadCoverageRejectsABadProfile(t *testing.T) {
 	}
 	if _, err := readCoverage(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("readCoverage() of a missing file = nil error, want one")
+	}
+}
+
+// A position no block holds is run by every test that links its package, and by no other; a
+// package no test links is not covered.
+func TestCoveringRoutesByPackage(t *testing.T) {
+	blocks := coverage{"m/a/a.go": {{startLine: 1, startCol: 1, endLine: 5, endCol: 1, hit: true}}}
+	r := &routes{tests: []testRun{
+		{name: "TestSlow", took: 2, hit: blocks},
+		{name: "TestFast", took: 1, hit: blocks},
+		{name: "TestOther", took: 1, hit: coverage{"m/b/b.go": {{startLine: 1, startCol: 1, endLine: 5, endCol: 1}}}},
+	}}
+	names := func(ts []testRun) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.name)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		file string
+		line int
+		want []string
+	}{
+		{"m/a/a.go", 2, []string{"TestFast", "TestSlow"}},    // in a block that ran, fastest first
+		{"m/a/a.go", 9, []string{"TestFast", "TestSlow"}},    // in no block: every test linking m/a
+		{"m/a/vars.go", 3, []string{"TestFast", "TestSlow"}}, // a file without blocks, in m/a
+		{"m/b/b.go", 2, nil},                                 // in a block that did not run
+		{"m/c/c.go", 2, nil},                                 // a package no test links
+	} {
+		got := names(r.covering(tt.file, token.Position{Line: tt.line, Column: 1}))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("covering(%s:%d) = %v, want %v", tt.file, tt.line, got, tt.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,13 +37,17 @@ type routes struct {
 }
 
 // covering returns the tests that run position p of file (its import path and base name),
-// fastest first; none means that no
-// test runs it. A position in no block of any profile (a switch case's condition, a
-// package-level initializer) is not known to be unrun: every test covers it.
+// fastest first; none means that no test runs it. A position in no block of any profile (a
+// switch case's condition, a package-level initializer) is not known to be unrun: every test
+// whose profile counts the file's package covers it. A package that no profile counts is one
+// the tests never link.
 func (r *routes) covering(file string, p token.Position) []testRun {
-	var in []testRun
+	var in, counting []testRun
 	known := false
 	for _, t := range r.tests {
+		if t.hit.counts(path.Dir(file)) {
+			counting = append(counting, t)
+		}
 		ran, listed := t.hit.ran(file, p)
 		known = known || listed
 		if ran {
@@ -50,7 +55,7 @@ func (r *routes) covering(file string, p token.Position) []testRun {
 		}
 	}
 	if !known {
-		in = slices.Clone(r.tests)
+		in = counting
 	}
 	slices.SortStableFunc(in, func(a, b testRun) int { return int(a.took - b.took) })
 	return in
