@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test lint test-tools demo mutation mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
+.PHONY: test lint test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
 
 # make test runs the tests alone, within 3 minutes from empty caches on 2 cores:
 # - go vet is a static check, and make lint runs it. Under go test, vet's checks of every
@@ -9,11 +9,18 @@
 #   CPU. The race detector still instruments them, and checkptr still checks our code.
 # - A race-built program sleeps a second at exit by default (GORACE atexit_sleep_ms), for each
 #   test binary and each child process: goleak already waits for every goroutine to end.
+# - The same run saves which answers of the double's OpenAPI document the tests of psp,
+#   psp/control and cmd/psp checked (internal/openapitest, OPENAPITEST_COUNTS); then
+#   TestEveryDocumentedAnswerIsSeen fails for a documented answer that no test produces. It runs
+#   from the race build already made; `go test ./...` alone skips it.
 # make lint builds with the same flags, so that it reuses make test's build.
 race := -race -gcflags=modernc.org/...=-d=checkptr=0
+seen := ^TestEveryDocumentedAnswerIsSeen$$
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
-	GORACE="atexit_sleep_ms=0 $$GORACE" go test $(race) -vet=off -count=1 ./...
+	@counts="$$(mktemp -d)"; trap 'rm -rf "$$counts"' EXIT; set -x; \
+	GORACE="atexit_sleep_ms=0 $$GORACE" OPENAPITEST_COUNTS="$$counts" go test $(race) -vet=off -count=1 -skip '$(seen)' ./... && \
+	OPENAPITEST_COUNTS="$$counts" go test $(race) -vet=off -count=1 -run '$(seen)' ./internal/openapitest
 
 # The programs of tools/, a module of its own, are tools of tools/go.mod, staticcheck and gremlins
 # too: `go -C tools tool -n NAME` builds one (cached) and prints its path, and it runs here, on
@@ -35,23 +42,34 @@ test-tools:
 demo:
 	go run ./cmd/demo
 
+# gremlins (pinned in tools/go.mod) over retry, psp, pix and durable, and its gate, for anyone
+# who wants the tool's own verdict: about 50 minutes, so CI runs it on retry alone (make
+# mutation-retry), as the card asks, and gremlins' mutants of every package on the schemata
+# engine (make mutation-extended).
 mutation:
 	bash scripts/mutation.sh
+
+mutation-retry:
+	bash scripts/mutation.sh retry
 
 # durable's mutants alone, on its fast tests (-short), then the gate; `make mutation` runs them
 # too. docs/durable.md says which file is left out and why.
 mutation-durable:
 	bash scripts/mutation.sh durable
 
-# Statement, condition, body and literal mutants, which gremlins does not make, of every package
-# but commands and those tools/accepted.txt skips, on their -short tests (docs/mutation.md). One
-# test binary per package holds every mutant behind a switch; CI runs it. Four mutants run at
-# once: durable's tests mostly wait for River, so two would leave the cores idle.
+# The schemata pass (docs/mutation.md): both families of mutants, gremlins' eleven token
+# operators and the statement, condition, body and literal operators gremlins lacks, of every
+# package but commands and those tools/accepted.txt skips, on their -short tests. One test binary
+# per package holds every mutant behind a switch; CI runs it. Four mutants run at once: durable's
+# tests mostly wait for River, so two would leave the cores idle.
 mutation-extended:
 	"$$(go -C tools tool -n mutationextended)" -short -workers 4 ./...
 
+# How much of retry, pix and psp the property suite guards on its own: the same mutants, each run
+# against the property tests that cover it alone (the trace suite in properties/ and the
+# packages' property_*_test.go files), judged against tools/accepted.txt's "properties" entries.
 mutation-properties:
-	bash scripts/mutation-properties.sh
+	"$$(go -C tools tool -n mutationextended)" -workers 4 -properties properties retry pix psp
 
 # Realistic bugs planted one at a time (tools/planted/bugs.go); the tests named for each must fail.
 planted:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Mutation testing of the packages that carry the pattern, with a gate that trusts only the report.
 #
-#   bash scripts/mutation.sh            # retry, psp, pix and durable
-#   bash scripts/mutation.sh retry      # one package
+#   bash scripts/mutation.sh            # retry, psp, pix and durable (make mutation)
+#   bash scripts/mutation.sh retry      # one package (make mutation-retry, in CI)
 #
 # gremlins (pinned in tools/go.mod, built with `go -C tools tool -n`, run here on the product
 # module) mutates one package at a time with all eleven mutators (.gremlins.yaml) and writes a
@@ -25,6 +25,12 @@
 # a mutant is killed by that timeout. `make mutation-durable` runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# gremlins copies the module into a folder of TMPDIR for each run, and a run it stops may leave
+# it there: TMPDIR is a folder of this run's, removed at its end.
+TMPDIR="$(mktemp -d)"
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 export GOFLAGS=-count=1
 export RAPID_SEED="${RAPID_SEED:-1}"

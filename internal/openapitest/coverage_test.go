@@ -20,14 +20,14 @@ func components() []string {
 }
 
 // TestEveryDocumentedAnswerIsSeen reads the counts that the tests of psp, psp/control and
-// cmd/psp saved in the folder OPENAPITEST_COUNTS names (scripts/openapi-coverage.sh runs them),
+// cmd/psp saved in the folder OPENAPITEST_COUNTS names (make test runs them, then this test),
 // and writes the table of what they checked and skipped. It fails for each response of the
 // document that none of them produced, unless testdata/unseen.txt says why, and for each line
 // of that file whose response one of them did produce.
 func TestEveryDocumentedAnswerIsSeen(t *testing.T) {
 	dir := os.Getenv(countsEnv)
 	if dir == "" {
-		t.Skip("OPENAPITEST_COUNTS names no folder of counts; scripts/openapi-coverage.sh makes one")
+		t.Skip("OPENAPITEST_COUNTS names no folder of counts; make test makes one")
 	}
 	rows, err := loadCounts(dir)
 	if err != nil || len(rows) == 0 {
