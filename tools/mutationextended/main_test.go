@@ -141,3 +141,20 @@ func TestRunReadsTheList(t *testing.T) {
 		t.Error("run() without a package = nil error, want a usage error")
 	}
 }
+
+// A pass leaves nothing in TMPDIR: its scratch folder, its test binaries and the temporary
+// folders of the tests it ran (killed or not) go when it ends.
+func TestRunPackageLeavesNoTemporaryFolder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if _, err := runPackage(context.Background(), fixture, options{workers: 2}, &mutant.Accepted{}, nil); err != nil {
+		t.Fatalf("runPackage() error = %v", err)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("runPackage() left %s in TMPDIR", e.Name())
+	}
+}

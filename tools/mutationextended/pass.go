@@ -86,6 +86,9 @@ func runPasses(ctx context.Context, dirs []string, suites []suite, opts options,
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
+	if err := os.Mkdir(filepath.Join(scratch, "tmp"), 0o700); err != nil {
+		return nil, err
+	}
 	overlay := map[string][]byte{}
 	var passes []*pass
 	var coverpkg []string
@@ -164,11 +167,12 @@ func (s *suite) prepare(ctx context.Context, spec string, coverpkg []string, opt
 	if err := os.MkdirAll(scratch, 0o700); err != nil {
 		return err
 	}
-	s.schema = binary{path: filepath.Join(scratch, "schema.test"), dir: s.dir, short: opts.short}
+	tmp := filepath.Join(filepath.Dir(scratch), "tmp")
+	s.schema = binary{path: filepath.Join(scratch, "schema.test"), dir: s.dir, short: opts.short, tmp: tmp}
 	if err := buildTest(ctx, s.dir, s.schema.path, "-overlay", spec); err != nil {
 		return fmt.Errorf("mutationextended: building the schema of %s: %w", s.dir, err)
 	}
-	cover := binary{path: filepath.Join(scratch, "cover.test"), dir: s.dir, short: opts.short}
+	cover := binary{path: filepath.Join(scratch, "cover.test"), dir: s.dir, short: opts.short, tmp: tmp}
 	if err := buildTest(ctx, s.dir, cover.path, "-cover", "-covermode=set", "-coverpkg="+strings.Join(coverpkg, ",")); err != nil {
 		return fmt.Errorf("mutationextended: building the coverage binary of %s: %w", s.dir, err)
 	}
@@ -307,7 +311,8 @@ func (p *pass) test(ctx context.Context, i int, suites []suite, scratch string) 
 		}
 		b, env := s.schema, []string{fmt.Sprintf("%s=%d", mutantVar, p.base+i)}
 		if p.alone[i] {
-			b, env = binary{path: filepath.Join(dir, fmt.Sprintf("mutant-%d.test", k)), dir: s.dir, short: s.schema.short}, nil
+			b = binary{path: filepath.Join(dir, fmt.Sprintf("mutant-%d.test", k)), dir: s.dir, short: s.schema.short, tmp: s.schema.tmp}
+			env = nil
 			if err := buildTest(ctx, s.dir, b.path, "-overlay", spec); err != nil {
 				// go/types passed it: a build failure is the go command's, not the mutant's.
 				return 0, fmt.Errorf("mutationextended: %s type-checks but does not build: %w", m.ID, err)

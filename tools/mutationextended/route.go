@@ -66,6 +66,9 @@ type binary struct {
 	path  string
 	dir   string
 	short bool
+	// tmp, when set, is the TMPDIR of its runs: a test killed by its timeout cannot remove its
+	// t.TempDir, and the pass removes tmp with the rest of its scratch folder.
+	tmp string
 }
 
 // build compiles the package's test binary into path, with the go command's extra flags (an
@@ -116,6 +119,9 @@ func (b binary) exec(ctx context.Context, names []string, timeout time.Duration,
 	// mutant would leave one behind for the next: RAPID_NOFAILFILE forbids it. RAPID_SEED,
 	// unless set, is pinned, so that a verdict cannot flip between runs.
 	cmd.Env = append(os.Environ(), "RAPID_NOFAILFILE=1")
+	if b.tmp != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+b.tmp)
+	}
 	if os.Getenv("RAPID_SEED") == "" {
 		cmd.Env = append(cmd.Env, "RAPID_SEED=1")
 	}
