@@ -62,7 +62,7 @@ func TestJudgeFailsOnEachSurvivorAndNamesPseudoTestedFunctions(t *testing.T) {
 	}
 	wants := append(tallySurvivors,
 		"PSEUDO-TESTED testdata/mod/tally/tally.go:note: every body mutant ran and survived",
-		"testdata/mod/tally: 16 mutants: 8 killed (0 by timeout), 8 survived (2 not covered), 0 equivalent, "+
+		"testdata/mod/tally: 16 mutants: 8 killed (0 by timeout), 8 survived (2 not covered), 0 accepted, "+
 			"0 not compiled; 1 pseudo-tested functions; ")
 	if got := out.String(); !strings.Contains(got, "before the first mutant ran") {
 		t.Errorf("output = %s\nwant the time the setup took", got)
@@ -106,7 +106,7 @@ func TestJudgePassesWhenEverySurvivorIsAccepted(t *testing.T) {
 	if err := judge([]*pass{mustTallyPass(t)}, mustAccepted(t, everySurvivor()), mutant.PassExtended, []string{fixture}, nil, &out); err != nil {
 		t.Fatalf("judge() = %v, want nil; output:\n%s", err, out.String())
 	}
-	if got, want := out.String(), "0 survived (2 not covered), 8 equivalent"; !strings.Contains(got, want) {
+	if got, want := out.String(), "0 survived (2 not covered), 8 accepted"; !strings.Contains(got, want) {
 		t.Errorf("output = %s\nwant it to contain %q", got, want)
 	}
 }

@@ -352,7 +352,7 @@ func bothFamilies(name string, src []byte) ([]mutant.Mutant, error) {
 }
 
 // report prints the package's survivors, its pseudo-tested functions and its tally, marks the
-// equivalents it used, and returns how many survivors are not listed.
+// entries it used, and returns how many survivors are not listed.
 func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string) int {
 	if verbose {
 		for i, m := range p.mutants {
@@ -364,7 +364,7 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string)
 		}
 	}
 	n := map[outcome]int{}
-	equivalent, unlisted := 0, 0
+	nAccepted, unlisted := 0, 0
 	for i, m := range p.mutants {
 		o := p.outcomes[i]
 		n[o]++
@@ -372,7 +372,7 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string)
 			continue
 		}
 		if slices.ContainsFunc(passes, func(pass string) bool { return accepted.Accepts(pass, m.ID) }) {
-			equivalent++
+			nAccepted++
 			continue
 		}
 		unlisted++
@@ -386,10 +386,10 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string)
 	for _, fn := range pseudo {
 		fmt.Fprintf(out, "PSEUDO-TESTED %s/%s: every body mutant ran and survived\n", p.dir, fn)
 	}
-	fmt.Fprintf(out, "%s: %d mutants: %d killed (%d by timeout), %d survived (%d not covered), %d equivalent, "+
+	fmt.Fprintf(out, "%s: %d mutants: %d killed (%d by timeout), %d survived (%d not covered), %d accepted, "+
 		"%d not compiled; %d pseudo-tested functions; %s (%s before the first mutant ran)\n",
-		p.dir, len(p.mutants), n[killed]+n[timedOut], n[timedOut], n[survived]+n[notCovered]-equivalent,
-		n[notCovered], equivalent, n[notCompiled], len(pseudo), p.took.Round(time.Second), p.setup.Round(time.Second))
+		p.dir, len(p.mutants), n[killed]+n[timedOut], n[timedOut], n[survived]+n[notCovered]-nAccepted,
+		n[notCovered], nAccepted, n[notCompiled], len(pseudo), p.took.Round(time.Second), p.setup.Round(time.Second))
 	for _, f := range []struct {
 		name string
 		ext  bool
