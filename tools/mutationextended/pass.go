@@ -36,9 +36,10 @@ const (
 // pass is one package's mutants and their outcomes.
 type pass struct {
 	dir        string
-	name       string // the package's name
-	importPath string // for its files' coverage
-	base       int    // the switch number of its first mutant: passes run together share one space
+	name       string               // the package's name
+	importPath string               // for its files' coverage
+	base       int                  // the switch number of its first mutant: passes run together share one space
+	expected   func(id string) bool // whether the list of accepted survivors expects id to survive
 	mutants    []mutant.Mutant
 	sources    map[string][]byte // by base name
 	outcomes   []outcome
@@ -93,7 +94,7 @@ func runPasses(ctx context.Context, dirs []string, suites []suite, opts options,
 	var passes []*pass
 	var coverpkg []string
 	for _, dir := range dirs {
-		p := &pass{dir: filepath.Clean(dir)}
+		p := &pass{dir: filepath.Clean(dir), expected: expects(accepted, opts)}
 		if len(passes) > 0 {
 			last := passes[len(passes)-1]
 			p.base = last.base + len(last.mutants)
@@ -126,6 +127,17 @@ func runPasses(ctx context.Context, dirs []string, suites []suite, opts options,
 		p.took = setup + p.ran
 	}
 	return passes, errors.Join(errs...)
+}
+
+// expects says whether the list expects a mutant to survive the pass that opts run.
+func expects(accepted *mutant.Accepted, opts options) func(id string) bool {
+	word := mutant.PassExtended
+	if opts.properties != "" {
+		word = mutant.PassProperties
+	}
+	return func(id string) bool {
+		return slices.ContainsFunc(acceptedBy(word), func(pass string) bool { return accepted.Lists(pass, id) })
+	}
 }
 
 // prepare loads the package's mutants, finds those not compiled and those built alone, and adds
@@ -318,7 +330,7 @@ func (p *pass) test(ctx context.Context, i int, suites []suite, scratch string) 
 				return 0, fmt.Errorf("mutationextended: %s type-checks but does not build: %w", m.ID, err)
 			}
 		}
-		if o := b.trial(ctx, tests, env); o != survived {
+		if o := b.trial(ctx, tests, env, p.expected(m.ID)); o != survived {
 			return o, nil
 		}
 	}

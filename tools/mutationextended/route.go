@@ -142,26 +142,38 @@ func (b binary) exec(ctx context.Context, names []string, timeout time.Duration,
 // first process, and a survivor costs a few more process starts (tens of milliseconds each).
 // Within a process, tests run in the order of the source, so a slow test there would delay a
 // fast one that kills.
-func (b binary) trial(ctx context.Context, tests []testRun, env []string) outcome {
+//
+// When expected says the list of accepted survivors expects the mutant to survive, a process
+// that times out runs once more with Slack times the time: a load spike on a shared machine
+// must not turn an accepted survivor into a kill, and the entry into a stale one.
+func (b binary) trial(ctx context.Context, tests []testRun, env []string, expected bool) outcome {
 	for n := 1; len(tests) > 0; n *= 2 {
 		chunk := tests[:min(n, len(tests))]
 		tests = tests[len(chunk):]
-		if o := b.run(ctx, chunk, env); o != survived {
+		o := b.run(ctx, chunk, env, 1)
+		if o == timedOut && expected {
+			o = b.run(ctx, chunk, env, Slack)
+		}
+		if o != survived {
 			return o
 		}
 	}
 	return survived
 }
 
-// run runs tests in one process, with a timeout of Coefficient times their measured time.
-func (b binary) run(ctx context.Context, tests []testRun, env []string) outcome {
+// Slack is how many times longer the second run of a timed-out process may take (trial).
+const Slack = 3
+
+// run runs tests in one process, with a timeout of slack times Coefficient times their measured
+// time.
+func (b binary) run(ctx context.Context, tests []testRun, env []string, slack int) outcome {
 	var took time.Duration
 	names := make([]string, len(tests))
 	for i, t := range tests {
 		took += t.took
 		names[i] = t.name
 	}
-	o, _ := b.exec(ctx, names, max(Coefficient*took, TimeoutFloor), env)
+	o, _ := b.exec(ctx, names, time.Duration(slack)*max(Coefficient*took, TimeoutFloor), env)
 	return o
 }
 

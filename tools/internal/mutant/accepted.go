@@ -199,6 +199,13 @@ func (a *Accepted) Accepts(pass, id string) bool {
 	return true
 }
 
+// Lists says whether pass accepts id, without marking the entry used: for a pass that wants
+// to know what the list expects before it has a verdict.
+func (a *Accepted) Lists(pass, id string) bool {
+	_, ok := a.lines[pass][id]
+	return ok
+}
+
 // Stale returns, sorted, the IDs of pass about the files of the packages in dirs (not of
 // their subpackages) that Accepts was never asked for: the mutants they name were killed, or
 // are gone. A skip of a whole package is not about its files.

@@ -133,3 +133,18 @@ func TestReadAcceptedKeepsPassesApart(t *testing.T) {
 		t.Errorf("Accepts(extended and properties, x) = %v, want %v", got, want)
 	}
 }
+
+// Lists answers as Accepts does but marks nothing used, so the entry stays stale until a
+// survivor names it.
+func TestListsMarksNothingUsed(t *testing.T) {
+	a, err := ReadAccepted(writeList(t, list))
+	if err != nil {
+		t.Fatalf("ReadAccepted() error = %v", err)
+	}
+	if !a.Lists(PassExtended, "psp/p.go:F:remove-stmt:return") || a.Lists(PassGremlins, "psp/p.go:F:remove-stmt:return") {
+		t.Error("Lists() = the wrong answer for an entry of one pass")
+	}
+	if got, want := a.Stale(PassExtended, []string{"psp"}), []string{"psp/p.go:F:remove-stmt:return"}; !cmp.Equal(got, want) {
+		t.Errorf("Stale() after Lists() = %v, want %v", got, want)
+	}
+}
