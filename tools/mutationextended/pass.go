@@ -87,7 +87,8 @@ func runPasses(ctx context.Context, dirs []string, suites []suite, opts options,
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	if err := os.Mkdir(filepath.Join(scratch, "tmp"), 0o700); err != nil {
+	tmp := filepath.Join(scratch, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return nil, err
 	}
 	overlay := map[string][]byte{}
@@ -115,7 +116,7 @@ func runPasses(ctx context.Context, dirs []string, suites []suite, opts options,
 		if !slices.Contains(dirs, s.dir) {
 			defer tidy(s.dir)()
 		}
-		if err := s.prepare(ctx, spec, coverpkg, opts, filepath.Join(scratch, fmt.Sprintf("suite-%d", i))); err != nil {
+		if err := s.prepare(ctx, spec, coverpkg, opts, filepath.Join(scratch, fmt.Sprintf("suite-%d", i)), tmp); err != nil {
 			return nil, err
 		}
 	}
@@ -174,12 +175,12 @@ func (p *pass) prepare(ctx context.Context, accepted *mutant.Accepted, overlay m
 }
 
 // prepare builds the suite's schema binary with the overlay spec and its coverage binary, which
-// counts the packages of coverpkg, and runs each of its tests alone under coverage.
-func (s *suite) prepare(ctx context.Context, spec string, coverpkg []string, opts options, scratch string) error {
+// counts the packages of coverpkg, and runs each of its tests alone under coverage, with tmp as
+// their TMPDIR.
+func (s *suite) prepare(ctx context.Context, spec string, coverpkg []string, opts options, scratch, tmp string) error {
 	if err := os.MkdirAll(scratch, 0o700); err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(scratch), "tmp")
 	s.schema = binary{path: filepath.Join(scratch, "schema.test"), dir: s.dir, short: opts.short, tmp: tmp}
 	if err := buildTest(ctx, s.dir, s.schema.path, "-overlay", spec); err != nil {
 		return fmt.Errorf("mutationextended: building the schema of %s: %w", s.dir, err)
@@ -377,6 +378,7 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string)
 	}
 	n := map[outcome]int{}
 	nAccepted, unlisted := 0, 0
+	listed := make([]bool, len(p.mutants)) // a survivor the list accepts
 	for i, m := range p.mutants {
 		o := p.outcomes[i]
 		n[o]++
@@ -384,6 +386,7 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string)
 			continue
 		}
 		if slices.ContainsFunc(passes, func(pass string) bool { return accepted.Accepts(pass, m.ID) }) {
+			listed[i] = true
 			nAccepted++
 			continue
 		}
@@ -411,9 +414,7 @@ func (p *pass) report(out io.Writer, accepted *mutant.Accepted, passes []string)
 			if isToken(m) == f.ext {
 				continue
 			}
-			o := p.outcomes[i]
-			t.add(o, (o == survived || o == notCovered) &&
-				slices.ContainsFunc(passes, func(pass string) bool { return accepted.Accepts(pass, m.ID) }))
+			t.add(p.outcomes[i], listed[i])
 		}
 		fmt.Fprintf(out, "%s: %s operators: %s\n", p.dir, f.name, t)
 	}
