@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test lint test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
+.PHONY: test lint modules test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
 
 # make test runs the tests alone, within 3 minutes from empty caches on 2 cores:
 # - go vet is a static check, and make lint runs it. Under go test, vet's checks of every
@@ -15,11 +15,15 @@
 #   from the race build already made; `go test ./...` alone skips it.
 # make lint builds with the same flags, so that it reuses make test's build.
 race := -race -gcflags=modernc.org/...=-d=checkptr=0
+# The product is one module per weight (README.md's layout), tied by go.work: "./..." stops at a
+# nested module's go.mod, so the verbs name every module's tree. tools/ is in the workspace for
+# its programs, and make test-tools tests it.
+pkgs = $(shell go list -m -f '{{.Dir}}/...' | grep -v '/tools/\.\.\.$$' | sed 's|^$(CURDIR)|.|')
 seen := ^TestEveryDocumentedAnswerIsSeen$$
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	@counts="$$(mktemp -d)"; trap 'rm -rf "$$counts"' EXIT; set -x; \
-	GORACE="atexit_sleep_ms=0 $$GORACE" OPENAPITEST_COUNTS="$$counts" go test $(race) -vet=off -count=1 -skip '$(seen)' ./... && \
+	GORACE="atexit_sleep_ms=0 $$GORACE" OPENAPITEST_COUNTS="$$counts" go test $(race) -vet=off -count=1 -skip '$(seen)' $(pkgs) && \
 	OPENAPITEST_COUNTS="$$counts" go test $(race) -vet=off -count=1 -run '$(seen)' ./internal/openapitest
 
 # The programs of tools/, a module of its own, are tools of tools/go.mod, staticcheck and gremlins
@@ -30,9 +34,14 @@ test:
 # test, whose race build both reuse; from empty caches, building staticcheck alone takes about a
 # minute on 2 cores.
 lint:
-	go vet $(race) ./...
-	GOFLAGS="$(race) $$GOFLAGS" "$$(go -C tools tool -n staticcheck)" ./...
+	go vet $(race) $(pkgs)
+	GOFLAGS="$(race) $$GOFLAGS" "$$(go -C tools tool -n staticcheck)" $(pkgs)
 	cd tools && "$$(go tool -n staticcheck)" ./...
+
+# Each module's go.mod and go.sum as `go mod tidy` makes them outside the workspace, and the weight
+# of the core: a module that imports only pixretry/pix builds none of the heavy dependencies.
+modules:
+	bash scripts/modules.sh
 
 # The tests of tools/ (the mutation programs, the planted bugs, the herd report), which `make test`
 # does not reach.
@@ -87,7 +96,7 @@ properties:
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestClientConfigurationIsChecked|TestErrorSaysWhatThePSPAnswered)$$' ./pix/
 
 bench:
-	go test -run '^$$' -bench . -benchmem ./...
+	go test -run '^$$' -bench . -benchmem $(pkgs)
 
 # cmd/psp beside a bare net/http handler, over loopback, at 1, 16 and 64 clients: x-bare is psp's
 # throughput over the bare handler's, measured in the same run. BenchmarkThroughput, in

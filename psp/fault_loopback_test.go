@@ -17,7 +17,7 @@ import (
 // connection per request (so net/http cannot silently resend a payment) and gives up after
 // 10 s of wall time: a bound for a broken build, never reached by a passing test.
 func mustLoopback(tb testing.TB, s *psp.Server) (*httptest.Server, *http.Client) {
-	srv := httptest.NewServer(checked(s))
+	srv := httptest.NewServer(s)
 	tb.Cleanup(srv.Close)
 	tr := &http.Transport{DisableKeepAlives: true}
 	tb.Cleanup(tr.CloseIdleConnections)
@@ -46,8 +46,8 @@ func TestOverTCPDropIsEOFAfterTheCommit(t *testing.T) {
 		t.Fatalf("%d settlements after a drop, want 1", n)
 	}
 	a := mustPost(t, client, srv.URL, "k1", validBody)
-	if a.status != 201 || a.header.Get(psp.ReplayedHeader) != "true" {
-		t.Errorf("retry = %d replayed %q, want a replayed 201", a.status, a.header.Get(psp.ReplayedHeader))
+	if a.status != 201 || a.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry = %d replayed %q, want a replayed 201", a.status, a.header.Get("Idempotent-Replayed"))
 	}
 }
 
@@ -84,7 +84,7 @@ func TestOverTCPDownResetsEveryConnection(t *testing.T) {
 func TestOverTCPCutBodyIsUnexpectedEOF(t *testing.T) {
 	s := mustServer(t)
 	srv, client := mustLoopback(t, s)
-	s.Inject(psp.BadBody(psp.BreachCut))
+	s.Inject(psp.BadBody("cut"))
 	resp, err := post(context.Background(), client, srv.URL, "k1", validBody)
 	if err != nil {
 		t.Fatalf("POST error = %v, want the 201's header", err)

@@ -14,7 +14,6 @@ import (
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
 
-	"pixretry/internal/openapitest"
 	"pixretry/psp"
 	"pixretry/psp/psptest"
 )
@@ -41,7 +40,7 @@ var (
 	linTokens  = []string{"token-a", "token-b"}
 	linKeys    = []string{"k1", "k2", "k3"}
 	linAmounts = []int64{10_000, 25_000}
-	linFaults  = []psp.FaultKind{"", "", psp.FaultSlow, psp.FaultSlow, psp.FaultDrop}
+	linFaults  = []string{"", "", "slow", "slow", "drop"}
 )
 
 const linPixKey = "pix@example.com"
@@ -72,7 +71,7 @@ func drawSend(t *rapid.T) linSend {
 		Cents: rapid.SampledFrom(linAmounts).Draw(t, "cents"),
 		Fault: psp.Fault{Kind: rapid.SampledFrom(linFaults).Draw(t, "fault")},
 	}
-	if s.Fault.Kind == psp.FaultSlow {
+	if s.Fault.Kind == "slow" {
 		s.Fault.Duration = msRange(1, 30).Draw(t, "delay") // the key stays in flight: the same payload meets 409
 	}
 	if rapid.IntRange(0, 3).Draw(t, "client gives up") == 3 {
@@ -83,15 +82,13 @@ func drawSend(t *rapid.T) linSend {
 
 // recordHistory sends plan from one goroutine per client to wrap(PSP), or to the PSP if wrap is
 // nil, over psptest's in-memory pipes. Call it inside a synctest bubble: pauses and timeouts are
-// virtual. It returns the history, and what checkLedger says of the PSP's ledger after it. The
-// PSP's answers that the OpenAPI document does not describe fail tb.
-func recordHistory(tb openapitest.TB, plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
+// virtual. It returns the history, and what checkLedger says of the PSP's ledger after it.
+func recordHistory(plan linPlan, wrap func(http.Handler) http.Handler) ([]porcupine.Operation, error) {
 	front := func(double *psp.Server) http.Handler {
-		h := openapitest.Handler(tb, double, double)
 		if wrap != nil {
-			return wrap(h)
+			return wrap(double)
 		}
-		return h
+		return double
 	}
 	srv, err := psptest.NewServerBehind(psp.Config{Tokens: linTokens, BalanceCents: plan.BalanceCents}, front)
 	if err != nil {
@@ -108,7 +105,7 @@ func recordHistory(tb openapitest.TB, plan linPlan, wrap func(http.Handler) http
 			for _, s := range sends {
 				time.Sleep(s.Pause)
 				if s.Fault.Kind != "" {
-					if s.Fault.Kind == psp.FaultDrop {
+					if s.Fault.Kind == "drop" {
 						rec.drops.Add(1)
 					}
 					srv.Inject(s.Fault)

@@ -27,7 +27,7 @@ func TestPSPIsLinearizable(t *testing.T) {
 		plan := drawPlan(t)
 		var history []porcupine.Operation
 		var ledger error
-		rapid.SyncTest(t, func(t *rapid.T) { history, ledger = recordHistory(t, plan, nil) })
+		rapid.SyncTest(t, func(t *rapid.T) { history, ledger = recordHistory(plan, nil) })
 		cov.addSeen(historyEvents(plan, history))
 		operations.Add(int64(len(history)))
 		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res != porcupine.Ok {
@@ -98,7 +98,7 @@ func firstCaught(t *testing.T, wrap func(http.Handler) http.Handler) (int, *porc
 		plan := plans.Example(i)
 		var history []porcupine.Operation
 		var ledger error
-		synctest.Test(t, func(t *testing.T) { history, ledger = recordHistory(t, plan, wrap) })
+		synctest.Test(t, func(t *testing.T) { history, ledger = recordHistory(plan, wrap) })
 		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res == porcupine.Illegal {
 			return i + 1, &info, ledger
 		}

@@ -26,7 +26,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"pixretry/internal/openapitest"
 	"pixretry/psp"
 	"pixretry/psp/psptest"
 )
@@ -47,10 +46,9 @@ func TestPSPMatchesModel(t *testing.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
 		ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
 		rapid.SyncTest(t, func(t *rapid.T) {
-			srv, err := psptest.NewServerBehind(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl},
-				func(double *psp.Server) http.Handler { return openapitest.Handler(t, double, double) })
+			srv, err := psptest.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
 			if err != nil {
-				t.Fatalf("psptest.NewServerBehind() error = %v", err)
+				t.Fatalf("psptest.NewServer() error = %v", err)
 			}
 			t.Cleanup(srv.Close)
 			mc := &pspMachine{srv: srv, client: srv.HTTPClient(), m: newPSPModel(balance, ttl), seen: map[string]bool{}}

@@ -132,9 +132,9 @@ func packages(args []string, accepted *mutant.Accepted) (dirs []string, module m
 			dirs = append(dirs, filepath.ToSlash(filepath.Clean(arg)))
 			continue
 		}
-		out, err := exec.Command("go", "list", "-f", "{{.Name}} {{.Dir}}", "./...").Output()
+		out, err := listWorkspace()
 		if err != nil {
-			return nil, nil, fmt.Errorf("mutationextended: go list ./...: %w", err)
+			return nil, nil, err
 		}
 		wd, err := os.Getwd()
 		if err != nil {
@@ -205,4 +205,24 @@ func listMutants(dirs []string, out io.Writer) error {
 		fmt.Fprintf(out, "%s: %d mutants\n", p.dir, len(p.mutants))
 	}
 	return nil
+}
+
+// listWorkspace lists the name and directory of every package of the workspace's modules but
+// pixretry/tools, this tool's own: "./..." stops at a nested module's go.mod.
+func listWorkspace() ([]byte, error) {
+	mods, err := exec.Command("go", "list", "-m", "-f", "{{.Path}} {{.Dir}}").Output()
+	if err != nil {
+		return nil, fmt.Errorf("mutationextended: go list -m: %w", err)
+	}
+	args := []string{"list", "-f", "{{.Name}} {{.Dir}}"}
+	for _, line := range strings.Split(strings.TrimSpace(string(mods)), "\n") {
+		if path, dir, _ := strings.Cut(line, " "); path != "pixretry/tools" {
+			args = append(args, dir+"/...")
+		}
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("mutationextended: go list: %w", err)
+	}
+	return out, nil
 }
