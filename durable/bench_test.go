@@ -407,7 +407,8 @@ func BenchmarkRestart(b *testing.B) {
 	l := mustPSP(b)
 	path := filepath.Join(b.TempDir(), "restart.db")
 	attempt := make(chan struct{}, 1)
-	crashPoint = func(point string) {
+	cfg := l.config()
+	cfg.Testing.CrashPoint = func(point string) {
 		if point == "before-attempt" {
 			select {
 			case attempt <- struct{}{}:
@@ -415,7 +416,6 @@ func BenchmarkRestart(b *testing.B) {
 			}
 		}
 	}
-	defer func() { crashPoint = func(string) {} }()
 	for i := range b.N {
 		b.StopTimer()
 		killedRun(b, path, fmt.Sprintf("restart-%d", i))
@@ -424,7 +424,7 @@ func BenchmarkRestart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := NewSQLite(context.Background(), db, l.config())
+		p, err := NewSQLite(context.Background(), db, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -34,9 +34,10 @@ func crashChild() int {
 }
 
 func runChild(ctx context.Context) error {
-	armCrashPoint(os.Getenv(pointEnv))
+	crash := crashPoint(os.Getenv(pointEnv))
 	cfg := testConfig(os.Getenv(pspEnv))
-	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport}}
+	cfg.Testing.CrashPoint = crash
+	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport, crash}}
 	ttl, err := time.ParseDuration(os.Getenv(ttlEnv))
 	if err != nil {
 		return err
@@ -106,7 +107,7 @@ func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error
 			}
 			continue
 		}
-		crashPoint("before-commit")
+		p.cfg.Testing.crash("before-commit")
 		if err := p.db.commit(ctx, tx); err != nil {
 			return err
 		}
@@ -114,17 +115,17 @@ func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error
 	return nil
 }
 
-// armCrashPoint sets crashPoint from spec. At its stop, the child says so on stdout and waits
-// for the parent's SIGKILL.
-func armCrashPoint(spec string) {
+// crashPoint returns the Config.Testing.CrashPoint that spec asks for, or nil. At its stop,
+// the child says so on stdout and waits for the parent's SIGKILL.
+func crashPoint(spec string) func(point string) {
 	if spec == "" {
-		return
+		return nil
 	}
 	name, n, _ := strings.Cut(spec, ":")
 	at, _ := strconv.Atoi(n)
 	var mu sync.Mutex
 	passed := map[string]int{}
-	crashPoint = func(point string) {
+	return func(point string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if name == "random" {
@@ -144,12 +145,15 @@ func armCrashPoint(spec string) {
 }
 
 // settledUnread is the crash point between the PSP's 201 and pix's reading of it.
-type settledUnread struct{ base http.RoundTripper }
+type settledUnread struct {
+	base  http.RoundTripper
+	crash func(point string) // or nil
+}
 
 func (t settledUnread) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
 	if err == nil && resp.StatusCode == http.StatusCreated {
-		crashPoint("settled-unread")
+		TestingKnobs{CrashPoint: t.crash}.crash("settled-unread")
 	}
 	return resp, err
 }

@@ -76,7 +76,7 @@ func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, 
 	if o, ok := p.observer().(keyRotations); ok {
 		o.KeyRotated(ctx, in.Key, key)
 	}
-	crashPoint("rotated")
+	p.cfg.Testing.crash("rotated")
 	return key, nil
 }
 

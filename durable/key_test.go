@@ -49,11 +49,9 @@ func ageFirstSent(tb testing.TB, db *sql.DB, d time.Duration) {
 	}
 }
 
-// onCrashPoint calls f at every crash point until the test ends. Set it before the Payer
-// starts, so that the Payer stops first.
-func onCrashPoint(tb testing.TB, f func(point string)) {
-	crashPoint = f
-	tb.Cleanup(func() { crashPoint = func(string) {} })
+// onCrashPoint has p call f at every crash point. Set it before p starts.
+func onCrashPoint[TTx any](p *Payer[TTx], f func(point string)) {
+	p.cfg.Testing.CrashPoint = f
 }
 
 // The PSP settled, both answers were lost, and the next job attempt comes after the PSP forgot
@@ -188,7 +186,7 @@ func TestWorkReadsAgainAKeyRotatedBeforeItsMark(t *testing.T) {
 	p := mustPayer(t, db, l.config())
 	in := mustPay(t, p, "a", payment(100))
 	var once sync.Once
-	onCrashPoint(t, func(point string) {
+	onCrashPoint(p, func(point string) {
 		if point == "before-attempt" {
 			once.Do(func() { mustRotate(t, p, in) })
 		}
@@ -212,7 +210,7 @@ func TestWorkRecordsNoRefusalUnderAKeyRotatedMeanwhile(t *testing.T) {
 	p := mustPayer(t, db, l.config())
 	in := mustPay(t, p, "b", payment(refusedCents))
 	var once sync.Once
-	onCrashPoint(t, func(point string) {
+	onCrashPoint(p, func(point string) {
 		if point == "answered" {
 			once.Do(func() { mustRotate(t, p, in) })
 		}
@@ -239,7 +237,7 @@ func TestWorkRotatesOncePerJobAttempt(t *testing.T) {
 	}
 	aged()
 	var passes atomic.Int32
-	onCrashPoint(t, func(point string) {
+	onCrashPoint(p, func(point string) {
 		if point == "before-attempt" && passes.Add(1) == 2 {
 			aged()
 		}

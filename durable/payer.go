@@ -73,6 +73,27 @@ type Config struct {
 	// entry is the outermost. durableotel.Middleware returns the Payer's metrics and spans.
 	// Entries are installed as middleware only: River runs none of their hooks. Nil adds none.
 	Middleware []rivertype.Middleware
+	// Testing holds hooks for this package's tests. Programs leave it zero, which does
+	// nothing.
+	Testing TestingKnobs
+}
+
+// TestingKnobs are hooks that tests set through Config.Testing to reach inside a Payer at
+// work, as CockroachDB's testing knobs do. They are for tests only. The zero value does
+// nothing.
+type TestingKnobs struct {
+	// CrashPoint, if set, is called at each point where the crash tests may kill the
+	// process, with the point's name: "before-attempt", "marked", "answered", "recorded" and
+	// "rotated". It runs on the worker's goroutine, and the worker waits for it to return.
+	// Nil does nothing.
+	CrashPoint func(point string)
+}
+
+// crash calls CrashPoint at point, if set.
+func (k TestingKnobs) crash(point string) {
+	if k.CrashPoint != nil {
+		k.CrashPoint(point)
+	}
 }
 
 // fetchCooldown is FetchCooldown's default: River's own, 100 ms, would hold 10 workers to

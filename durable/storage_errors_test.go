@@ -468,12 +468,11 @@ func TestWaitWakesWhenAJobEnds(t *testing.T) {
 	// The attempt waits for Wait's first count, so that Wait finds the intent pending.
 	counted := make(chan struct{})
 	p.db = countProbe{p.db, sync.OnceFunc(func() { close(counted) })}
-	crashPoint = func(point string) {
+	onCrashPoint(p, func(point string) {
 		if point == "before-attempt" {
 			<-counted
 		}
-	}
-	t.Cleanup(func() { crashPoint = func(string) {} }) // after mustStart's Stop
+	})
 	mustStart(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), stallAfter())
 	defer cancel()

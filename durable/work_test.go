@@ -151,12 +151,11 @@ func TestStopCancelsAttemptsInFlightWhenItsContextEnds(t *testing.T) {
 	l.inject(faultSlow)
 	mustPay(t, p, "a", payment(100))
 	sent := make(chan struct{})
-	crashPoint = func(point string) {
+	onCrashPoint(p, func(point string) {
 		if point == "before-attempt" {
 			close(sent)
 		}
-	}
-	defer func() { crashPoint = func(string) {} }()
+	})
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,6 @@ type worker[TTx any] struct {
 	payer *Payer[TTx]
 }
 
-// crashPoint is called at the points where the crash tests kill the process. It does nothing
-// outside them.
-var crashPoint = func(string) {}
-
 // errMovedOn reports an intent that another worker changed since it was read: it is no longer
 // pending under the key at hand. The job reads it again.
 var errMovedOn = errors.New("durable: the intent moved on")
@@ -42,7 +38,7 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 	p := w.payer
 	rotated := false
 	for {
-		crashPoint("before-attempt")
+		p.cfg.Testing.crash("before-attempt")
 		in, firstSent, err := p.mark(ctx, job.Args.ID)
 		if errors.Is(err, errNotPending) {
 			return p.ended(ctx, job.Args.ID)
@@ -50,9 +46,9 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 		if err != nil {
 			return err
 		}
-		crashPoint("marked")
+		p.cfg.Testing.crash("marked")
 		r, err := p.cfg.Client.Resume(ctx, &pix.OutcomeUnknownError{Key: in.Key, FirstSent: firstSent}, in.Payment)
-		crashPoint("answered")
+		p.cfg.Testing.crash("answered")
 		if judge(err) == rotate && !rotated {
 			rotated = true
 			if _, err := p.rotate(ctx, in, err); err != nil {
@@ -90,14 +86,14 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 			return err
 		}
 		log.LogAttrs(ctx, slog.LevelInfo, "durable: settled", slog.String("endToEndId", r.EndToEndID))
-		crashPoint("recorded")
+		p.cfg.Testing.crash("recorded")
 		return nil
 	case refuse:
 		if err := p.record(ctx, in, "status = $4, last_error = $5", StatusRefused, sent.Error()); err != nil {
 			return err
 		}
 		log.LogAttrs(ctx, slog.LevelWarn, "durable: refused", slog.String("error", sent.Error()))
-		crashPoint("recorded")
+		p.cfg.Testing.crash("recorded")
 		return river.JobCancel(sent)
 	}
 	if err := p.record(ctx, in, "last_error = $4", sent.Error()); err != nil {
@@ -106,7 +102,7 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 	wait := p.cfg.delay(in.Attempts)
 	log.LogAttrs(ctx, slog.LevelWarn, "durable: outcome unknown", slog.String("error", sent.Error()),
 		slog.Bool("quota_empty", errors.Is(sent, retry.ErrQuotaExhausted)), slog.Duration("wait", wait))
-	crashPoint("recorded")
+	p.cfg.Testing.crash("recorded")
 	return river.JobSnooze(wait)
 }
 

@@ -77,13 +77,12 @@ func (h tapeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h tapeHandler) WithGroup(string) slog.Handler { return h } // the Payer's records use no group
 
-// mustWorkTape gives cfg a Logger that writes a new tape, and writes every crash point there
-// until the test ends. At crash point recorded, it also writes the state of the only job in
-// db. Call it before the Payer starts, so that the Payer stops first.
+// mustWorkTape gives cfg a Logger that writes a new tape, and a CrashPoint that writes every
+// crash point there. At crash point recorded, it also writes the state of the only job in db.
 func mustWorkTape(tb testing.TB, db *sql.DB, cfg *Config) *workTape {
 	tape := &workTape{}
 	cfg.Logger = slog.New(tapeHandler{tape: tape})
-	onCrashPoint(tb, func(point string) {
+	cfg.Testing.CrashPoint = func(point string) {
 		if point != "recorded" {
 			tape.add(point)
 			return
@@ -93,7 +92,7 @@ func mustWorkTape(tb testing.TB, db *sql.DB, cfg *Config) *workTape {
 			tb.Errorf("read the job's state at crash point recorded: %v", err)
 		}
 		tape.add("recorded, job " + state)
-	})
+	}
 	return tape
 }
 

@@ -97,7 +97,7 @@ func TestWorkFollowsAKeyRotatedMeanwhileInOneJobAttempt(t *testing.T) {
 			p := mustPayer(t, db, ttlConfig(l))
 			in := mustPay(t, p, "a", payment(tt.cents))
 			var once sync.Once
-			onCrashPoint(t, func(point string) {
+			onCrashPoint(p, func(point string) {
 				if point == tt.point {
 					once.Do(func() { mustRotate(t, p, in) })
 				}
