@@ -2,15 +2,34 @@ package retry_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
+// The property suite of package retry lives in the files property_*_test.go. rapid draws
+// scripts of failures, policies at their edges and ends of the caller's context, runs retry.Do
+// on them in synctest bubbles, and checks every call against predict, the one model of Do
+// (this file; the calls it draws and the violations planted in them are in
+// property_model_gen_test.go). Calls that share a retry.Quota are checked against quotaBucket,
+// the model of the quota (property_quota_model_test.go, its property in property_quota_test.go).
+// The oracles of package retrytest restate Ceiling, FullJitter and the classes of statuses
+// another way. Every property shows its coverage of events in the test log.
+
 // The one model of retry.Do: its doc as a program over a script of attempts, in virtual time
-// counted from the call. Each step quotes the sentence of Do's doc it follows. The suite's
-// oracles give the numbers (property_oracle_test.go): transientStatusOf (through
-// opError.Transient), ceilingOf, fullJitterOf.
+// counted from the call. Each step quotes the sentence of Do's doc it follows. The oracles of
+// retrytest give the numbers: TransientStatus (through opError.Transient), Ceiling, FullJitter.
 
 // doStep is one attempt of the script. It lasts Took and returns Err.Err, nil for a success.
 // The caller's context cuts it short with the context's error, unless the op is Deaf to it.
@@ -145,7 +164,7 @@ func (m *model) judge(n int, e opError) retry.Attempt {
 	case e.Hint > p.DelayMax: // "A hint longer than p.DelayMax ends the call"
 		a.Wait, a.Stop = e.Hint, retry.StopRetryAfter
 	default: // "drawn from [0, Ceiling(p, n)]"; "raises the wait to that hint"
-		a.Wait = max(fullJitterOf(ceilingOf(p, n), m.c.Draws[m.draws%len(m.c.Draws)]), e.Hint)
+		a.Wait = max(retrytest.FullJitter(retrytest.Ceiling(p, n), m.c.Draws[m.draws%len(m.c.Draws)]), e.Hint)
 		m.draws++
 		deadline, untilDeadline := m.c.Ctx.Kind == "deadline", m.c.Ctx.At-m.now
 		m.saw("deadline exactly as a wait would end", deadline && untilDeadline == a.Wait)
@@ -174,5 +193,236 @@ func (m *model) stopContext(t time.Duration) {
 	if m.c.Ctx.Cause && m.ended(t) {
 		m.pr.Cause = errShutdown
 		m.saw("context ended with a cause", true)
+	}
+}
+
+// doRun is what Do did.
+type doRun struct {
+	Attempts []retry.Attempt
+	Starts   []time.Duration
+	End      time.Duration
+	Value    int
+	Err      error
+}
+
+// runDo calls retry.Do over c's script in the current synctest bubble. Attempt n returns n, with
+// its error if it fails.
+func runDo(c doCase) doRun {
+	start := time.Now()
+	ctx, stop := callerContext(c.Ctx, start)
+	defer stop()
+	var run doRun
+	var observed recorder
+	op := func(ctx context.Context) (int, error) {
+		n := len(run.Starts) + 1
+		if n > len(c.Steps)+1 {
+			panic(fmt.Sprintf("op called again after attempt %d succeeded", n-1))
+		}
+		run.Starts = append(run.Starts, time.Since(start))
+		return n, c.step(n).play(ctx)
+	}
+	opts := []retry.Option{retry.WithRand(cycleOf(c.Draws)), observed.option()}
+	for i, name := range c.NoOps { // after the real options, then before them, in turn
+		opts = slices.Insert(opts, (1-i%2)*len(opts), noOps[name])
+	}
+	run.Value, run.Err = retry.Do(ctx, c.Policy, op, opts...)
+	run.End, run.Attempts = time.Since(start), observed.seen
+	return run
+}
+
+// play is the op's attempt: it holds for Took and returns Err.Err, or the context's error if
+// the context ends first and the op is not deaf.
+func (s doStep) play(ctx context.Context) error {
+	if s.Deaf || s.Took == 0 {
+		time.Sleep(s.Took)
+		return s.Err.Err
+	}
+	select {
+	case <-time.After(s.Took):
+		return s.Err.Err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// callerContext is the caller's context as end describes it, for a call made at start.
+func callerContext(end ctxEnd, start time.Time) (context.Context, func()) {
+	var cause error
+	if end.Cause {
+		cause = errShutdown
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	switch {
+	case end.Kind == "cancel" && end.At == 0:
+		cancel(cause)
+	case end.Kind == "cancel":
+		t := time.AfterFunc(end.At, func() { cancel(cause) })
+		return ctx, func() { t.Stop(); cancel(nil) }
+	case end.Kind == "deadline":
+		ctx, stop := context.WithDeadlineCause(ctx, start.Add(end.At), cause)
+		return ctx, func() { stop(); cancel(nil) }
+	}
+	return ctx, func() { cancel(nil) }
+}
+
+// checkDo compares what Do did with the model's prediction.
+func checkDo(pr doPrediction, run doRun) error {
+	var v violations
+	if fmt.Sprint(run.Starts) != fmt.Sprint(pr.Starts) {
+		v.addf("attempts started at %v, want %v", run.Starts, pr.Starts)
+	}
+	if run.End != pr.End {
+		v.addf("Do returned at %v, want %v", run.End, pr.End)
+	}
+	if len(run.Attempts) != len(pr.Attempts) {
+		v.addf("observer saw %d attempts, want %d", len(run.Attempts), len(pr.Attempts))
+	}
+	for i := range min(len(run.Attempts), len(pr.Attempts)) {
+		if got, want := run.Attempts[i], pr.Attempts[i]; got != want {
+			v.addf("attempt %d: observer saw %+v, want %+v", i+1, got, want)
+		}
+	}
+	checkDoResult(&v, pr, run)
+	return v.err()
+}
+
+// checkDoResult checks Do's value and error against the stop predicted.
+func checkDoResult(v *violations, pr doPrediction, run doRun) {
+	n := len(pr.Attempts)
+	var last error // the last attempt's error, which the observer is checked to have seen
+	if n > 0 {
+		last = pr.Attempts[n-1].Err
+	}
+	if pr.Stop != retry.StopSuccess && run.Value != 0 { // op returns its attempt's number even with an error
+		v.addf("Do() = %d and an error, want the zero value", run.Value)
+	}
+	switch pr.Stop {
+	case stopInvalid:
+		if !errors.Is(run.Err, retry.ErrInvalidPolicy) || len(run.Starts) > 0 {
+			v.addf("Do() error = %v after %d attempts, want ErrInvalidPolicy and none", run.Err, len(run.Starts))
+		}
+	case retry.StopSuccess:
+		if run.Err != nil || run.Value != n {
+			v.addf("Do() = %d, %v; want %d, nil", run.Value, run.Err, n)
+		}
+	case retry.StopPermanent:
+		if run.Err != last {
+			v.addf("Do() error = %v, want the permanent error itself, %v", run.Err, last)
+		}
+	case retry.StopBudget, retry.StopRetryAfter:
+		if !errors.Is(run.Err, last) || !strings.Contains(fmt.Sprint(run.Err), fmt.Sprintf("attempt %d", n)) {
+			v.addf("Do() error = %v, want it to wrap %v and name attempt %d", run.Err, last, n)
+		}
+	case retry.StopContext:
+		if !errors.Is(run.Err, pr.CtxErr) || n > 0 && !errors.Is(run.Err, last) {
+			v.addf("Do() error = %v, want it to wrap %v and the last attempt's %v", run.Err, pr.CtxErr, last)
+		}
+		if pr.Cause != nil && !errors.Is(run.Err, pr.Cause) {
+			v.addf("Do() error = %v, want it to wrap the context's cause %v", run.Err, pr.Cause)
+		}
+		name := "before attempt 1"
+		if n > 0 {
+			name = fmt.Sprintf("after attempt %d", n)
+		}
+		if !strings.Contains(fmt.Sprint(run.Err), name) {
+			v.addf("Do() error = %v, want it to name the last attempt: %q", run.Err, name)
+		}
+	}
+}
+
+// TestDoFollowsItsModel: retry.Do makes the attempts, waits, stops and errors its doc promises,
+// for any script of failures, any policy and any end of the caller's context. Each shape of call
+// (doShapes) is a subtest that must reach its events.
+func TestDoFollowsItsModel(t *testing.T) {
+	for shape, events := range doShapes {
+		t.Run(shape, func(t *testing.T) {
+			var cov retrytest.Coverage
+			rapid.Check(t, func(t *rapid.T) {
+				c := doCaseGen(shape).Draw(t, "call")
+				pr := predict(c)
+				if pr.Tie {
+					t.Skip("an event falls on the instant the context ends")
+				}
+				rapid.SyncTest(t, func(t *rapid.T) {
+					if err := checkDo(pr, runDo(c)); err != nil {
+						t.Fatalf("retry.Do broke its model:\n%v", err)
+					}
+				})
+				cov.Add(pr.events)
+			})
+			cov.Require(t, 100, events...)
+		})
+	}
+}
+
+// TestDoClassifiesEveryStatus: every status from 100 to 999, bare, with a hint or wrapping a
+// connection failure, is judged as Transient's contract says, in a call the model predicts.
+// Random calls reach an edge such as 599 only now and then.
+func TestDoClassifiesEveryStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := retry.Policy{AttemptsMax: 2, DelayBase: time.Millisecond, DelayMax: time.Second}
+		for code := 100; code <= 999; code++ {
+			for _, e := range []opError{answerError(code, 0, nil), answerError(code, time.Second, nil),
+				answerError(code, 0, io.ErrUnexpectedEOF)} {
+				c := doCase{Policy: p, Steps: []doStep{{Err: e}}, Draws: []float64{0.5}, Ctx: ctxEnd{Kind: "none"}}
+				if err := checkDo(predict(c), runDo(c)); err != nil {
+					t.Fatalf("%s: retry.Do broke its model:\n%v", e.Name, err)
+				}
+			}
+		}
+	})
+}
+
+// TestCeilingAndFullJitterFollowTheirContract: Ceiling is min(DelayMax, DelayBase·2^(n−1)) for
+// every n (below 1 counting as 1) and valid policy. FullJitter is ⌊u·(ceiling+1)⌋ for every
+// draw (outside [0, 1), NaN included, the ceiling) and every ceiling (a negative one as 0).
+func TestCeilingAndFullJitterFollowTheirContract(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := edgePolicyGen().Draw(t, "policy")
+		n := rapid.OneOf(rapid.IntRange(math.MinInt, 1), rapid.IntRange(1, 200), rapid.IntRange(1, math.MaxInt)).Draw(t, "n")
+		if got, want := retry.Ceiling(p, n), retrytest.Ceiling(p, max(n, 1)); got != want {
+			t.Fatalf("Ceiling(%+v, %d) = %v, want %v", p, n, got, want)
+		}
+		ceiling := rapid.OneOf(retrytest.Durations(-time.Hour, 0), retrytest.Durations(0, 48*time.Hour),
+			retrytest.Durations(0, math.MaxInt64-1)).Draw(t, "ceiling")
+		u := rapid.OneOf(rapid.Float64Range(0, 1), rapid.Float64(), rapid.SampledFrom([]float64{0, 1,
+			math.Nextafter(1, 0), math.Copysign(0, -1), math.NaN(), math.Inf(1)})).Draw(t, "u")
+		if got, want := retry.FullJitter(ceiling, u), retrytest.FullJitter(max(ceiling, 0), u); got != want {
+			t.Fatalf("FullJitter(%v, %v) = %v, want %v", ceiling, u, got, want)
+		}
+	})
+}
+
+// TestStopNames: each reason reads as its documented name, and any other value as "Stop(n)".
+func TestStopNames(t *testing.T) {
+	names := []string{"none", "success", "permanent", "budget", "retry-after", "context", "quota"}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.IntRange(-1000, 1000).Draw(t, "stop")
+		want := fmt.Sprintf("Stop(%d)", s)
+		if s >= 0 && s < len(names) {
+			want = names[s]
+		}
+		if got := retry.Stop(s).String(); got != want {
+			t.Fatalf("Stop(%d).String() = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// violations collects the violations of one check.
+type violations []error
+
+func (v *violations) addf(format string, args ...any) { *v = append(*v, fmt.Errorf(format, args...)) }
+
+// err joins the violations, nil when there are none.
+func (v violations) err() error { return errors.Join(v...) }
+
+// cycleOf returns a source of draws for retry.WithRand that yields us in order, starting
+// again at the end. us must not be empty. The source is not safe for concurrent use.
+func cycleOf(us []float64) func() float64 {
+	taken := 0
+	return func() float64 {
+		u := us[taken%len(us)]
+		taken++
+		return u
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // TestQuotaKeepsItsBound: calls to retry.Do share a quota, with any ratio, burst, policy and
@@ -25,13 +26,13 @@ import (
 // nothing when they ask for no more than burst retries. Every call makes its first attempt. A
 // refused call ends at once with ErrQuotaExhausted and its last attempt's error.
 func TestQuotaKeepsItsBound(t *testing.T) {
-	var cov coverage
+	var cov retrytest.Coverage
 	rapid.Check(t, func(t *rapid.T) {
 		sc := quotaScenarioGen().Draw(t, "scenario")
 		goroutines, seed := rapid.IntRange(2, 8).Draw(t, "goroutines"), rapid.Uint64().Draw(t, "jitter seed")
 		rapid.SyncTest(t, func(t *rapid.T) {
 			trace, concurrent := runQuotaCalls(t, sc, 1, seed), runQuotaCalls(t, sc, goroutines, seed)
-			cov.addSeen(quotaEvents(sc, trace, concurrent))
+			cov.Add(quotaEvents(sc, trace, concurrent))
 			if err := diffQuota(trace, newQuotaBucket(sc.limits).replay(sc.demand())); err != nil {
 				t.Fatalf("one call after the other: %v", err)
 			}
@@ -44,8 +45,7 @@ func TestQuotaKeepsItsBound(t *testing.T) {
 			}
 		})
 	})
-	t.Log(&cov)
-	cov.require(t, 100, "quota: retry granted", "quota: retry refused", "quota: granted after a refusal",
+	cov.Require(t, 100, "quota: retry granted", "quota: retry refused", "quota: granted after a refusal",
 		"quota: every retry asked for granted", "quota: at once, retry granted", "quota: at once, retry refused")
 }
 
@@ -82,8 +82,8 @@ func quotaScenarioGen() *rapid.Generator[quotaScenario] {
 			rapid.Float64Range(0, 3)).Draw(t, "ratio")
 		sc := quotaScenario{limits: quotaLimits{ratio: ratio, burst: rapid.IntRange(0, 6).Draw(t, "burst")},
 			policy: retry.Policy{AttemptsMax: rapid.IntRange(1, 5).Draw(t, "AttemptsMax"),
-				DelayBase: msRange(0, 100).Draw(t, "DelayBase")}}
-		sc.policy.DelayMax = sc.policy.DelayBase + msRange(0, 400).Draw(t, "DelayMax-DelayBase")
+				DelayBase: retrytest.Millis(0, 100).Draw(t, "DelayBase")}}
+		sc.policy.DelayMax = sc.policy.DelayBase + retrytest.Millis(0, 400).Draw(t, "DelayMax-DelayBase")
 		shares := rapid.SampledFrom([]int{0, 5, 10, 20, 40, 70, 100})
 		before, after := shares.Draw(t, "percent failing"), shares.Draw(t, "percent failing after the change")
 		sc.calls = make([][]quotaOutcome, rapid.IntRange(1, 60).Draw(t, "calls"))

@@ -10,15 +10,19 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
-// The calls TestDoFollowsItsModel draws. The op fails on a script: every class of error
+// The calls TestDoFollowsItsModel draws, and the violations planted to show that checkDo can
+// fail (doBaseline, TestNoVacuousDoModel). The op fails on a script: every class of error
 // Transient names, policies at their edges (AttemptsMax 1 to math.MaxInt, delays from 0 to a
 // day, ceilings that would pass 2^63 ns), and a caller's context that ends before the first
 // attempt, during an attempt or during a wait.
@@ -49,7 +53,7 @@ func answerError(code int, hint time.Duration, cause error) opError {
 		err = &causedStatus{statusError: s, cause: cause}
 	}
 	return opError{Name: fmt.Sprintf("status %d, hint %v, cause %v", code, hint, cause), Err: err,
-		Transient: transientStatusOf(code), Hint: hint}
+		Transient: retrytest.TransientStatus(code), Hint: hint}
 }
 
 // networkErrors are the errors that are not answers. The first 8 are transient: a connection
@@ -83,8 +87,8 @@ func opErrorGen(p retry.Policy) *rapid.Generator[opError] {
 		transient := rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504, 599})
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.IntRange(100, 399), transient, transient,
 			rapid.SampledFrom([]int{400, 408, 410, 422, 428, 430, 499, 501, 505})).Draw(t, "status")
-		hint := rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(1, p.DelayMax+1), // none, up to DelayMax,
-			durationGen(p.DelayMax, p.DelayMax+time.Hour)).Draw(t, "hint") // or beyond it
+		hint := rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Durations(1, p.DelayMax+1), // none, up to DelayMax,
+			retrytest.Durations(p.DelayMax, p.DelayMax+time.Hour)).Draw(t, "hint") // or beyond it
 		var cause error
 		if rapid.Bool().Draw(t, "wraps a connection failure") {
 			cause = io.ErrUnexpectedEOF
@@ -102,11 +106,11 @@ func edgePolicyGen() *rapid.Generator[retry.Policy] {
 		p := retry.Policy{
 			AttemptsMax: rapid.OneOf(rapid.IntRange(1, 6), rapid.IntRange(1, 100), rapid.Just(math.MaxInt),
 				rapid.IntRange(1, math.MaxInt)).Draw(t, "AttemptsMax"),
-			DelayBase: rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(1, time.Microsecond),
-				durationGen(time.Millisecond, time.Hour)).Draw(t, "DelayBase"),
+			DelayBase: rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Durations(1, time.Microsecond),
+				retrytest.Durations(time.Millisecond, time.Hour)).Draw(t, "DelayBase"),
 		}
-		p.DelayMax = p.DelayBase + rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(0, time.Second),
-			durationGen(0, 24*time.Hour)).Draw(t, "DelayMax-DelayBase")
+		p.DelayMax = p.DelayBase + rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Durations(0, time.Second),
+			retrytest.Durations(0, 24*time.Hour)).Draw(t, "DelayMax-DelayBase")
 		return p
 	})
 }
@@ -133,16 +137,16 @@ var doShapes = map[string][]string{
 // doCaseGen draws a call of one of doShapes.
 func doCaseGen(shape string) *rapid.Generator[doCase] {
 	return rapid.Custom(func(t *rapid.T) doCase {
-		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: jitterGen().Draw(t, "draws"),
+		c := doCase{Policy: edgePolicyGen().Draw(t, "policy"), Draws: retrytest.Draws().Draw(t, "draws"),
 			Ctx: ctxEnd{Kind: "none"}}
 		switch shape {
 		case "random":
 			drawRandomCall(t, &c)
 		case "deaf": // the first attempt ignores its context, which ends strictly within it
-			took := msRange(2, 2000).Draw(t, "took")
+			took := retrytest.Millis(2, 2000).Draw(t, "took")
 			c.Steps = []doStep{{Took: took, Err: opErrorGen(c.Policy).Draw(t, "error"), Deaf: true}}
 			c.Ctx = ctxEnd{Kind: rapid.SampledFrom([]string{"cancel", "deadline"}).Draw(t, "context"),
-				At: durationGen(1, took-1).Draw(t, "ends at"), Cause: rapid.Bool().Draw(t, "with a cause")}
+				At: retrytest.Durations(1, took-1).Draw(t, "ends at"), Cause: rapid.Bool().Draw(t, "with a cause")}
 		case "long":
 			drawLongRun(t, &c)
 		case "deadline edge": // a transient failure, then a wait above zero that the deadline meets
@@ -150,10 +154,10 @@ func doCaseGen(shape string) *rapid.Generator[doCase] {
 			c.Policy.AttemptsMax = max(c.Policy.AttemptsMax, 2)
 			c.Policy.DelayBase = max(c.Policy.DelayBase, time.Microsecond)
 			c.Policy.DelayMax = max(c.Policy.DelayMax, c.Policy.DelayBase)
-			c.Steps = []doStep{{Took: msRange(0, 2000).Draw(t, "took"),
+			c.Steps = []doStep{{Took: retrytest.Millis(0, 2000).Draw(t, "took"),
 				Err: rapid.SampledFrom(networkErrors()[:8]).Draw(t, "transient error")}}
 			end, _ := firstWaitEnd(c)
-			c.Ctx = ctxEnd{Kind: "deadline", At: end + durationGen(-1, 1).Draw(t, "deadline offset"),
+			c.Ctx = ctxEnd{Kind: "deadline", At: end + retrytest.Durations(-1, 1).Draw(t, "deadline offset"),
 				Cause: rapid.Bool().Draw(t, "with a cause")}
 		}
 		return c
@@ -169,7 +173,7 @@ func drawRandomCall(t *rapid.T, c *doCase) {
 		wild := []float64{1, 1.5, -0.25, math.NaN(), math.Inf(1), math.Inf(-1)}
 		c.Draws = rapid.SliceOfN(rapid.SampledFrom(wild), 1, 3).Draw(t, "wild draws")
 	}
-	took := rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 2000))
+	took := rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Millis(1, 2000))
 	c.Steps = rapid.SliceOfN(rapid.Custom(func(t *rapid.T) doStep {
 		e := opErrorGen(c.Policy).Draw(t, "error")
 		return doStep{Took: took.Draw(t, "took"), Err: e, Deaf: rapid.IntRange(0, 3).Draw(t, "deaf") == 0}
@@ -179,8 +183,8 @@ func drawRandomCall(t *rapid.T, c *doCase) {
 	}
 	c.Ctx.Kind = rapid.SampledFrom([]string{"none", "cancel", "deadline"}).Draw(t, "context")
 	if c.Ctx.Kind != "none" {
-		scale := durationGen(1, 2*c.Policy.DelayMax+2*time.Second)
-		c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), msRange(0, 3000), scale, scale, scale).Draw(t, "ends at")
+		scale := retrytest.Durations(1, 2*c.Policy.DelayMax+2*time.Second)
+		c.Ctx.At = rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Millis(0, 3000), scale, scale, scale).Draw(t, "ends at")
 		c.Ctx.Cause = rapid.Bool().Draw(t, "with a cause")
 		if first, ok := firstWaitEnd(*c); ok && c.Ctx.Kind == "deadline" &&
 			rapid.IntRange(0, 3).Draw(t, "deadline as the first wait ends") == 0 {
@@ -188,7 +192,7 @@ func drawRandomCall(t *rapid.T, c *doCase) {
 		}
 	}
 	if rapid.IntRange(0, 7).Draw(t, "invalid policy") == 0 {
-		c.Policy = invalidPolicyGen().Draw(t, "invalid policy")
+		c.Policy = retrytest.InvalidPolicy().Draw(t, "invalid policy")
 	}
 }
 
@@ -199,7 +203,7 @@ func firstWaitEnd(c doCase) (time.Duration, bool) {
 		!c.Steps[0].Err.Transient || c.Steps[0].Err.Hint > p.DelayMax {
 		return 0, false
 	}
-	return c.Steps[0].Took + max(fullJitterOf(ceilingOf(p, 1), c.Draws[0]), c.Steps[0].Err.Hint), true
+	return c.Steps[0].Took + max(retrytest.FullJitter(retrytest.Ceiling(p, 1), c.Draws[0]), c.Steps[0].Err.Hint), true
 }
 
 // longRun draws 60 to 80 attempts that fail at once with the same transient network error.
@@ -219,9 +223,89 @@ func drawLongRun(t *rapid.T, c *doCase) {
 	c.Policy.AttemptsMax = rapid.IntRange(len(c.Steps)+1, math.MaxInt).Draw(t, "AttemptsMax")
 	var expected time.Duration // waits average half their ceiling
 	for n := range len(c.Steps) {
-		expected += ceilingOf(c.Policy, n+1) / 2
+		expected += retrytest.Ceiling(c.Policy, n+1) / 2
 	}
 	if expected > 0 && rapid.Bool().Draw(t, "cancelled") {
-		c.Ctx = ctxEnd{Kind: "cancel", At: durationGen(1, expected).Draw(t, "cancelled at")}
+		c.Ctx = ctxEnd{Kind: "cancel", At: retrytest.Durations(1, expected).Draw(t, "cancelled at")}
+	}
+}
+
+// doBaseline is a call the model predicts in full: a 503 with a 1 s hint, a reset connection,
+// then a 400 (permanent), under three attempts. The run is the faithful one, as Do makes it.
+func doBaseline() (doPrediction, doRun) {
+	c := doCase{
+		Policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 2 * time.Second},
+		Steps: []doStep{
+			{Took: 10 * time.Millisecond, Err: opError{Name: "503", Err: &statusError{code: 503, after: time.Second},
+				Transient: true, Hint: time.Second}},
+			{Err: networkErrors()[2]},
+			{Err: opError{Name: "400", Err: &statusError{code: 400}}},
+		},
+		Draws: []float64{0.5},
+		Ctx:   ctxEnd{Kind: "none"},
+	}
+	pr := predict(c)
+	return pr, doRun{Attempts: slices.Clone(pr.Attempts), Starts: slices.Clone(pr.Starts), End: pr.End,
+		Err: c.Steps[2].Err.Err}
+}
+
+// TestNoVacuousDoModel: checkDo passes the faithful run, and sees every way a run can depart
+// from the model, and every wrong result for the stop predicted.
+func TestNoVacuousDoModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		want   string
+		break_ func(*doPrediction, *doRun)
+	}{
+		{"the faithful run", "", func(*doPrediction, *doRun) {}},
+		{"an attempt started late", "attempts started at", func(_ *doPrediction, r *doRun) { r.Starts[1]++ }},
+		{"a wait off by a nanosecond", "observer saw", func(_ *doPrediction, r *doRun) { r.Attempts[1].Wait++ }},
+		{"a verdict flipped", "observer saw", func(_ *doPrediction, r *doRun) { r.Attempts[0].Transient = false }},
+		{"another stop", "observer saw", func(_ *doPrediction, r *doRun) { r.Attempts[2].Stop = retry.StopBudget }},
+		{"another error observed", "observer saw", func(_ *doPrediction, r *doRun) { r.Attempts[1].Err = io.EOF }},
+		{"an extra attempt", "observer saw 4 attempts", func(_ *doPrediction, r *doRun) {
+			r.Attempts = append(r.Attempts, retry.Attempt{Number: 4})
+		}},
+		{"a failed call that returned a value", "want the zero value", func(_ *doPrediction, r *doRun) { r.Value = 3 }},
+		{"a late return", "Do returned at", func(_ *doPrediction, r *doRun) { r.End += time.Millisecond }},
+		{"a permanent error wrapped", "the permanent error itself", func(_ *doPrediction, r *doRun) {
+			r.Err = errors.Join(r.Err)
+		}},
+		{"a success that returned an error", "want 3, nil", wrongResult(retry.StopSuccess, io.EOF)},
+		{"a budget error that lost the last error", "want it to wrap",
+			wrongResult(retry.StopBudget, errors.New("retry: attempt 3 of 3"))},
+		{"a budget error that names no attempt", "name attempt 3", wrongResult(retry.StopBudget, io.EOF)},
+		{"a context stop that lost the context's error", "want it to wrap context canceled",
+			wrongResult(retry.StopContext, io.EOF)},
+		{"a context stop that names another attempt", `name the last attempt: "after attempt 3"`,
+			wrongResult(retry.StopContext, fmt.Errorf("retry: after attempt 4: %w; last error: %w", context.Canceled,
+				io.ErrUnexpectedEOF))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, run := doBaseline()
+			tc.break_(&pr, &run)
+			err := checkDo(pr, run)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("checkDo() = %v, want a violation saying %q (none if empty)", err, tc.want)
+			}
+		})
+	}
+}
+
+// wrongResult plants a run that ends with err where the model predicts stop, after a last
+// attempt that failed with io.ErrUnexpectedEOF.
+func wrongResult(stop retry.Stop, err error) func(*doPrediction, *doRun) {
+	return func(pr *doPrediction, r *doRun) {
+		pr.Stop, pr.CtxErr, r.Err = stop, context.Canceled, err
+		pr.Attempts[2].Err, r.Attempts[2].Err = io.ErrUnexpectedEOF, io.ErrUnexpectedEOF
+	}
+}
+
+// TestModelFollowsTheContract: the model gives the documented values: the baseline's
+// prediction is the one Do's doc gives. retrytest grades the oracles it uses.
+func TestModelFollowsTheContract(t *testing.T) {
+	if pr, _ := doBaseline(); pr.Stop != retry.StopPermanent ||
+		fmt.Sprint(pr.Starts) != fmt.Sprint([]time.Duration{0, 1010 * time.Millisecond, 1110 * time.Millisecond}) {
+		t.Errorf("predict(baseline) = stop %v, starts %v; want permanent, [0s 1.01s 1.11s]", pr.Stop, pr.Starts)
 	}
 }
