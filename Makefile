@@ -30,11 +30,13 @@ test:
 # too: `go -C tools tool -n NAME` builds one (cached) and prints its path, and it runs here, on
 # the product module.
 #
-# lint: go vet and staticcheck on the product module, staticcheck on tools/. CI runs it after make
+# lint: go vet, staticcheck and globals (no package-level variable assigned outside its
+# declaration, tests included: tools/globals) on the product modules, staticcheck on tools/. CI runs it after make
 # test, whose race build both reuse; from empty caches, building staticcheck alone takes about a
 # minute on 2 cores.
 lint:
 	go vet $(race) $(pkgs)
+	"$$(go -C tools tool -n globals)" $(pkgs)
 	GOFLAGS="$(race) $$GOFLAGS" "$$(go -C tools tool -n staticcheck)" $(pkgs)
 	cd tools && "$$(go tool -n staticcheck)" ./...
 

@@ -6,6 +6,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/tools v0.52.0
 	gonum.org/v1/plot v0.17.0
 	pixretry v0.0.0
 )
@@ -46,7 +47,6 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
 )
 
@@ -55,6 +55,7 @@ replace pixretry => ../
 tool (
 	github.com/go-gremlins/gremlins/cmd/gremlins
 	honnef.co/go/tools/cmd/staticcheck
+	pixretry/tools/globals
 	pixretry/tools/mutationextended
 	pixretry/tools/mutationgate
 	pixretry/tools/planted
