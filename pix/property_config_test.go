@@ -18,6 +18,7 @@ import (
 	"pixretry/psp"
 	"pixretry/psp/psptest"
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // clientConfig is a pix.Client's configuration, maybe broken in one field.
@@ -57,14 +58,15 @@ func clientConfigGen() *rapid.Generator[clientConfig] {
 		case 1:
 			c.BaseURL = rapid.SampledFrom(brokenBaseURLs).Draw(t, "BaseURL")
 		case 2:
-			c.AttemptTimeout = rapid.OneOf(rapid.Just(time.Duration(0)), durationGen(-time.Hour, -1)).
+			c.AttemptTimeout = rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Durations(-time.Hour, -1)).
 				Draw(t, "AttemptTimeout")
 		case 3:
-			c.Policy = invalidPolicyGen().Draw(t, "Policy")
+			c.Policy = retrytest.InvalidPolicy().Draw(t, "Policy")
 		case 4:
-			c.AttemptTimeout = msRange(1, 3000).Draw(t, "AttemptTimeout")
+			c.AttemptTimeout = retrytest.Millis(1, 3000).Draw(t, "AttemptTimeout")
 			edge := c.AttemptTimeout * 10 / 9
-			c.KeyTTL = rapid.OneOf(durationGen(-time.Hour, -1), durationGen(edge-10, edge+10)).Draw(t, "KeyTTL")
+			c.KeyTTL = rapid.OneOf(retrytest.Durations(-time.Hour, -1), retrytest.Durations(edge-10, edge+10)).
+				Draw(t, "KeyTTL")
 		}
 		return c
 	})

@@ -4,67 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
-	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"pixretry/pix"
 	"pixretry/psp"
 )
-
-// coverage counts, over the runs of a property, the runs in which each event happened. The test
-// log then shows what the generators reach: a property whose runs never retry proves little.
-// It is safe for concurrent use.
-type coverage struct {
-	mu     sync.Mutex
-	runs   int
-	events map[string]int
-}
-
-// require fails t if, over minRuns runs or more, one of events never happened. Give it events of
-// a sixth of the runs or more: missing one in a hundred runs is then no accident (0.83^100 ≈
-// 10⁻⁸). Fewer runs (go test -short) prove nothing either way and pass.
-func (cov *coverage) require(t *testing.T, minRuns int, events ...string) {
-	t.Helper()
-	cov.mu.Lock()
-	defer cov.mu.Unlock()
-	for _, e := range events {
-		if cov.runs >= minRuns && cov.events[e] == 0 {
-			t.Errorf("in %d runs, no %q: the generators no longer reach it", cov.runs, e)
-		}
-	}
-}
-
-// addSeen counts one run, in which the events set true in seen happened.
-func (cov *coverage) addSeen(seen map[string]bool) {
-	cov.mu.Lock()
-	defer cov.mu.Unlock()
-	if cov.events == nil {
-		cov.events = map[string]int{}
-	}
-	cov.runs++
-	for e, happened := range seen {
-		if happened {
-			cov.events[e]++
-		}
-	}
-}
-
-// String is one line per event: in how many runs it happened.
-func (cov *coverage) String() string {
-	cov.mu.Lock()
-	defer cov.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d runs:", cov.runs)
-	for _, e := range slices.Sorted(maps.Keys(cov.events)) {
-		fmt.Fprintf(&b, "\n  %5d  %s", cov.events[e], e)
-	}
-	return b.String()
-}
 
 // paymentEvents are what every payment property must reach in a hundred runs.
 var paymentEvents = []string{

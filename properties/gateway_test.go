@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // gatewayAnswer is what a gateway before the PSP does with one request, a payment or a lookup.
@@ -69,8 +70,8 @@ func gatewayGen(p retry.Policy) *rapid.Generator[gatewayAnswer] {
 			HugeHeader: rapid.IntRange(0, 5).Draw(t, "gateway header too long") == 0,
 		}
 		if a.RetryAfter != "" {
-			a.After = rapid.OneOf(durationGen(-time.Hour, -time.Second), msRange(0, 3000),
-				durationGen(p.DelayMax+time.Second, p.DelayMax+time.Hour)).Draw(t, "gateway hint")
+			a.After = rapid.OneOf(retrytest.Durations(-time.Hour, -time.Second), retrytest.Millis(0, 3000),
+				retrytest.Durations(p.DelayMax+time.Second, p.DelayMax+time.Hour)).Draw(t, "gateway hint")
 		}
 		return a
 	}))

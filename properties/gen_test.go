@@ -11,31 +11,27 @@ import (
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // Every generator below shrinks toward the plainest case: one attempt, no delay, no fault, a
 // small valid payment, no duplicate sender.
-
-// msRange draws a duration from lo to hi milliseconds: counterexamples read in round numbers.
-func msRange(lo, hi int) *rapid.Generator[time.Duration] {
-	return rapid.Map(rapid.IntRange(lo, hi), func(n int) time.Duration { return time.Duration(n) * time.Millisecond })
-}
 
 // policyGen draws AttemptsMax 1–8, DelayBase 0–1 s and DelayMax from DelayBase to DelayBase+4 s.
 func policyGen() *rapid.Generator[retry.Policy] {
 	return rapid.Custom(func(t *rapid.T) retry.Policy {
 		p := retry.Policy{
 			AttemptsMax: rapid.IntRange(1, 8).Draw(t, "AttemptsMax"),
-			DelayBase:   msRange(0, 1000).Draw(t, "DelayBase"),
+			DelayBase:   retrytest.Millis(0, 1000).Draw(t, "DelayBase"),
 		}
-		p.DelayMax = p.DelayBase + msRange(0, 4000).Draw(t, "DelayMax-DelayBase")
+		p.DelayMax = p.DelayBase + retrytest.Millis(0, 4000).Draw(t, "DelayMax-DelayBase")
 		return p
 	})
 }
 
 // attemptTimeoutGen draws no limit, or 1 ms to 3 s.
 func attemptTimeoutGen() *rapid.Generator[time.Duration] {
-	return rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 3000))
+	return rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Millis(1, 3000))
 }
 
 // keyTTLGen draws the clients' KeyTTL: 2 to 30 s (often within 3 s of the shortest), as short
@@ -64,7 +60,7 @@ func statusFaultGen(common ...int) *rapid.Generator[psp.Fault] {
 // downGen draws an outage: 0 to 2 s, or 2 s to 10 minutes (longer than any retry budget and
 // than any key's lifetime).
 func downGen() *rapid.Generator[psp.Fault] {
-	return rapid.Map(rapid.OneOf(msRange(0, 2000), msRange(2000, 600_000)), psp.Down)
+	return rapid.Map(rapid.OneOf(retrytest.Millis(0, 2000), retrytest.Millis(2000, 600_000)), psp.Down)
 }
 
 // faultGen draws any payment fault: a status (the transient ones often), slow and late holds
@@ -133,8 +129,8 @@ func badBodyWithout(m string) psp.Fault {
 func outageFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 	ms := int(ttl / time.Millisecond)
 	return rapid.OneOf(
-		rapid.Map(msRange(0, 2*ms), psp.Down),
-		rapid.Map(msRange(ms/2, 2*ms), psp.Down),
+		rapid.Map(retrytest.Millis(0, 2*ms), psp.Down),
+		rapid.Map(retrytest.Millis(ms/2, 2*ms), psp.Down),
 		rapid.Just(psp.Status(503)),
 		rapid.Just(psp.ResetConn()),
 		rapid.Just(psp.Drop()),
@@ -152,10 +148,10 @@ func outageFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 func holdGen(timeout, ttl time.Duration) *rapid.Generator[time.Duration] {
 	past := int((ttl + 3*time.Second) / time.Millisecond)
 	if timeout == 0 {
-		return rapid.OneOf(msRange(0, 3000), msRange(3000, past))
+		return rapid.OneOf(retrytest.Millis(0, 3000), retrytest.Millis(3000, past))
 	}
 	ms := int(timeout / time.Millisecond)
-	return rapid.OneOf(msRange(0, ms-1), msRange(ms+1, ms+3000), msRange(ms+1, past))
+	return rapid.OneOf(retrytest.Millis(0, ms-1), retrytest.Millis(ms+1, ms+3000), retrytest.Millis(ms+1, past))
 }
 
 // startGen draws when call i starts: 0 to 3 s, on a millisecond grid shifted by 2^i
@@ -165,7 +161,7 @@ func holdGen(timeout, ttl time.Duration) *rapid.Generator[time.Duration] {
 // fall at the same virtual instant. In a synctest bubble, goroutines that wake at one instant
 // run in an order the scheduler picks, and a run must depend on its input alone for rapid to
 // replay and shrink it.
-func startGen(i int) *rapid.Generator[time.Duration] { return shifted(i, msRange(0, 3000)) }
+func startGen(i int) *rapid.Generator[time.Duration] { return shifted(i, retrytest.Millis(0, 3000)) }
 
 // shifted draws from ms, shifted by 2^i microseconds (see startGen).
 func shifted(i int, ms *rapid.Generator[time.Duration]) *rapid.Generator[time.Duration] {
@@ -177,21 +173,15 @@ func shifted(i int, ms *rapid.Generator[time.Duration]) *rapid.Generator[time.Du
 // would. The key deadline and the PSP's TTL then pass, or nearly, while it waits.
 func pauseGen(i int, ttl time.Duration) *rapid.Generator[time.Duration] {
 	ms := int(ttl / time.Millisecond)
-	return rapid.OneOf(startGen(i), shifted(i, msRange(ms/2, 3*ms)))
+	return rapid.OneOf(startGen(i), shifted(i, retrytest.Millis(ms/2, 3*ms)))
 }
 
 // deadlineGen draws the caller's deadline: none (half the time), or 1 ms to 6 s on a grid
 // shifted by half a millisecond, which no other event of a run sits on (see startGen).
 func deadlineGen() *rapid.Generator[time.Duration] {
-	return rapid.OneOf(rapid.Just(time.Duration(0)), rapid.Map(msRange(0, 6000), func(d time.Duration) time.Duration {
+	return rapid.OneOf(rapid.Just(time.Duration(0)), rapid.Map(retrytest.Millis(0, 6000), func(d time.Duration) time.Duration {
 		return d + 500*time.Microsecond
 	}))
-}
-
-// jitterGen draws 1 to 4 jitter draws in [0, 1), on the 2⁻⁵³ grid of float64 draws.
-func jitterGen() *rapid.Generator[[]float64] {
-	u := rapid.Map(rapid.Uint64Range(0, 1<<53-1), func(k uint64) float64 { return float64(k) / (1 << 53) })
-	return rapid.SliceOfN(u, 1, 4)
 }
 
 // amountGen draws amounts around balance: affordable alone, at the edge (balance ± 2), or
@@ -292,7 +282,7 @@ func timedCall(t *rapid.T, i int) callSpec {
 	return callSpec{
 		After:    startGen(i).Draw(t, fmt.Sprintf("start of call %d", i)),
 		Deadline: deadlineGen().Draw(t, fmt.Sprintf("deadline of call %d", i)),
-		Jitter:   jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i)),
+		Jitter:   retrytest.Draws().Draw(t, fmt.Sprintf("jitter of call %d", i)),
 	}
 }
 
@@ -313,7 +303,7 @@ func duplicate(t *rapid.T, calls []callSpec, i int, ttl time.Duration) {
 	first := calls[slices.IndexFunc(calls, func(c callSpec) bool { return c.Key == calls[j].Key })]
 	margin := int(ttl/10/time.Millisecond) - 1
 	calls[i].After = first.After.Truncate(time.Millisecond) +
-		shifted(i, msRange(0, margin)).Draw(t, fmt.Sprintf("start of call %d after the key's first sender", i))
+		shifted(i, retrytest.Millis(0, margin)).Draw(t, fmt.Sprintf("start of call %d after the key's first sender", i))
 	calls[i].Key = calls[j].Key
 	if rapid.Bool().Draw(t, fmt.Sprintf("call %d sends the same payment", i)) {
 		calls[i].Payment = calls[j].Payment
@@ -361,16 +351,11 @@ func scenarioGen(calls callsOf) *rapid.Generator[scenario] {
 		}
 		ttl := keyTTLGen(sc.AttemptTimeout).Draw(t, "client KeyTTL")
 		sc.ClientKeyTTL = ttl
-		sc.KeyTTL = ttl + rapid.OneOf(rapid.Just(time.Duration(0)), msRange(1, 5000)).Draw(t, "PSP KeyTTL beyond")
+		sc.KeyTTL = ttl + rapid.OneOf(rapid.Just(time.Duration(0)), retrytest.Millis(1, 5000)).Draw(t, "PSP KeyTTL beyond")
 		sc.Faults = rapid.SliceOfN(faultGen(sc.AttemptTimeout, ttl), 0, 10).Draw(t, "faults")
 		lookups := rapid.SliceOfN(lookupFaultGen(sc.AttemptTimeout, ttl), 0, 2).Draw(t, "lookup faults")
 		sc.Faults = append(sc.Faults, lookups...)
 		sc.Calls = calls(sc.BalanceCents, ttl).Draw(t, "calls")
 		return sc
 	})
-}
-
-// durationGen draws a duration from lo to hi.
-func durationGen(lo, hi time.Duration) *rapid.Generator[time.Duration] {
-	return rapid.Map(rapid.Int64Range(int64(lo), int64(hi)), func(n int64) time.Duration { return time.Duration(n) })
 }

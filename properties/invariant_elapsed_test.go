@@ -1,6 +1,10 @@
 package properties
 
-import "time"
+import (
+	"time"
+
+	"pixretry/retry/retrytest"
+)
 
 // checkElapsed is invariant 5c: the elapsed time is bounded. Each attempt lasts at most the
 // attempt bound, and a phase of a call at most the sum of its ceilings (or hints, when larger)
@@ -27,7 +31,7 @@ func checkElapsed(tr Trace) error {
 					v.addf("call %d: %sattempt %d took %v, the bound is %v", i, kind, a.Number, took, bound)
 				}
 				if waitedAfter(c, k, j) {
-					budget += max(ceilingOf(tr.Policy, a.Number), hintOf(t))
+					budget += max(retrytest.Ceiling(tr.Policy, a.Number), hintOf(t))
 				}
 			}
 			if start, end := c.span(k); end.Sub(start) > budget {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // checkJitter is invariant 5a: each wait is max(FullJitter(ceiling, u), hint), for the ceiling
@@ -24,7 +25,7 @@ func checkJitter(tr Trace) error {
 			}
 			kind := phaseKinds[k]
 			for j, a := range ph.Attempts {
-				ceiling, hint := ceilingOf(p, a.Number), hintOf(ph.Trips[j])
+				ceiling, hint := retrytest.Ceiling(p, a.Number), hintOf(ph.Trips[j])
 				if j < len(ph.Attempts)-1 && hint > p.DelayMax {
 					v.addf("call %d: %sattempt %d was answered Retry-After %v > DelayMax %v, yet %sattempt %d followed", i,
 						kind, a.Number, hint, p.DelayMax, kind, a.Number+1)
@@ -43,7 +44,7 @@ func checkJitter(tr Trace) error {
 				if j >= len(ph.Draws) {
 					continue // the count of draws below reports it
 				}
-				if want := max(fullJitterOf(ceiling, ph.Draws[j]), hint); a.Wait != want {
+				if want := max(retrytest.FullJitter(ceiling, ph.Draws[j]), hint); a.Wait != want {
 					v.addf("call %d: wait %v after %sattempt %d, want max(FullJitter(%v, %v), hint %v) = %v", i, a.Wait,
 						kind, a.Number, ceiling, ph.Draws[j], hint, want)
 				}

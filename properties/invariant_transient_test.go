@@ -8,6 +8,7 @@ import (
 
 	"pixretry/pix"
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // checkTransientRetried is invariant 11: a transient failure is retried while the budget, the
@@ -77,7 +78,7 @@ func stoppedForDeadline(p retry.Policy, c Call, k int) bool {
 	case len(ph.Draws) < n:
 		return false
 	}
-	wait := max(fullJitterOf(ceilingOf(p, n), ph.Draws[n-1]), hintOf(t))
+	wait := max(retrytest.FullJitter(retrytest.Ceiling(p, n), ph.Draws[n-1]), hintOf(t))
 	return !a.At.Add(wait).Before(c.Deadline)
 }
 

@@ -3,47 +3,24 @@ package properties
 import (
 	"encoding/json"
 	"errors"
-	"math/big"
 	"net"
 	"net/http"
 	"regexp"
 	"strconv"
+	"testing"
 	"time"
 	"unicode/utf8"
 
 	"pixretry/internal/pspcheck"
 	"pixretry/pix"
 	"pixretry/psp"
-	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // The oracles restate the contracts of retry, pix and the PSP as plain rules, so that the suite
 // does not grade them with their own answers. Each one here serves two invariants or more; an
-// invariant's own helpers live in its file.
-
-// ceilingOf is the ceiling of the wait after attempt n: min(DelayMax, DelayBase·2^(n−1)). It
-// doubles step by step and stops at DelayMax, so it cannot overflow.
-func ceilingOf(p retry.Policy, n int) time.Duration {
-	c := p.DelayBase
-	for i := 1; i < n && 0 < c && c < p.DelayMax; i++ {
-		if c > p.DelayMax/2 {
-			return p.DelayMax
-		}
-		c *= 2
-	}
-	return min(c, p.DelayMax)
-}
-
-// fullJitterOf is retry.FullJitter's contract computed another way: ⌊u·(ceiling+1)⌋ with u
-// counted in whole 2⁻⁵³, in big integers. A draw outside [0, 1) gives the ceiling.
-func fullJitterOf(ceiling time.Duration, u float64) time.Duration {
-	if !(u >= 0 && u < 1) {
-		return ceiling
-	}
-	draw := new(big.Int).SetUint64(uint64(u * (1 << 53)))
-	draw.Mul(draw, new(big.Int).Add(big.NewInt(int64(ceiling)), big.NewInt(1)))
-	return time.Duration(draw.Rsh(draw, 53).Int64())
-}
+// invariant's own helpers live in its file. retry's oracles (Ceiling, FullJitter,
+// TransientStatus) are package retrytest's, shared with retry's own properties.
 
 // hintOf is the Retry-After hint of t's answer: whole seconds, or an HTTP-date from the instant
 // the answer arrived. It is 0 when there is none, or it is past.
@@ -57,14 +34,6 @@ func hintOf(t Trip) time.Duration {
 	return 0
 }
 
-// transientStatus classifies an HTTP answer. A 5xx but 501 and 505, a 429 and a 409 are worth
-// another attempt; every other status is final.
-func transientStatus(code int) bool {
-	serverError := code >= 500 && code <= 599 && code != http.StatusNotImplemented &&
-		code != http.StatusHTTPVersionNotSupported
-	return serverError || code == http.StatusTooManyRequests || code == http.StatusConflict
-}
-
 // transientTrip classifies a round trip. A transport failure (a lost connection, the attempt's
 // deadline) or a body cut short is transient, but for a name that does not resolve and an
 // unreadable header. An answer is classified by its status.
@@ -72,7 +41,7 @@ func transientTrip(t Trip, unreadable bool) bool {
 	if _, ok := errors.AsType[*net.DNSError](t.Err); ok || unreadable {
 		return false
 	}
-	return t.Err != nil || t.BodyErr != nil || transientStatus(t.Status)
+	return t.Err != nil || t.BodyErr != nil || retrytest.TransientStatus(t.Status)
 }
 
 // maySettle reports whether round trip t may have left a settlement behind, by pix's contract:
@@ -218,4 +187,18 @@ func problemCode(body []byte) string {
 		return ""
 	}
 	return p.Code
+}
+
+// TestHintOfFollowsTheContract grades hintOf on values worked out by hand from the contract.
+func TestHintOfFollowsTheContract(t *testing.T) {
+	at := time.Date(2026, 1, 2, 10, 0, 0, 5e8, time.UTC)
+	for retryAfter, want := range map[string]time.Duration{
+		"7": 7 * time.Second, "0": 0, "-3": 0, "soon": 0, "": 0,
+		at.Add(30 * time.Second).Format(http.TimeFormat): 29500 * time.Millisecond,
+		at.Add(-time.Minute).Format(http.TimeFormat):     0,
+	} {
+		if got := hintOf(Trip{End: at, RetryAfter: retryAfter}); got != want {
+			t.Errorf("hintOf(Retry-After %q) = %v, want %v", retryAfter, got, want)
+		}
+	}
 }

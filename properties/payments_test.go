@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"pixretry/retry/retrytest"
 )
 
 // TestOnePaymentKeepsInvariants: one Send, under any policy and fault sequence, then up to two
@@ -31,7 +33,7 @@ func TestBreakerKeepsInvariants(t *testing.T) {
 	checkRuns(t, rapid.Custom(func(t *rapid.T) scenario {
 		sc := interleavedScenarios().Draw(t, "scenario")
 		sc.Breaker = &breakerSettings{Failures: rapid.Uint32Range(1, 5).Draw(t, "breaker failures"),
-			Timeout:     msRange(0, 5000).Draw(t, "breaker timeout"),
+			Timeout:     retrytest.Millis(0, 5000).Draw(t, "breaker timeout"),
 			MaxRequests: rapid.Uint32Range(1, 3).Draw(t, "breaker probes")}
 		return sc
 	}), "breaker: refused a first attempt", "breaker: refused a retry", "breaker: outcome unknown when refused",
@@ -58,7 +60,7 @@ func TestSameKeySendersKeepInvariants(t *testing.T) {
 			calls := make([]callSpec, rapid.IntRange(2, 5).Draw(t, "senders"))
 			for i := range calls {
 				calls[i] = callSpec{Payment: first, Key: "same-instant-key",
-					Jitter: jitterGen().Draw(t, fmt.Sprintf("jitter of call %d", i))}
+					Jitter: retrytest.Draws().Draw(t, fmt.Sprintf("jitter of call %d", i))}
 				if i > 0 && rapid.Bool().Draw(t, fmt.Sprintf("call %d sends another payment", i)) {
 					calls[i].Payment = paymentGen(balance).Draw(t, fmt.Sprintf("payment %d", i))
 				}
@@ -77,8 +79,8 @@ func outageScenarios() *rapid.Generator[scenario] {
 			return resumedCallsGen(balance, ttl, 3)
 		}).Draw(t, "scenario")
 		sc.Policy.AttemptsMax = rapid.IntRange(2, 8).Draw(t, "outage AttemptsMax")
-		sc.Policy.DelayBase = msRange(200, 1000).Draw(t, "outage DelayBase")
-		sc.Policy.DelayMax = sc.Policy.DelayBase + msRange(0, 4000).Draw(t, "outage DelayMax-DelayBase")
+		sc.Policy.DelayBase = retrytest.Millis(200, 1000).Draw(t, "outage DelayBase")
+		sc.Policy.DelayMax = sc.Policy.DelayBase + retrytest.Millis(0, 4000).Draw(t, "outage DelayMax-DelayBase")
 		for i := range sc.Calls {
 			late := rapid.SliceOfN(rapid.Float64Range(0.5, 0.999), 1, 4)
 			sc.Calls[i].Jitter = late.Draw(t, fmt.Sprintf("outage jitter %d", i))
@@ -98,10 +100,9 @@ func checkPayments(t *testing.T, scenarios *rapid.Generator[scenario]) {
 
 // checkRuns checks every run of scenarios, and that the runs reach every one of events.
 func checkRuns(t *testing.T, scenarios *rapid.Generator[scenario], events ...string) {
-	var cov coverage
+	var cov retrytest.Coverage
 	rapid.Check(t, checkScenarios(scenarios, &cov))
-	t.Log(&cov)
-	cov.require(t, 100, events...)
+	cov.Require(t, 100, events...)
 }
 
 // onePaymentScenarios are the runs of TestOnePaymentKeepsInvariants.
@@ -117,7 +118,7 @@ func interleavedScenarios() *rapid.Generator[scenario] {
 // checkScenarios is the property: it plays a drawn scenario in a synctest bubble and checks every
 // invariant over its trace. rapid shrinks only while the failure message stays the same. The
 // message names the broken invariants; the details, with their random keys, go to the log.
-func checkScenarios(gen *rapid.Generator[scenario], cov *coverage) func(*rapid.T) {
+func checkScenarios(gen *rapid.Generator[scenario], cov *retrytest.Coverage) func(*rapid.T) {
 	return func(t *rapid.T) {
 		sc := gen.Draw(t, "scenario")
 		rapid.SyncTest(t, func(t *rapid.T) {
@@ -125,7 +126,7 @@ func checkScenarios(gen *rapid.Generator[scenario], cov *coverage) func(*rapid.T
 			if err != nil {
 				t.Fatalf("%v", err)
 			}
-			cov.addSeen(events(tr))
+			cov.Add(events(tr))
 			if broken := brokenInvariants(tr); len(broken) > 0 {
 				t.Logf("%v\ntrace:\n%s", checkAll(tr), tr)
 				t.Fatalf("invariants broken: %s", strings.Join(broken, "; "))
