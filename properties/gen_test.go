@@ -250,14 +250,14 @@ func paymentGen(balance int64) *rapid.Generator[pix.Payment] {
 	})
 }
 
-// callsGen draws 1 to n calls, each starting 0–3 s into the run (startGen), with its own jitter
+// interleavedCalls draws 1 to 5 calls, each starting 0–3 s into the run (startGen), with its own jitter
 // draws and maybe a caller's deadline. From the second on, a call may reconcile the one before
 // it (see callSpec.Reconcile), maybe after a pause past the key's lifetime ttl (pauseGen), or be
 // a duplicate sender: it shares an earlier call's key (both then use SendWithKey), with the
 // same payment or another, and runs concurrently with it.
-func callsGen(balance int64, ttl time.Duration, n int) *rapid.Generator[[]callSpec] {
+func interleavedCalls(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
 	return rapid.Custom(func(t *rapid.T) []callSpec {
-		calls := make([]callSpec, rapid.IntRange(1, n).Draw(t, "number of calls"))
+		calls := make([]callSpec, rapid.IntRange(1, 5).Draw(t, "number of calls"))
 		for i := range calls {
 			p := paymentGen(balance).Draw(t, fmt.Sprintf("payment %d", i))
 			calls[i] = timedCall(t, i)
@@ -310,30 +310,24 @@ func duplicate(t *rapid.T, calls []callSpec, i int, ttl time.Duration) {
 	}
 }
 
-// sequentialCallsGen draws one Send followed by up to three calls that reconcile the call
-// before them (resumedCallsGen).
-func sequentialCallsGen(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
-	return rapid.Custom(func(t *rapid.T) []callSpec {
-		return resumedCallsGen(balance, ttl, rapid.IntRange(0, 3).Draw(t, "reconciliations")).Draw(t, "calls")
-	})
-}
-
-// resumedCallsGen draws one Send followed by n calls that reconcile the call before them, one
-// after the other, each maybe after a pause past the key's lifetime ttl, and each maybe with a
-// caller's deadline: a run whose order of events is fixed by virtual time.
-func resumedCallsGen(balance int64, ttl time.Duration, n int) *rapid.Generator[[]callSpec] {
-	return rapid.Custom(func(t *rapid.T) []callSpec {
-		calls := make([]callSpec, 1+n)
-		for i := range calls {
-			calls[i] = timedCall(t, i)
-			if i > 0 {
-				calls[i].Reconcile = true
-				calls[i].After = pauseGen(i, ttl).Draw(t, fmt.Sprintf("pause before call %d", i))
+// resumedCalls draws one Send followed by as many calls as n draws that reconcile the call
+// before them, one after the other, each maybe after a pause past the key's lifetime ttl, and
+// each maybe with a caller's deadline: a run whose order of events is fixed by virtual time.
+func resumedCalls(n *rapid.Generator[int]) callsOf {
+	return func(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
+		return rapid.Custom(func(t *rapid.T) []callSpec {
+			calls := make([]callSpec, 1+n.Draw(t, "reconciliations"))
+			for i := range calls {
+				calls[i] = timedCall(t, i)
+				if i > 0 {
+					calls[i].Reconcile = true
+					calls[i].After = pauseGen(i, ttl).Draw(t, fmt.Sprintf("pause before call %d", i))
+				}
 			}
-		}
-		calls[0].Payment = paymentGen(balance).Draw(t, "payment")
-		return calls
-	})
+			calls[0].Payment = paymentGen(balance).Draw(t, "payment")
+			return calls
+		})
+	}
 }
 
 // callsOf draws the calls of a run for a PSP balance and the clients' KeyTTL.

@@ -21,13 +21,8 @@ func checkBreakerBusiness(tr Trace) error {
 	return v.err()
 }
 
-// refusalCounted makes attempt n of call i tell the breaker its refusal as a failure.
-func refusalCounted(tr *Trace, i, n int) {
-	tr.Calls[i].Tickets[n-1].Counted = tr.Calls[i].Err
-}
-
 // breakerBusinessPlanted are violations of this invariant, planted in the baseline trace.
 var breakerBusinessPlanted = []planted{
 	{"insufficient funds counted as a failure", "answered 422, counted by the breaker as the failure",
-		func(tr *Trace) { refusalCounted(tr, callRefused, 1) }},
+		func(tr *Trace) { tr.ticket(callRefused, 1).Counted = tr.Calls[callRefused].Err }},
 }

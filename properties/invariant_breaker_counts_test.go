@@ -47,28 +47,16 @@ func countedAs(err error) string {
 	return "the failure " + err.Error()
 }
 
-// doneTwice makes attempt n of call i report to the breaker twice.
-func doneTwice(tr *Trace, i, n int) { tr.Calls[i].Tickets[n-1].Dones = 2 }
-
-// doneNever makes attempt n of call i never report to the breaker.
-func doneNever(tr *Trace, i, n int) { tr.Calls[i].Tickets[n-1].Dones = 0 }
-
-// failureCountedAsSuccess makes attempt n of call i tell the breaker a success.
-func failureCountedAsSuccess(tr *Trace, i, n int) { tr.Calls[i].Tickets[n-1].Counted = nil }
-
-// successCountedAsFailure makes attempt n of call i tell the breaker a failure.
-func successCountedAsFailure(tr *Trace, i, n int) { tr.Calls[i].Tickets[n-1].Counted = errEOF }
-
 // breakerCountsPlanted are violations of this invariant, planted in the baseline trace.
 var breakerCountsPlanted = []planted{
 	{"an attempt reported twice", "done called 2 times",
-		func(tr *Trace) { doneTwice(tr, callSettled, 1) }},
+		func(tr *Trace) { tr.ticket(callSettled, 1).Dones = 2 }},
 	{"an attempt never reported", "done called 0 times",
-		func(tr *Trace) { doneNever(tr, callUnknown, 3) }},
+		func(tr *Trace) { tr.ticket(callUnknown, 3).Dones = 0 }},
 	{"a 503 counted as a success", "got status 503 (error <nil>), counted as a success",
-		func(tr *Trace) { failureCountedAsSuccess(tr, callUnknown, 1) }},
+		func(tr *Trace) { tr.ticket(callUnknown, 1).Counted = nil }},
 	{"a timeout counted as a success", "counted as a success",
-		func(tr *Trace) { failureCountedAsSuccess(tr, callSettled, 1) }},
+		func(tr *Trace) { tr.ticket(callSettled, 1).Counted = nil }},
 	{"a 201 counted as a failure", "got status 201 (error <nil>), counted as the failure",
-		func(tr *Trace) { successCountedAsFailure(tr, callSettled, 2) }},
+		func(tr *Trace) { tr.ticket(callSettled, 2).Counted = errEOF }},
 }

@@ -46,7 +46,7 @@ func checkBreakerRefusals(tr Trace) error {
 // refusedButSent records attempt n of call i as refused by an open breaker, though its round
 // trip still went out.
 func refusedButSent(tr *Trace, i, n int) {
-	tk := &tr.Calls[i].Tickets[n-1]
+	tk := tr.ticket(i, n)
 	tk.Refused, tk.Dones, tk.Counted = gobreaker.ErrOpenState, 0, nil
 	tr.Calls[i].Tickets = tr.Calls[i].Tickets[:n]
 	tr.Calls[i].Err = circuitOpen(tr.Calls[i].Err)

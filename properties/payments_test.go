@@ -15,7 +15,7 @@ import (
 // reconciliations under its key, one after the other, keep every invariant. The calls never
 // overlap: virtual time fixes the order of every event, and a failure replays exactly.
 func TestOnePaymentKeepsInvariants(t *testing.T) {
-	checkPayments(t, onePaymentScenarios())
+	checkRuns(t, onePaymentScenarios(), paymentEvents...)
 }
 
 // TestInterleavedPaymentsKeepInvariants: up to five calls interleaved in virtual time keep every
@@ -23,7 +23,7 @@ func TestOnePaymentKeepsInvariants(t *testing.T) {
 // reconcile the call before them. The generated start times fix which call meets which fault
 // (startGen): a failure replays.
 func TestInterleavedPaymentsKeepInvariants(t *testing.T) {
-	checkPayments(t, interleavedScenarios())
+	checkRuns(t, interleavedScenarios(), paymentEvents...)
 }
 
 // TestBreakerKeepsInvariants: interleaved calls that share a real gobreaker two-step breaker,
@@ -54,7 +54,7 @@ func TestOutagesPastTheTTLKeepInvariants(t *testing.T) {
 // with another payment. Every invariant holds. The scheduler orders the requests, so rapid may call
 // a failure flaky: the trace in the log is then the evidence.
 func TestSameKeySendersKeepInvariants(t *testing.T) {
-	checkPayments(t, scenarioGen(func(balance int64, _ time.Duration) *rapid.Generator[[]callSpec] {
+	checkRuns(t, scenarioGen(func(balance int64, _ time.Duration) *rapid.Generator[[]callSpec] {
 		return rapid.Custom(func(t *rapid.T) []callSpec {
 			first := paymentGen(balance).Draw(t, "payment")
 			calls := make([]callSpec, rapid.IntRange(2, 5).Draw(t, "senders"))
@@ -67,7 +67,7 @@ func TestSameKeySendersKeepInvariants(t *testing.T) {
 			}
 			return calls
 		})
-	}))
+	}), paymentEvents...)
 }
 
 // outageScenarios are the runs of TestOutagesPastTheTTLKeepInvariants. The clients back off as a
@@ -75,9 +75,7 @@ func TestSameKeySendersKeepInvariants(t *testing.T) {
 // half or more. Their waits, not only their pauses, then reach the key deadline.
 func outageScenarios() *rapid.Generator[scenario] {
 	return rapid.Custom(func(t *rapid.T) scenario {
-		sc := scenarioGen(func(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
-			return resumedCallsGen(balance, ttl, 3)
-		}).Draw(t, "scenario")
+		sc := scenarioGen(resumedCalls(rapid.Just(3))).Draw(t, "scenario")
 		sc.Policy.AttemptsMax = rapid.IntRange(2, 8).Draw(t, "outage AttemptsMax")
 		sc.Policy.DelayBase = retrytest.Millis(200, 1000).Draw(t, "outage DelayBase")
 		sc.Policy.DelayMax = sc.Policy.DelayBase + retrytest.Millis(0, 4000).Draw(t, "outage DelayMax-DelayBase")
@@ -93,11 +91,6 @@ func outageScenarios() *rapid.Generator[scenario] {
 	})
 }
 
-// checkPayments checks every run of scenarios, and that the runs reach every paymentEvents.
-func checkPayments(t *testing.T, scenarios *rapid.Generator[scenario]) {
-	checkRuns(t, scenarios, paymentEvents...)
-}
-
 // checkRuns checks every run of scenarios, and that the runs reach every one of events.
 func checkRuns(t *testing.T, scenarios *rapid.Generator[scenario], events ...string) {
 	var cov retrytest.Coverage
@@ -106,14 +99,12 @@ func checkRuns(t *testing.T, scenarios *rapid.Generator[scenario], events ...str
 }
 
 // onePaymentScenarios are the runs of TestOnePaymentKeepsInvariants.
-func onePaymentScenarios() *rapid.Generator[scenario] { return scenarioGen(sequentialCallsGen) }
+func onePaymentScenarios() *rapid.Generator[scenario] {
+	return scenarioGen(resumedCalls(rapid.IntRange(0, 3)))
+}
 
 // interleavedScenarios are the runs of TestInterleavedPaymentsKeepInvariants.
-func interleavedScenarios() *rapid.Generator[scenario] {
-	return scenarioGen(func(balance int64, ttl time.Duration) *rapid.Generator[[]callSpec] {
-		return callsGen(balance, ttl, 5)
-	})
-}
+func interleavedScenarios() *rapid.Generator[scenario] { return scenarioGen(interleavedCalls) }
 
 // checkScenarios is the property: it plays a drawn scenario in a synctest bubble and checks every
 // invariant over its trace. rapid shrinks only while the failure message stays the same. The

@@ -163,8 +163,10 @@ func (tr *Trace) unknownErr(i int) *pix.OutcomeUnknownError {
 	return tr.Calls[i].Err.(*pix.OutcomeUnknownError)
 }
 
-// lookupTrip is the round trip of lookup attempt n of call i.
+// lookupTrip is the round trip of lookup attempt n of call i, ticket its question n to the
+// breaker.
 func (tr *Trace) lookupTrip(i, n int) *Trip { return &tr.Calls[i].Lookup.Trips[n-1] }
+func (tr *Trace) ticket(i, n int) *Ticket   { return &tr.Calls[i].Tickets[n-1] }
 
 // settle puts in the ledger a settlement of call i's payment under its key.
 func settle(tr *Trace, i int) {
