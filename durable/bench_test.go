@@ -17,6 +17,9 @@ import (
 	"github.com/riverqueue/river"
 	"modernc.org/sqlite"
 
+	"pixretry/durable/durabledriver"
+	"pixretry/durable/durablepgx"
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 )
 
@@ -85,7 +88,7 @@ func benchDrain[TTx any](b *testing.B, db benchDB[TTx], workers int) {
 	riverRate, riverCommits := drainRiver(b, db, p.cfg, workers, b.N, doNothing)
 	riverSendRate, _ := drainRiver(b, db, p.cfg, workers, b.N, sendWith(b, benchClient(mustPSP(b))))
 	storeIntents(b, p, b.N, 0)
-	counter := &countingEngine[TTx]{engine: p.db, reads: db.readsCommit}
+	counter := &countingEngine[TTx]{Driver: p.db, reads: db.readsCommit}
 	p.db = counter
 	rate, commits := drainPayer(b, db, p, b.N)
 	checkDrained(b, l, p, b.N)
@@ -151,7 +154,7 @@ func (db benchDB[TTx]) payer(b *testing.B, l ledger, workers int) *Payer[TTx] {
 func storeIntents[TTx any](b *testing.B, p *Payer[TTx], n, aged int) {
 	ctx := context.Background()
 	for i := 0; i < n; i += 1000 {
-		tx, err := p.db.begin(ctx)
+		tx, err := p.db.Begin(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -160,12 +163,12 @@ func storeIntents[TTx any](b *testing.B, p *Payer[TTx], n, aged int) {
 				b.Fatal(err)
 			}
 		}
-		if err := p.db.commit(ctx, tx); err != nil {
+		if err := p.db.Commit(ctx, tx); err != nil {
 			b.Fatal(err)
 		}
 	}
 	longAgo := time.Now().Add(-2 * p.cfg.KeyTTL).UnixMicro()
-	if _, err := p.db.execPool(ctx, "UPDATE pix_intent SET attempts = 1, first_sent = $1 WHERE id < $2",
+	if _, err := p.db.ExecPool(ctx, "UPDATE pix_intent SET attempts = 1, first_sent = $1 WHERE id < $2",
 		longAgo, fmt.Sprintf("bench-%07d", aged)); err != nil {
 		b.Fatal(err)
 	}
@@ -203,7 +206,7 @@ func drainRiver[TTx any](b *testing.B, db benchDB[TTx], cfg Config, workers, n i
 	}
 	ws := river.NewWorkers()
 	river.AddWorker(ws, river.WorkFunc(work))
-	rc, err := river.NewClient(p.db.riverDriver(), &river.Config{Workers: ws, Logger: cfg.Logger,
+	rc, err := river.NewClient(p.db.RiverDriver(), &river.Config{Workers: ws, Logger: cfg.Logger,
 		Queues:            map[string]river.QueueConfig{"bench": {MaxWorkers: workers}},
 		FetchPollInterval: cfg.PollInterval, FetchCooldown: cfg.FetchCooldown})
 	if err != nil {
@@ -288,7 +291,7 @@ func awaitCompletions(b *testing.B, done <-chan struct{}, n int) {
 // checkDrained checks that n intents are settled, each paid once.
 func checkDrained[TTx any](b *testing.B, l ledger, p *Payer[TTx], n int) {
 	var settled int
-	if err := p.db.queryRow(context.Background(), *new(TTx), "SELECT count(*) FROM pix_intent WHERE status = $1",
+	if err := p.db.QueryRow(context.Background(), *new(TTx), "SELECT count(*) FROM pix_intent WHERE status = $1",
 		StatusSettled).Scan(&settled); err != nil {
 		b.Fatal(err)
 	}
@@ -319,7 +322,9 @@ func mustBenchSQLite(b *testing.B, fsync bool) benchDB[*sql.Tx] {
 		b.Fatal(err)
 	}
 	return benchDB[*sql.Tx]{
-		open:    func(cfg Config) (*Payer[*sql.Tx], error) { return NewSQLite(context.Background(), db, cfg) },
+		open: func(cfg Config) (*Payer[*sql.Tx], error) {
+			return New(context.Background(), durablesqlite.New(db), cfg)
+		},
 		commits: commits.Load,
 		quiet:   func() {},
 	}
@@ -347,7 +352,7 @@ func mustBenchPostgres(b *testing.B, fsync bool) benchDB[pgx.Tx] {
 	}
 	b.Cleanup(pool.Close)
 	return benchDB[pgx.Tx]{
-		open:        func(cfg Config) (*Payer[pgx.Tx], error) { return NewPostgres(ctx, pool, cfg) },
+		open:        func(cfg Config) (*Payer[pgx.Tx], error) { return New(ctx, durablepgx.New(pool), cfg) },
 		commits:     func() int64 { return xactCommits(b, admin) },
 		quiet:       pool.Reset,
 		readsCommit: true,
@@ -378,26 +383,26 @@ func xactCommits(b *testing.B, admin *pgx.Conn) int64 {
 // countingEngine counts the commits a worker's engine makes: of its groups of writes, of
 // statements outside a transaction, and of reads outside one where reads commit.
 type countingEngine[TTx any] struct {
-	engine[TTx]
+	durabledriver.Driver[TTx]
 	reads   bool
 	commits atomic.Int64
 }
 
-func (c *countingEngine[TTx]) groupTx(ctx context.Context, self engine[TTx], take func() []*write) ([]*write, error) {
+func (c *countingEngine[TTx]) GroupTx(ctx context.Context, self durabledriver.Driver[TTx], take func() []*durabledriver.Write) error {
 	c.commits.Add(1)
-	return c.engine.groupTx(ctx, self, take)
+	return c.Driver.GroupTx(ctx, self, take)
 }
 
-func (c *countingEngine[TTx]) execPool(ctx context.Context, q string, args ...any) (int64, error) {
+func (c *countingEngine[TTx]) ExecPool(ctx context.Context, q string, args ...any) (int64, error) {
 	c.commits.Add(1)
-	return c.engine.execPool(ctx, q, args...)
+	return c.Driver.ExecPool(ctx, q, args...)
 }
 
-func (c *countingEngine[TTx]) queryRow(ctx context.Context, tx TTx, q string, args ...any) row {
+func (c *countingEngine[TTx]) QueryRow(ctx context.Context, tx TTx, q string, args ...any) durabledriver.Row {
 	if c.reads && any(tx) == any(*new(TTx)) {
 		c.commits.Add(1)
 	}
-	return c.engine.queryRow(ctx, tx, q, args...)
+	return c.Driver.QueryRow(ctx, tx, q, args...)
 }
 
 // BenchmarkRestart measures the time from opening the database of a run killed in the
@@ -420,11 +425,11 @@ func BenchmarkRestart(b *testing.B) {
 		b.StopTimer()
 		killedRun(b, path, fmt.Sprintf("restart-%d", i))
 		b.StartTimer()
-		db, err := OpenSQLite(path)
+		db, err := durablesqlite.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := NewSQLite(context.Background(), db, cfg)
+		p, err := New(context.Background(), durablesqlite.New(db), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -444,7 +449,7 @@ func BenchmarkRestart(b *testing.B) {
 // killedRun leaves the database at path as a run killed during the attempt of intent id
 // leaves it: the intent stored, its job running.
 func killedRun(b *testing.B, path, id string) {
-	db, err := OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pixretry/durable/durablesqlite"
 )
 
 // crashTTL is the key TTL of the crash property's PSP and children: short, since the property
@@ -111,7 +113,7 @@ func (p pause) pass(t *testing.T, path string) {
 		// A late or slow fault may settle up to 300 ms after the kill.
 		afterTTL(time.Now().Add(400*time.Millisecond), crashTTL)
 	case ageKeys:
-		db, err := OpenSQLite(path)
+		db, err := durablesqlite.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +184,7 @@ func (c *child) killOrWait(t *testing.T) bool {
 // reopen reads every intent of the database at path.
 func reopen(t *testing.T, path string) []Intent {
 	t.Helper()
-	db, err := OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

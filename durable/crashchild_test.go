@@ -11,6 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"pixretry/durable/durablepgx"
+	"pixretry/durable/durablesqlite"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -51,18 +54,18 @@ func runChild(ctx context.Context) error {
 			return err
 		}
 		defer pool.Close()
-		p, err := NewPostgres(ctx, pool, cfg)
+		p, err := New(ctx, durablepgx.New(pool), cfg)
 		if err != nil {
 			return err
 		}
 		return work(ctx, p)
 	}
-	db, err := OpenSQLite(dsn)
+	db, err := durablesqlite.Open(dsn)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	p, err := NewSQLite(ctx, db, cfg)
+	p, err := New(ctx, durablesqlite.New(db), cfg)
 	if err != nil {
 		return err
 	}
@@ -94,21 +97,21 @@ func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error
 		if err != nil {
 			return err
 		}
-		tx, err := p.db.begin(ctx)
+		tx, err := p.db.Begin(ctx)
 		if err != nil {
 			return err
 		}
 		if _, err := p.PayTx(ctx, tx, id, payment(cents)); err != nil {
-			return errors.Join(err, p.db.rollback(ctx, tx))
+			return errors.Join(err, p.db.Rollback(ctx, tx))
 		}
 		if strings.HasSuffix(id, "-rb") {
-			if err := p.db.rollback(ctx, tx); err != nil {
+			if err := p.db.Rollback(ctx, tx); err != nil {
 				return err
 			}
 			continue
 		}
 		p.cfg.Testing.crash("before-commit")
-		if err := p.db.commit(ctx, tx); err != nil {
+		if err := p.db.Commit(ctx, tx); err != nil {
 			return err
 		}
 	}

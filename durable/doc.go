@@ -16,7 +16,9 @@
 // keeps trying. [Payer.Stats] counts the intents by status; package durableotel reports them,
 // and the job attempts, as OpenTelemetry metrics.
 //
-// Two engines run the same code. [NewSQLite] works on one machine with one database file
-// through River's riversqlite driver, which River calls early. [NewPostgres] serves a fleet of
-// worker processes on one database through riverpgxv5. docs/durable.md says which to choose.
+// Two engines run the same code, each in a package of its own, so that a program compiles
+// only the database it uses. [New] takes either's driver. Package durablesqlite works on one
+// machine with one database file through River's riversqlite driver, which River calls
+// early. Package durablepgx serves a fleet of worker processes on one database through
+// riverpgxv5. docs/durable.md says which to choose.
 package durable

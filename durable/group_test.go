@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"pixretry/durable/durabledriver"
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 )
 
@@ -109,7 +111,7 @@ func TestGroupCommitMakesAgainAGroupItCouldNotBegin(t *testing.T) {
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	mustPay(t, p, "a", payment(100))
-	p.db = &storageFaultEngine{sqliteEngine: p.db.(*sqliteEngine), method: "begin"}
+	p.db = &storageFaultEngine{Driver: p.db.(*durablesqlite.Driver), method: "begin"}
 	if _, _, err := p.mark(context.Background(), "a"); err != nil {
 		t.Errorf("mark() after a failed begin: error = %v, want nil", err)
 	}
@@ -201,13 +203,13 @@ func (g *groupCommit[TTx]) waiting() int {
 // holdFirstGroup makes p's first group wait in its transaction's begin or commit until open
 // closes, and counts the commits of every group.
 func holdFirstGroup(p *Payer[*sql.Tx], at string) *heldEngine {
-	e := &heldEngine{engine: p.db, at: at, entered: make(chan struct{}), open: make(chan struct{})}
+	e := &heldEngine{Driver: p.db, at: at, entered: make(chan struct{}), open: make(chan struct{})}
 	p.db = e
 	return e
 }
 
 type heldEngine struct {
-	engine[*sql.Tx]
+	durabledriver.Driver[*sql.Tx]
 	at            string // "begin" or "commit"
 	entered, open chan struct{}
 	once          sync.Once
@@ -225,20 +227,20 @@ func (e *heldEngine) hold(at string) {
 	}
 }
 
-func (e *heldEngine) begin(ctx context.Context) (*sql.Tx, error) {
+func (e *heldEngine) Begin(ctx context.Context) (*sql.Tx, error) {
 	e.hold("begin")
-	return e.engine.begin(ctx)
+	return e.Driver.Begin(ctx)
 }
 
-func (e *heldEngine) commit(ctx context.Context, tx *sql.Tx) error {
+func (e *heldEngine) Commit(ctx context.Context, tx *sql.Tx) error {
 	e.hold("commit")
 	e.commits.Add(1)
-	return e.engine.commit(ctx, tx)
+	return e.Driver.Commit(ctx, tx)
 }
 
-func (e *heldEngine) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) row {
+func (e *heldEngine) QueryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) durabledriver.Row {
 	if tx != nil {
 		e.statements.Add(1)
 	}
-	return e.engine.queryRow(ctx, tx, q, args...)
+	return e.Driver.QueryRow(ctx, tx, q, args...)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/goleak"
 
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 	"pixretry/retry"
 )
@@ -67,9 +69,9 @@ func mustEmptySQLite(tb testing.TB) (*sql.DB, string) {
 
 func mustOpenSQLite(tb testing.TB, path string) *sql.DB {
 	tb.Helper()
-	db, err := OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
-		tb.Fatalf("OpenSQLite() error = %v", err)
+		tb.Fatalf("durablesqlite.Open() error = %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
@@ -84,11 +86,11 @@ var migratedSQLite = sync.OnceValues(func() ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "pay.db")
-	db, err := OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	_, err = NewSQLite(context.Background(), db, Config{})
+	_, err = New(context.Background(), durablesqlite.New(db), Config{})
 	if err = errors.Join(err, db.Close()); err != nil {
 		return nil, err
 	}
@@ -98,10 +100,24 @@ var migratedSQLite = sync.OnceValues(func() ([]byte, error) {
 	return os.ReadFile(path)
 })
 
+// mustHoldLock takes the lock file at path, as another process would, until release.
+func mustHoldLock(tb testing.TB, path string) (release func()) {
+	tb.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		tb.Fatalf("lock %s: %v", path, err)
+	}
+	return func() { f.Close() }
+}
+
 // mustPayer returns a Payer on db with cfg, not started.
 func mustPayer(tb testing.TB, db *sql.DB, cfg Config) *Payer[*sql.Tx] {
 	tb.Helper()
-	p, err := NewSQLite(context.Background(), db, cfg)
+	p, err := New(context.Background(), durablesqlite.New(db), cfg)
 	if err != nil {
 		tb.Fatalf("NewSQLite() error = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"pixretry/durable/durabledriver"
 	"pixretry/pix"
 )
 
@@ -83,7 +84,7 @@ func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.P
 	now := time.UnixMicro(p.now().UnixMicro()) // as stored
 	key := uuid.NewString()
 	in := Intent{ID: id, Key: key, Keys: []string{key}, Payment: payment, Status: StatusPending, CreatedAt: now}
-	n, err := p.db.exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
+	n, err := p.db.Exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
 		description, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
 		ON CONFLICT (id) DO NOTHING`,
 		id, in.Key, payment.AmountCents, payment.PixKey, payment.Description, StatusPending, now.UnixMicro())
@@ -114,15 +115,15 @@ func (p *Payer[TTx]) stored(ctx context.Context, tx TTx, id string, payment pix.
 
 // Pay is PayTx in a transaction of its own.
 func (p *Payer[TTx]) Pay(ctx context.Context, id string, payment pix.Payment) (Intent, error) {
-	tx, err := p.db.begin(ctx)
+	tx, err := p.db.Begin(ctx)
 	if err != nil {
 		return Intent{}, fmt.Errorf("durable: %w", err)
 	}
 	in, err := p.PayTx(ctx, tx, id, payment)
 	if err != nil {
-		return Intent{}, errors.Join(err, p.db.rollback(ctx, tx))
+		return Intent{}, errors.Join(err, p.db.Rollback(ctx, tx))
 	}
-	if err := p.db.commit(ctx, tx); err != nil {
+	if err := p.db.Commit(ctx, tx); err != nil {
 		return Intent{}, fmt.Errorf("durable: commit intent %q: %w", id, err)
 	}
 	return in, nil
@@ -135,7 +136,7 @@ func (p *Payer[TTx]) Intent(ctx context.Context, id string) (Intent, error) {
 }
 
 func (p *Payer[TTx]) intent(ctx context.Context, tx TTx, id string) (Intent, error) {
-	r := p.db.queryRow(ctx, tx, "SELECT "+intentColumns+" FROM pix_intent WHERE id = $1", id)
+	r := p.db.QueryRow(ctx, tx, "SELECT "+intentColumns+" FROM pix_intent WHERE id = $1", id)
 	in, err := p.scan(r)
 	if isNoRows(err) {
 		return Intent{}, fmt.Errorf("%w: %q", ErrNotFound, id)
@@ -147,7 +148,7 @@ func (p *Payer[TTx]) intent(ctx context.Context, tx TTx, id string) (Intent, err
 }
 
 // scan reads a row of intentColumns, and reports a pending intent past MaxAge as overdue.
-func (p *Payer[TTx]) scan(r row) (Intent, error) {
+func (p *Payer[TTx]) scan(r durabledriver.Row) (Intent, error) {
 	var in Intent
 	var status, pastKeys string
 	var firstSent, settledAt, createdAt int64

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"pixretry/durable/durabledriver"
 	"pixretry/pix"
 )
 
@@ -20,15 +21,15 @@ import (
 // gives every worker the same key deadline, and this process measures the time since on its
 // own. It fails with errNotPending when the intent is not pending, or not stored.
 func (p *Payer[TTx]) mark(ctx context.Context, id string) (Intent, time.Time, error) {
-	now := p.db.now()
+	now := p.db.Now()
 	var in Intent
 	var dbNow int64
-	err := p.group.do(ctx, p.db, &write{
-		q: `UPDATE pix_intent SET attempts = attempts + 1,
+	err := p.group.do(ctx, p.db, &durabledriver.Write{
+		Query: `UPDATE pix_intent SET attempts = attempts + 1,
 		first_sent = CASE WHEN first_sent = 0 THEN ` + now + ` ELSE first_sent END, updated_at = ` + now + `
 		WHERE id = $1 AND status = 'pending' RETURNING ` + intentColumns + `, ` + now,
-		args: []any{id},
-		scan: func(r row) (err error) {
+		Args: []any{id},
+		Scan: func(r durabledriver.Row) (err error) {
 			in, err = p.scan(extraColumn{r, &dbNow})
 			return err
 		},
@@ -47,11 +48,11 @@ var errNotPending = errors.New("durable: the intent is not pending")
 
 // extraColumn is a row whose last column goes to dest, after the columns its reader asks for.
 type extraColumn struct {
-	row
+	durabledriver.Row
 	dest any
 }
 
-func (r extraColumn) Scan(dest ...any) error { return r.row.Scan(append(dest, r.dest)...) }
+func (r extraColumn) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.dest)...) }
 
 // rotate gives the intent in a new key, after a status lookup proved that nothing was paid
 // under in.Key and, the PSP having closed it, that nothing can be. It is a compare-and-set on
@@ -61,7 +62,7 @@ func (r extraColumn) Scan(dest ...any) error { return r.row.Scan(append(dest, r.
 // pending under in.Key. why is the lookup's answer, recorded as the last error.
 func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, error) {
 	key := uuid.NewString()
-	n, err := p.db.execPool(ctx, `UPDATE pix_intent SET idempotency_key = $3, past_keys = $4, attempts = 0,
+	n, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET idempotency_key = $3, past_keys = $4, attempts = 0,
 		first_sent = 0, last_error = $5, updated_at = $6
 		WHERE id = $1 AND status = 'pending' AND idempotency_key = $2`,
 		in.ID, in.Key, key, strings.Join(in.Keys, " "), why.Error(), time.Now().UnixMicro())

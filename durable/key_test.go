@@ -119,7 +119,7 @@ func checkMark[TTx any](t *testing.T, p *Payer[TTx]) {
 	ctx := context.Background()
 	in := mustPay(t, p, "a", payment(100))
 	for n, age := range []time.Duration{0, time.Hour} {
-		if _, err := p.db.execPool(ctx, "UPDATE pix_intent SET first_sent = first_sent - $1", age.Microseconds()); err != nil {
+		if _, err := p.db.ExecPool(ctx, "UPDATE pix_intent SET first_sent = first_sent - $1", age.Microseconds()); err != nil {
 			t.Fatal(err)
 		}
 		stored, _ := p.Intent(ctx, "a")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+
+	"pixretry/durable/durabledriver"
 )
 
 // listPage is how many intents Intents reads per query.
@@ -53,7 +55,7 @@ func (p *Payer[TTx]) intentsPaged(ctx context.Context, page int) iter.Seq2[Inten
 func (p *Payer[TTx]) pageAfter(ctx context.Context, after string, n int) ([]Intent, error) {
 	var ins []Intent
 	q := "SELECT " + intentColumns + " FROM pix_intent WHERE id > $1 ORDER BY id LIMIT $2"
-	err := p.db.query(ctx, q, func(r row) error {
+	err := p.db.Query(ctx, q, func(r durabledriver.Row) error {
 		in, err := p.scan(r)
 		ins = append(ins, in)
 		return err

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"pixretry/durable/durabledriver"
+	"pixretry/durable/durablesqlite"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -101,7 +104,7 @@ func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent
 		t.Errorf("Intents() after the upgrade: mismatch (-want +got):\n%s", diff)
 	}
 	var versions []int
-	err = p.db.query(context.Background(), "SELECT version FROM pix_schema_version ORDER BY version", func(r row) error {
+	err = p.db.Query(context.Background(), "SELECT version FROM pix_schema_version ORDER BY version", func(r durabledriver.Row) error {
 		var v int
 		err := r.Scan(&v)
 		versions = append(versions, v)
@@ -142,12 +145,12 @@ func TestSQLiteUpgradesVersion1(t *testing.T) {
 	want := v1.store(t, l)
 	p := mustPayer(t, db, l.config())
 	// A second process opening the file finds it at the last version and changes nothing.
-	other, err := OpenSQLite(path)
+	other, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if _, err := NewSQLite(ctx, other, Config{}); err != nil {
+	if _, err := New(ctx, durablesqlite.New(other), Config{}); err != nil {
 		t.Fatalf("NewSQLite() on an upgraded database: error = %v", err)
 	}
 	checkIndexOnly(t, db)
@@ -225,7 +228,7 @@ func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
 	if _, err := db.Exec("INSERT INTO pix_schema_version (version, applied_at) VALUES ($1, 0)", len(schemaSteps)+1); err != nil {
 		t.Fatal(err)
 	}
-	_, err := NewSQLite(context.Background(), db, Config{})
+	_, err := New(context.Background(), durablesqlite.New(db), Config{})
 	if !errors.Is(err, errSchemaAhead) {
 		t.Errorf("NewSQLite() on a schema at version %d: error = %v, want errSchemaAhead", len(schemaSteps)+1, err)
 	}
@@ -240,7 +243,7 @@ func TestMigrationStepIsAllOrNothing(t *testing.T) {
 	if _, err := db.Exec("ALTER TABLE pix_intent ADD COLUMN past_keys TEXT NOT NULL DEFAULT ''"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewSQLite(context.Background(), db, Config{}); err == nil {
+	if _, err := New(context.Background(), durablesqlite.New(db), Config{}); err == nil {
 		t.Fatal("NewSQLite() with step 2 failing: error = nil, want one")
 	}
 	// A step that left its transaction open would hold SQLite's one connection: bound the wait.
@@ -262,13 +265,10 @@ func TestMigrationStepIsAllOrNothing(t *testing.T) {
 func TestNewSQLiteWaitsForAnotherProcessMigrating(t *testing.T) {
 	t.Parallel()
 	db, path := mustSQLite(t)
-	held, err := lockFile(path+".migrate.lock", true) // as another process migrating would
-	if err != nil {
-		t.Fatal(err)
-	}
+	release := mustHoldLock(t, path+".migrate.lock") // as another process migrating would
 	done := make(chan error, 1)
 	go func() {
-		_, err := NewSQLite(context.Background(), db, Config{})
+		_, err := New(context.Background(), durablesqlite.New(db), Config{})
 		done <- err
 	}()
 	select {
@@ -276,7 +276,7 @@ func TestNewSQLiteWaitsForAnotherProcessMigrating(t *testing.T) {
 		t.Fatalf("NewSQLite() returned %v while another process held the migration lock, want it to wait", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-	held.unlock()
+	release()
 	if err := <-done; err != nil {
 		t.Errorf("NewSQLite() once the lock was free: error = %v", err)
 	}

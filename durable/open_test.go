@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"pixretry/durable/durablesqlite"
+
 	"go.uber.org/goleak"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -46,9 +48,9 @@ func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
 func TestOpenSQLiteTakesThePathAsItIs(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a%41.db")
-	db, err := OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
-		t.Fatalf("OpenSQLite(%q) error = %v", path, err)
+		t.Fatalf("durablesqlite.Open(%q) error = %v", path, err)
 	}
 	defer db.Close()
 	if _, err := os.Stat(path); err != nil {
@@ -62,9 +64,9 @@ func TestOpenSQLiteTakesThePathAsItIs(t *testing.T) {
 // A refused path is named in the error, which is all the caller gets.
 func TestOpenSQLiteNamesTheRefusedPath(t *testing.T) {
 	t.Chdir(t.TempDir()) // where a lock file for the path "" would land
-	_, err := OpenSQLite("")
-	if want := `durable: SQLite path "" is empty or holds ? or #`; err == nil || err.Error() != want {
-		t.Errorf("OpenSQLite(\"\") error = %v, want %q", err, want)
+	_, err := durablesqlite.Open("")
+	if want := `durablesqlite: path "" is empty or holds ? or #`; err == nil || err.Error() != want {
+		t.Errorf("durablesqlite.Open(\"\") error = %v, want %q", err, want)
 	}
 }
 
@@ -90,12 +92,12 @@ func TestOpenSQLiteFailsWithoutLeaking(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := goleak.IgnoreCurrent()
-			db, err := OpenSQLite(path)
+			db, err := durablesqlite.Open(path)
 			if err == nil {
 				db.Close()
 			}
-			if !tt.want(err) || !strings.HasPrefix(err.Error(), "durable: ") {
-				t.Fatalf("OpenSQLite() error = %v, want a durable error wrapping the cause", err)
+			if !tt.want(err) || !strings.HasPrefix(err.Error(), "durablesqlite: ") {
+				t.Fatalf("durablesqlite.Open() error = %v, want a durablesqlite error wrapping the cause", err)
 			}
 			goleak.VerifyNone(t, before) // a *sql.DB left open keeps a goroutine
 		})
@@ -110,7 +112,7 @@ func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
 	t.Run("migration lock", func(t *testing.T) {
 		db, path := mustEmptySQLite(t)
 		blockLockFile(t, path+".migrate.lock")
-		if _, err := NewSQLite(context.Background(), db, Config{}); !errors.Is(err, syscall.EISDIR) {
+		if _, err := New(context.Background(), durablesqlite.New(db), Config{}); !errors.Is(err, syscall.EISDIR) {
 			t.Errorf("NewSQLite() error = %v, want EISDIR", err)
 		}
 	})
@@ -120,7 +122,7 @@ func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
 		p := mustPayer(t, db, l.config())
 		blockLockFile(t, path+".run.lock")
 		err := p.Start(context.Background())
-		if !errors.Is(err, syscall.EISDIR) || !strings.HasPrefix(err.Error(), "durable: lock file: ") {
+		if !errors.Is(err, syscall.EISDIR) || !strings.HasPrefix(err.Error(), "durablesqlite: lock file: ") {
 			t.Errorf("Start() error = %v, want a lock file error wrapping EISDIR", err)
 		}
 	})
@@ -145,14 +147,10 @@ func TestBusyStartClosesItsLockFile(t *testing.T) {
 	}
 	l := mustPSP(t)
 	db, path := mustEmptySQLite(t)
-	held, err := lockFile(path+".run.lock", false) // as another process's Start would
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.unlock()
+	defer mustHoldLock(t, path+".run.lock")() // as another process's Start would
 	p := mustPayer(t, db, l.config())
-	if err := p.Start(context.Background()); !errors.Is(err, ErrBusy) {
-		t.Fatalf("Start() error = %v, want ErrBusy", err)
+	if err := p.Start(context.Background()); !errors.Is(err, durablesqlite.ErrBusy) {
+		t.Fatalf("Start() error = %v, want durablesqlite.ErrBusy", err)
 	}
 	if got := openFilesAt(t, path+".run.lock"); got != 1 {
 		t.Errorf("%d files open at the run lock after a busy Start, want 1, the holder's", got)
@@ -182,16 +180,16 @@ func TestNewSQLiteRefusals(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	db, _ := mustEmptySQLite(t)
-	if _, err := NewSQLite(ended, db, Config{}); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durable: ") {
-		t.Errorf("NewSQLite(an ended context) error = %v, want a durable error wrapping context.Canceled", err)
+	if _, err := New(ended, durablesqlite.New(db), Config{}); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durablesqlite: ") {
+		t.Errorf("NewSQLite(an ended context) error = %v, want a durablesqlite error wrapping context.Canceled", err)
 	}
-	if _, err := NewSQLite(context.Background(), db, Config{Workers: -1}); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := New(context.Background(), durablesqlite.New(db), Config{Workers: -1}); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("NewSQLite(Workers -1) error = %v, want ErrInvalidConfig", err)
 	}
 	// River runs at most 10 000 workers a queue.
 	cfg := testConfig("http://127.0.0.1:1")
 	cfg.Workers = 10_001
-	_, err := NewSQLite(context.Background(), db, cfg)
+	_, err := New(context.Background(), durablesqlite.New(db), cfg)
 	if err == nil || errors.Unwrap(err) == nil || !strings.HasPrefix(err.Error(), "durable: ") {
 		t.Errorf("NewSQLite(Workers 10 001) error = %v, want a durable error wrapping River's", err)
 	}
@@ -205,8 +203,8 @@ func TestNewSQLiteRefusesADatabaseWithoutAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	_, err = NewSQLite(context.Background(), db, Config{})
-	if want := "durable: the SQLite database has no file; use OpenSQLite"; err == nil || err.Error() != want {
+	_, err = New(context.Background(), durablesqlite.New(db), Config{})
+	if want := "durablesqlite: the database has no file; use Open"; err == nil || err.Error() != want {
 		t.Errorf("NewSQLite(:memory:) error = %v, want %q", err, want)
 	}
 }
@@ -222,7 +220,7 @@ func TestNewSQLiteRefusesWhatValidateRefuses(t *testing.T) {
 			t.Errorf("%s: Validate() = %v, want ErrInvalidConfig", name, err)
 		}
 		db, _ := mustEmptySQLite(t)
-		if _, err := NewSQLite(context.Background(), db, cfg); !errors.Is(err, ErrInvalidConfig) {
+		if _, err := New(context.Background(), durablesqlite.New(db), cfg); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: NewSQLite() error = %v, want ErrInvalidConfig", name, err)
 		}
 	}
@@ -236,7 +234,7 @@ func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE river_migration (unexpected TEXT)"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := NewSQLite(context.Background(), db, Config{})
+	_, err := New(context.Background(), durablesqlite.New(db), Config{})
 	var e *sqlite.Error
 	if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "durable: ") {
 		t.Fatalf("NewSQLite() over a broken river_migration: error = %v, want a durable error wrapping SQLite's", err)
@@ -265,14 +263,14 @@ func TestBusyStartLeavesTheRunningJobsAlone(t *testing.T) {
 	mustStart(t, live)
 	<-hold.entered
 
-	other, err := OpenSQLite(path)
+	other, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
 	refused := mustPayer(t, other, l.config())
-	if err := refused.Start(context.Background()); !errors.Is(err, ErrBusy) {
-		t.Fatalf("Start() beside a live payer: error = %v, want ErrBusy", err)
+	if err := refused.Start(context.Background()); !errors.Is(err, durablesqlite.ErrBusy) {
+		t.Fatalf("Start() beside a live payer: error = %v, want durablesqlite.ErrBusy", err)
 	}
 	if state, attempt := payJob(t, other); state != "running" || attempt != 1 {
 		t.Errorf("after a refused Start the job is %s at attempt %d, want running at attempt 1", state, attempt)

@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"pixretry/durable/durabledriver"
 	"pixretry/pix"
 	"pixretry/retry"
 )
@@ -100,8 +101,8 @@ func (k TestingKnobs) crash(point string) {
 // 100 payments a second.
 const fetchCooldown = time.Millisecond
 
-// Validate reports the error wrapping ErrInvalidConfig that NewSQLite and NewPostgres would
-// return for c, or nil. It opens nothing.
+// Validate reports the error wrapping ErrInvalidConfig that New would return for c, or nil.
+// It opens nothing.
 func (c Config) Validate() error {
 	_, err := c.withDefaults()
 	return err
@@ -177,8 +178,9 @@ func (c Config) delay(n int) time.Duration {
 
 // Errors to check with errors.Is.
 var (
-	// ErrInvalidConfig is wrapped by the error of NewSQLite and NewPostgres for a bad Config.
-	ErrInvalidConfig = errors.New("durable: invalid config")
+	// ErrInvalidConfig is wrapped by the error of New for a bad Config. It is
+	// durabledriver.ErrInvalidConfig, which a driver returns too.
+	ErrInvalidConfig = durabledriver.ErrInvalidConfig
 	// ErrIDReused reports an id already stored with another payment. Nothing was stored.
 	ErrIDReused = errors.New("durable: id already stored with another payment")
 	// ErrInvalidID reports an id that is empty or longer than 255 bytes.
@@ -190,19 +192,19 @@ var (
 )
 
 // Payer stores payments as durable intents and works them. TTx is the engine's transaction
-// type: *sql.Tx for NewSQLite, pgx.Tx for NewPostgres. A Payer is safe for concurrent use.
+// type: *sql.Tx for durablesqlite, pgx.Tx for durablepgx. A Payer is safe for concurrent use.
 // Start it to work intents; PayTx and Intents work without Start.
 type Payer[TTx any] struct {
 	now    func() time.Time // time.Now, but for tests
 	cfg    Config
-	db     engine[TTx]
+	db     durabledriver.Driver[TTx]
 	river  *river.Client[TTx]
 	worker *worker[TTx]
 	group  *groupCommit[TTx] // the workers' writes
 }
 
 // newPayer makes the River client over db.
-func newPayer[TTx any](db engine[TTx], cfg Config) (*Payer[TTx], error) {
+func newPayer[TTx any](db durabledriver.Driver[TTx], cfg Config) (*Payer[TTx], error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -219,25 +221,26 @@ func newPayer[TTx any](db engine[TTx], cfg Config) (*Payer[TTx], error) {
 	if cfg.Client != nil {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
 	}
-	if p.river, err = river.NewClient(db.riverDriver(), rc); err != nil {
+	if p.river, err = river.NewClient(db.RiverDriver(), rc); err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	return p, nil
 }
 
 // Start starts working intents in the background until Stop. On SQLite it first takes over
-// the jobs of a dead process, or fails with ErrBusy if a live one works the database.
+// the jobs of a dead process, or fails with durablesqlite.ErrBusy if a live one works the
+// database.
 func (p *Payer[TTx]) Start(ctx context.Context) error {
 	if p.cfg.Client == nil {
 		return ErrNoClient
 	}
-	n, err := p.db.takeOver(ctx)
+	n, err := p.db.TakeOver(ctx, payArgs{}.Kind())
 	if err != nil {
 		return err
 	}
 	p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: started", slog.Int64("jobs_taken_over", n))
 	if err := p.river.Start(ctx); err != nil {
-		return errors.Join(fmt.Errorf("durable: %w", err), p.db.release())
+		return errors.Join(fmt.Errorf("durable: %w", err), p.db.Release())
 	}
 	return nil
 }
@@ -250,7 +253,7 @@ func (p *Payer[TTx]) Stop(ctx context.Context) error {
 	if ctx.Err() != nil {
 		err = p.river.StopAndCancel(context.WithoutCancel(ctx))
 	}
-	return errors.Join(err, p.db.release())
+	return errors.Join(err, p.db.Release())
 }
 
 // Wait returns nil once no intent is pending, or ctx's error once ctx ends. It looks again
@@ -305,7 +308,7 @@ const lookPending = "SELECT count(*) FROM (SELECT 1 FROM pix_intent WHERE status
 // pending reports whether any intent is pending.
 func (p *Payer[TTx]) pending(ctx context.Context) (bool, error) {
 	var n int
-	err := p.db.queryRow(ctx, *new(TTx), lookPending, StatusPending).Scan(&n)
+	err := p.db.QueryRow(ctx, *new(TTx), lookPending, StatusPending).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("durable: look for pending intents: %w", err)
 	}

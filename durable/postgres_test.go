@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"pixretry/durable/durablepgx"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -69,7 +71,7 @@ func mustPostgresPayer(tb testing.TB, dsn string, cfg Config) *Payer[pgx.Tx] {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(pool.Close)
-	p, err := NewPostgres(context.Background(), pool, cfg)
+	p, err := New(context.Background(), durablepgx.New(pool), cfg)
 	if err != nil {
 		tb.Fatalf("NewPostgres() error = %v", err)
 	}
@@ -81,7 +83,7 @@ func TestPostgresSettlesRefusesAndRollsBack(t *testing.T) {
 	l := mustPSP(t)
 	p := mustPostgresPayer(t, mustPostgresURL(t), l.config())
 	ctx := context.Background()
-	tx, err := p.db.begin(ctx)
+	tx, err := p.db.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			if _, err := NewPostgres(context.Background(), pool, Config{}); err != nil {
+			if _, err := New(context.Background(), durablepgx.New(pool), Config{}); err != nil {
 				t.Errorf("NewPostgres() at once with others: error = %v", err)
 			}
 		})

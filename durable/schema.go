@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"pixretry/durable/durabledriver"
 )
 
 // The package owns one table, pix_intent: one row per payment. Its schema is built by ordered
@@ -55,12 +57,12 @@ var errSchemaAhead = errors.New("durable: the database's schema is newer than th
 
 // migrateIntents applies the steps of schemaSteps the database lacks, in order. The caller
 // holds the engine's migration lock.
-func migrateIntents[TTx any](ctx context.Context, db engine[TTx]) error {
-	if _, err := db.execPool(ctx, schemaVersionTable); err != nil {
+func migrateIntents[TTx any](ctx context.Context, db durabledriver.Driver[TTx]) error {
+	if _, err := db.ExecPool(ctx, schemaVersionTable); err != nil {
 		return fmt.Errorf("durable: create the schema version table: %w", err)
 	}
 	var version int
-	err := db.queryRow(ctx, *new(TTx), "SELECT COALESCE(MAX(version), 0) FROM pix_schema_version").Scan(&version)
+	err := db.QueryRow(ctx, *new(TTx), "SELECT COALESCE(MAX(version), 0) FROM pix_schema_version").Scan(&version)
 	if err != nil {
 		return fmt.Errorf("durable: read the schema version: %w", err)
 	}
@@ -76,22 +78,22 @@ func migrateIntents[TTx any](ctx context.Context, db engine[TTx]) error {
 }
 
 // migrateStep applies step v and records it, in one transaction.
-func migrateStep[TTx any](ctx context.Context, db engine[TTx], v int) error {
-	tx, err := db.begin(ctx)
+func migrateStep[TTx any](ctx context.Context, db durabledriver.Driver[TTx], v int) error {
+	tx, err := db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	for _, q := range schemaSteps[v-1] {
-		if _, err := db.exec(ctx, tx, q); err != nil {
-			return errors.Join(err, db.rollback(ctx, tx))
+		if _, err := db.Exec(ctx, tx, q); err != nil {
+			return errors.Join(err, db.Rollback(ctx, tx))
 		}
 	}
-	_, err = db.exec(ctx, tx, "INSERT INTO pix_schema_version (version, applied_at) VALUES ($1, $2)",
+	_, err = db.Exec(ctx, tx, "INSERT INTO pix_schema_version (version, applied_at) VALUES ($1, $2)",
 		v, time.Now().UnixMicro())
 	if err != nil {
-		return errors.Join(err, db.rollback(ctx, tx))
+		return errors.Join(err, db.Rollback(ctx, tx))
 	}
-	return db.commit(ctx, tx)
+	return db.Commit(ctx, tx)
 }
 
 // intentColumns are the columns scan reads, in its order.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"pixretry/durable/durabledriver"
 )
 
 // Stats counts the intents of a database, as Payer.Stats read them at one instant.
@@ -29,7 +31,7 @@ const countIntents = `SELECT status, count(*), count(CASE WHEN created_at < $1 T
 // "durable: count intents: ...".
 func (p *Payer[TTx]) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{Intents: map[Status]int64{StatusPending: 0, StatusOverdue: 0, StatusSettled: 0, StatusRefused: 0}}
-	err := p.db.query(ctx, countIntents, func(r row) error {
+	err := p.db.Query(ctx, countIntents, func(r durabledriver.Row) error {
 		var status string
 		var n, old, oldest int64
 		if err := r.Scan(&status, &n, &old, &oldest); err != nil {

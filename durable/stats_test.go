@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"pixretry/durable/durabledriver"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -115,7 +117,7 @@ func checkIndexOnly(t *testing.T, db *sql.DB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = eachRow(rows, func(r row) error {
+		err = durabledriver.EachRow(rows, func(r durabledriver.Row) error {
 			var id, parent, unused int
 			var detail string
 			err := r.Scan(&id, &parent, &unused, &detail)
@@ -138,7 +140,7 @@ func checkIndexOnly(t *testing.T, db *sql.DB) {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	err = eachRow(rows, func(r row) error {
+	err = durabledriver.EachRow(rows, func(r durabledriver.Row) error {
 		var name string
 		err := r.Scan(&name)
 		indexes = append(indexes, name)

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"pixretry/durable/durabledriver"
+	"pixretry/durable/durablesqlite"
+
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -26,7 +28,7 @@ func TestSentinelErrorTexts(t *testing.T) {
 		err  error
 		want string
 	}{
-		{ErrBusy, "durable: another process is working this database"},
+		{durablesqlite.ErrBusy, "durablesqlite: another process is working this database"},
 		{ErrInvalidConfig, "durable: invalid config"},
 		{ErrIDReused, "durable: id already stored with another payment"},
 		{ErrInvalidID, "durable: invalid id"},
@@ -58,7 +60,7 @@ var errStorageFault = errors.New("test: injected storage fault")
 // match fails with errStorageFault instead of running. A failed commit rolls back, as SQLite
 // does when it cannot commit.
 type storageFaultEngine struct {
-	*sqliteEngine
+	*durablesqlite.Driver
 	method, match string
 	fired         bool
 }
@@ -72,39 +74,39 @@ func (e *storageFaultEngine) fails(method, q string) bool {
 	return true
 }
 
-func (e *storageFaultEngine) begin(ctx context.Context) (*sql.Tx, error) {
+func (e *storageFaultEngine) Begin(ctx context.Context) (*sql.Tx, error) {
 	if e.fails("begin", "") {
 		return nil, errStorageFault
 	}
-	return e.sqliteEngine.begin(ctx)
+	return e.Driver.Begin(ctx)
 }
 
-func (e *storageFaultEngine) commit(ctx context.Context, tx *sql.Tx) error {
+func (e *storageFaultEngine) Commit(ctx context.Context, tx *sql.Tx) error {
 	if e.fails("commit", "") {
-		return errors.Join(errStorageFault, e.sqliteEngine.rollback(ctx, tx))
+		return errors.Join(errStorageFault, e.Driver.Rollback(ctx, tx))
 	}
-	return e.sqliteEngine.commit(ctx, tx)
+	return e.Driver.Commit(ctx, tx)
 }
 
-func (e *storageFaultEngine) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (int64, error) {
+func (e *storageFaultEngine) Exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (int64, error) {
 	if e.fails("exec", q) {
 		return 0, errStorageFault
 	}
-	return e.sqliteEngine.exec(ctx, tx, q, args...)
+	return e.Driver.Exec(ctx, tx, q, args...)
 }
 
-func (e *storageFaultEngine) execPool(ctx context.Context, q string, args ...any) (int64, error) {
+func (e *storageFaultEngine) ExecPool(ctx context.Context, q string, args ...any) (int64, error) {
 	if e.fails("execPool", q) {
 		return 0, errStorageFault
 	}
-	return e.sqliteEngine.execPool(ctx, q, args...)
+	return e.Driver.ExecPool(ctx, q, args...)
 }
 
-func (e *storageFaultEngine) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) row {
+func (e *storageFaultEngine) QueryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) durabledriver.Row {
 	if e.fails("queryRow", q) {
 		return failedRow{errStorageFault}
 	}
-	return e.sqliteEngine.queryRow(ctx, tx, q, args...)
+	return e.Driver.QueryRow(ctx, tx, q, args...)
 }
 
 // failedRow is a row whose query failed with err.
@@ -125,7 +127,7 @@ func TestPayReportsEachStorageFailure(t *testing.T) {
 			db, _ := mustSQLite(t)
 			p := mustPayer(t, db, Config{})
 			stored := mustPay(t, p, "a", payment(100))
-			p.db = &storageFaultEngine{sqliteEngine: p.db.(*sqliteEngine), method: tt.method, match: tt.match}
+			p.db = &storageFaultEngine{Driver: p.db.(*durablesqlite.Driver), method: tt.method, match: tt.match}
 			id := "b"
 			if tt.method == "queryRow" {
 				id = "a" // stored already: Pay reads it back
@@ -147,7 +149,7 @@ func checkOnlyIntent(tb testing.TB, p *Payer[*sql.Tx], want Intent) {
 		tb.Errorf("Intents() = %+v, %v; want only %+v", all, err, want)
 	}
 	var jobs int
-	err = p.db.queryRow(context.Background(), nil, "SELECT count(*) FROM river_job").Scan(&jobs)
+	err = p.db.QueryRow(context.Background(), nil, "SELECT count(*) FROM river_job").Scan(&jobs)
 	if err != nil || jobs != 1 {
 		tb.Errorf("river_job holds %d jobs (error %v), want 1", jobs, err)
 	}
@@ -232,9 +234,9 @@ func TestMigrateIntentsStopsAtAFailedStep(t *testing.T) {
 		{"a statement of step 4", "exec", "DROP INDEX", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			db, path := mustEmptySQLite(t)
-			real := &sqliteEngine{db: db, driver: riversqlite.New(db), file: path}
-			faulty := &storageFaultEngine{sqliteEngine: real, method: tt.method, match: tt.match}
+			db, _ := mustEmptySQLite(t)
+			real := durablesqlite.New(db)
+			faulty := &storageFaultEngine{Driver: real, method: tt.method, match: tt.match}
 			err := migrateIntents(context.Background(), faulty)
 			if !errors.Is(err, errStorageFault) || !strings.HasPrefix(err.Error(), "durable: ") {
 				t.Fatalf("migrateIntents() error = %v, want a durable error wrapping the fault", err)
@@ -419,8 +421,8 @@ func TestStartThatCannotTakeOverReleasesTheRunLock(t *testing.T) {
 	}
 	err := p.Start(context.Background())
 	var e *sqlite.Error
-	if !errors.As(err, &e) || e.Code() != sqlite3.SQLITE_CONSTRAINT_TRIGGER || !strings.HasPrefix(err.Error(), "durable: ") {
-		t.Fatalf("Start() error = %v, want a durable error wrapping the trigger's refusal", err)
+	if !errors.As(err, &e) || e.Code() != sqlite3.SQLITE_CONSTRAINT_TRIGGER || !strings.HasPrefix(err.Error(), "durablesqlite: ") {
+		t.Fatalf("Start() error = %v, want a durablesqlite error wrapping the trigger's refusal", err)
 	}
 	if _, err := db.Exec("DROP TRIGGER refuse_takeover"); err != nil {
 		t.Fatal(err)
@@ -432,12 +434,12 @@ func TestStartThatCannotTakeOverReleasesTheRunLock(t *testing.T) {
 // countProbe is the engine of a Payer, but calls counted after each count of pending intents
 // that Wait reads.
 type countProbe struct {
-	engine[*sql.Tx]
+	durabledriver.Driver[*sql.Tx]
 	counted func()
 }
 
-func (e countProbe) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) row {
-	r := e.engine.queryRow(ctx, tx, q, args...)
+func (e countProbe) QueryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) durabledriver.Row {
+	r := e.Driver.QueryRow(ctx, tx, q, args...)
 	if q != lookPending {
 		return r
 	}
@@ -446,12 +448,12 @@ func (e countProbe) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...
 
 // scannedThen is a row that calls then once scanned.
 type scannedThen struct {
-	row
+	durabledriver.Row
 	then func()
 }
 
 func (r scannedThen) Scan(dest ...any) error {
-	err := r.row.Scan(dest...)
+	err := r.Row.Scan(dest...)
 	r.then()
 	return err
 }

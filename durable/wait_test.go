@@ -11,22 +11,25 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"pixretry/durable/durabledriver"
+	"pixretry/durable/durablesqlite"
 )
 
 // failedLooks is the SQLite engine, but the looks for pending intents for which fails
 // returns true (given the look's number, 1 for the first) fail with errStorageFault. It counts
 // the looks.
 type failedLooks struct {
-	*sqliteEngine
+	*durablesqlite.Driver
 	fails func(look int64) bool
 	looks atomic.Int64
 }
 
-func (e *failedLooks) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) row {
+func (e *failedLooks) QueryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) durabledriver.Row {
 	if q == lookPending && e.fails(e.looks.Add(1)) {
 		return failedRow{errStorageFault}
 	}
-	return e.sqliteEngine.queryRow(ctx, tx, q, args...)
+	return e.Driver.QueryRow(ctx, tx, q, args...)
 }
 
 // lookWarnings counts the records of failed looks that logs kept.
@@ -48,7 +51,7 @@ func TestWaitLooksAgainAfterAFailedLook(t *testing.T) {
 	db, _ := mustSQLite(t)
 	logs := &keptRecords{}
 	p := mustPayer(t, db, Config{PollInterval: 5 * time.Millisecond, Logger: slog.New(logs)})
-	e := &failedLooks{sqliteEngine: p.db.(*sqliteEngine), fails: func(look int64) bool { return look <= 3 }}
+	e := &failedLooks{Driver: p.db.(*durablesqlite.Driver), fails: func(look int64) bool { return look <= 3 }}
 	p.db = e
 	ctx, cancel := context.WithTimeout(context.Background(), stallAfter())
 	defer cancel()
@@ -92,7 +95,7 @@ func TestWaitReturnsTheErrorOfAnOutageLongerThanOutageMax(t *testing.T) {
 			mustPay(t, p, "a", payment(100)) // pending: looks that succeed keep Wait waiting
 			clock := time.Unix(0, 0)
 			p.now = func() time.Time { clock = clock.Add(10 * time.Second); return clock }
-			e := &failedLooks{sqliteEngine: p.db.(*sqliteEngine), fails: tt.fails}
+			e := &failedLooks{Driver: p.db.(*durablesqlite.Driver), fails: tt.fails}
 			p.db = e
 			ctx, cancel := context.WithTimeout(context.Background(), stallAfter())
 			defer cancel()

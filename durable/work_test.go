@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 )
 
@@ -181,13 +182,13 @@ func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			db, err := OpenSQLite(path)
+			db, err := durablesqlite.Open(path)
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			defer db.Close()
-			if _, err := NewSQLite(context.Background(), db, Config{}); err != nil {
+			if _, err := New(context.Background(), durablesqlite.New(db), Config{}); err != nil {
 				t.Errorf("NewSQLite() beside others: error = %v", err)
 			}
 		})
@@ -200,14 +201,14 @@ func TestSecondStartIsBusy(t *testing.T) {
 	l := mustPSP(t)
 	db, path := mustSQLite(t)
 	mustStart(t, mustPayer(t, db, l.config()))
-	other, err := OpenSQLite(path)
+	other, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
 	q := mustPayer(t, other, l.config())
-	if err := q.Start(context.Background()); !errors.Is(err, ErrBusy) {
-		t.Errorf("a second Start() error = %v, want ErrBusy", err)
+	if err := q.Start(context.Background()); !errors.Is(err, durablesqlite.ErrBusy) {
+		t.Errorf("a second Start() error = %v, want durablesqlite.ErrBusy", err)
 	}
 }
 
@@ -227,7 +228,7 @@ func TestStopLetsAnotherStart(t *testing.T) {
 	if err := p.Stop(context.Background()); err != nil {
 		t.Errorf("a second Stop() error = %v, want nil", err)
 	}
-	other, err := OpenSQLite(path)
+	other, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,9 +319,9 @@ func TestWaitWithoutClientPolls(t *testing.T) {
 func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"", filepath.Join(t.TempDir(), "a?b.db"), filepath.Join(t.TempDir(), "a#b.db")} {
-		if db, err := OpenSQLite(path); err == nil {
+		if db, err := durablesqlite.Open(path); err == nil {
 			db.Close()
-			t.Errorf("OpenSQLite(%q) error = nil, want one", path)
+			t.Errorf("durablesqlite.Open(%q) error = nil, want one", path)
 		}
 	}
 }
@@ -334,11 +335,11 @@ func TestStartTakesOverTheJobsOfADeadRun(t *testing.T) {
 	if _, err := db.Exec("UPDATE river_job SET state = 'running', attempt = 1"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := p.db.takeOver(context.Background())
+	n, err := p.db.TakeOver(context.Background(), payArgs{}.Kind())
 	if err != nil || n != 2 {
 		t.Errorf("takeOver() = %d, %v; want the 2 running jobs", n, err)
 	}
-	if err := p.db.release(); err != nil {
+	if err := p.db.Release(); err != nil {
 		t.Error(err)
 	}
 	var available int
@@ -358,7 +359,7 @@ func TestStopFreesTheDatabaseForTheNextStart(t *testing.T) {
 	if err := p.Stop(context.Background()); err != nil {
 		t.Fatalf("Stop() error = %v", err)
 	}
-	other, err := OpenSQLite(path)
+	other, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"pixretry/durable/durabledriver"
 	"pixretry/pix"
 	"pixretry/retry"
 )
@@ -109,13 +109,13 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 // record updates the intent in, if still pending under in.Key, with set, whose placeholders
 // start at $4, in a group commit. It fails with errMovedOn if it is not.
 func (p *Payer[TTx]) record(ctx context.Context, in Intent, set string, args ...any) error {
-	w := &write{q: "UPDATE pix_intent SET " + set +
+	w := &durabledriver.Write{Query: "UPDATE pix_intent SET " + set +
 		", updated_at = $2 WHERE id = $1 AND status = 'pending' AND idempotency_key = $3",
-		args: append([]any{in.ID, time.Now().UnixMicro(), in.Key}, args...)}
+		Args: append([]any{in.ID, time.Now().UnixMicro(), in.Key}, args...)}
 	if err := p.group.do(ctx, p.db, w); err != nil {
 		return fmt.Errorf("durable: record intent %q: %w", in.ID, err)
 	}
-	if w.n == 0 {
+	if w.N == 0 {
 		return fmt.Errorf("%w: %q is no longer pending under key %s", errMovedOn, in.ID, in.Key)
 	}
 	return nil
@@ -123,16 +123,17 @@ func (p *Payer[TTx]) record(ctx context.Context, in Intent, set string, args ...
 
 // settle records the receipt, in a group commit. River completes the job once Work returns.
 func (p *Payer[TTx]) settle(ctx context.Context, id string, r pix.Receipt) error {
-	err := p.group.do(ctx, p.db, &write{q: `UPDATE pix_intent SET status = $2, end_to_end_id = $3, settled_at = $4,
+	err := p.group.do(ctx, p.db, &durabledriver.Write{Query: `UPDATE pix_intent SET status = $2, end_to_end_id = $3, settled_at = $4,
 		last_error = '', updated_at = $5 WHERE id = $1 AND status = 'pending'`,
-		args: []any{id, StatusSettled, r.EndToEndID, r.SettledAt.UnixNano(), time.Now().UnixMicro()}})
+		Args: []any{id, StatusSettled, r.EndToEndID, r.SettledAt.UnixNano(), time.Now().UnixMicro()}})
 	if err != nil {
 		return fmt.Errorf("durable: record the settlement of intent %q: %w", id, err)
 	}
 	return nil
 }
 
-// isNoRows reports whether err says a query found no row, on either engine.
+// isNoRows reports whether err says a query found no row, on either engine: pgx's
+// ErrNoRows wraps sql.ErrNoRows too.
 func isNoRows(err error) bool {
-	return errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows)
+	return errors.Is(err, sql.ErrNoRows)
 }

@@ -15,7 +15,7 @@
 #
 # durable's tests run with -short (GOFLAGS, which gremlins' go test and the gate's overlay runs
 # both read): it skips the crash property, which kills child processes for about 5 s per run,
-# so that each mutant costs its fast tests only. Its postgres.go is left out: it is wiring
+# so that each mutant costs its fast tests only. durablepgx/postgres.go is left out: it is wiring
 # (River's pgx driver and the advisory-locked migration) that only the Postgres tests reach,
 # and those run only when PIXRETRY_POSTGRES_URL is set. Its group.go is left to the extended
 # pass (make mutation-extended): a mutant of the group commit that loses a write's turn or loops

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"pixretry/durable"
+	"pixretry/durable/durablesqlite"
 	"pixretry/internal/cmdline"
 )
 
@@ -237,12 +238,12 @@ func TestRunStopsOnInterruptAndExits0(t *testing.T) {
 // awaitSettled waits, through a Payer of its own on the file, until no intent is pending.
 func awaitSettled(t *testing.T, path string) {
 	t.Helper()
-	db, err := durable.OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, err := durable.NewSQLite(context.Background(), db, durable.Config{PollInterval: 10 * time.Millisecond})
+	p, err := durable.New(context.Background(), durablesqlite.New(db), durable.Config{PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,15 +8,17 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"pixretry/durable"
+	"pixretry/durable/durablepgx"
+	"pixretry/durable/durablesqlite"
 )
 
 // openSQLite opens the SQLite file at path and a Payer on it.
 func openSQLite(ctx context.Context, path string, cfg durable.Config) (*durable.Payer[*sql.Tx], func(), error) {
-	db, err := durable.OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := durable.NewSQLite(ctx, db, cfg)
+	p, err := durable.New(ctx, durablesqlite.New(db), cfg)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -30,7 +32,7 @@ func openPostgres(ctx context.Context, dsn string, cfg durable.Config) (*durable
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := durable.NewPostgres(ctx, pool, cfg)
+	p, err := durable.New(ctx, durablepgx.New(pool), cfg)
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

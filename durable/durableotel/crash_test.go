@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"pixretry/durable"
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 	"pixretry/psp"
 )
@@ -41,13 +42,13 @@ func crashChild(path, url string) int {
 
 func runChild(path, url string) error {
 	ctx := context.Background()
-	db, err := durable.OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
 		return err
 	}
 	client := &pix.Client{BaseURL: url, Token: psp.DefaultToken, Policy: policy,
 		HTTPClient: &http.Client{Transport: settledUnread{}}}
-	p, err := durable.NewSQLite(ctx, db, payerConfig(client, nil))
+	p, err := durable.New(ctx, durablesqlite.New(db), payerConfig(client, nil))
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"pixretry/durable"
 	"pixretry/durable/durableotel"
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/psp/psptest"
@@ -37,14 +38,14 @@ func Example() {
 	dir, err := os.MkdirTemp("", "durableotel-example-")
 	check(err)
 	defer os.RemoveAll(dir)
-	db, err := durable.OpenSQLite(filepath.Join(dir, "pay.db"))
+	db, err := durablesqlite.Open(filepath.Join(dir, "pay.db"))
 	check(err)
 	defer db.Close()
 
 	middleware, err := durableotel.Middleware(cfg)
 	check(err)
 	client := srv.Client(retry.Policy{AttemptsMax: 3, DelayBase: 10 * time.Millisecond, DelayMax: time.Second})
-	p, err := durable.NewSQLite(ctx, db, durable.Config{Client: client, PollInterval: 20 * time.Millisecond,
+	p, err := durable.New(ctx, durablesqlite.New(db), durable.Config{Client: client, PollInterval: 20 * time.Millisecond,
 		Middleware: middleware})
 	check(err)
 	unregister, err := durableotel.ObservePayer(p, cfg)

@@ -18,6 +18,7 @@ import (
 
 	"pixretry/durable"
 	"pixretry/durable/durableotel"
+	"pixretry/durable/durablesqlite"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/psp/psptest"
@@ -65,14 +66,14 @@ func mustPSP(tb testing.TB) *psptest.Server {
 // with cfg, not started. The database closes when the test ends.
 func mustPayer(tb testing.TB, path string, cfg durable.Config) *durable.Payer[*sql.Tx] {
 	tb.Helper()
-	db, err := durable.OpenSQLite(path)
+	db, err := durablesqlite.Open(path)
 	if err != nil {
-		tb.Fatalf("OpenSQLite() error = %v", err)
+		tb.Fatalf("durablesqlite.Open() error = %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	p, err := durable.NewSQLite(context.Background(), db, cfg)
+	p, err := durable.New(context.Background(), durablesqlite.New(db), cfg)
 	if err != nil {
-		tb.Fatalf("NewSQLite() error = %v", err)
+		tb.Fatalf("durable.New() error = %v", err)
 	}
 	return p
 }

@@ -14,6 +14,7 @@ import (
 
 	"pixretry/durable"
 	"pixretry/durable/durableotel"
+	"pixretry/durable/durablesqlite"
 )
 
 // In virtual time: an intent stored 75 minutes ago is overdue past a MaxAge of an hour, one
@@ -23,12 +24,12 @@ func TestObservePayerReportsTheOldestPendingAge(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		reader, cfg := mustReader(t)
-		db, err := durable.OpenSQLite(dbPath(t))
+		db, err := durablesqlite.Open(dbPath(t))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		p, err := durable.NewSQLite(context.Background(), db, durable.Config{MaxAge: time.Hour})
+		p, err := durable.New(context.Background(), durablesqlite.New(db), durable.Config{MaxAge: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,11 +74,11 @@ func checkGauges(t *testing.T, reader *sdkmetric.ManualReader, want ...metricdat
 func TestObservePayerReportsAFailedStats(t *testing.T) {
 	t.Parallel()
 	reader, cfg := mustReader(t)
-	db, err := durable.OpenSQLite(dbPath(t))
+	db, err := durablesqlite.Open(dbPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := durable.NewSQLite(context.Background(), db, durable.Config{})
+	p, err := durable.New(context.Background(), durablesqlite.New(db), durable.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,8 +114,8 @@ var bugs = []bug{
 	{
 		Name:    "durable fails every write of a group the database refused, not the refused one alone",
 		File:    "durable/group.go",
-		Old:     "\t\tif err := g.alone(ctx, db, w); err != nil {\n\t\t\tw.err = err\n\t\t}",
-		New:     "\t\tw.err = err",
+		Old:     "\t\tif err := g.alone(ctx, db, w); err != nil {\n\t\t\tw.Err = err\n\t\t}",
+		New:     "\t\tw.Err = err",
 		Package: "./durable/",
 		Run:     "^TestGroupCommitKeepsARefusedWriteToItself$",
 		Catcher: "a write the database refuses is not another's failure",

@@ -1,6 +1,6 @@
 //go:build unix
 
-package durable
+package durablesqlite
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"syscall"
 )
 
-// ErrBusy reports a SQLite database that another process is working (see NewSQLite).
-var ErrBusy = errors.New("durable: another process is working this database")
+// ErrBusy reports a SQLite database that another process is working (see the package doc).
+var ErrBusy = errors.New("durablesqlite: another process is working this database")
 
 // fileLock is an exclusive flock(2) on a file. The kernel drops it when its process dies,
 // which is what makes it proof that a holder is alive.
@@ -21,7 +21,7 @@ type fileLock struct{ f *os.File }
 func lockFile(path string, wait bool) (*fileLock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("durable: lock file: %w", err)
+		return nil, fmt.Errorf("durablesqlite: lock file: %w", err)
 	}
 	how := syscall.LOCK_EX
 	if !wait {
@@ -32,7 +32,7 @@ func lockFile(path string, wait bool) (*fileLock, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w (%s)", ErrBusy, path)
 		}
-		return nil, fmt.Errorf("durable: lock %s: %w", path, err)
+		return nil, fmt.Errorf("durablesqlite: lock %s: %w", path, err)
 	}
 	return &fileLock{f: f}, nil
 }
