@@ -30,10 +30,11 @@ type ledger struct {
 }
 
 // mustPSP serves a psp.Server over in-memory pipes (psptest) for the test's duration. It
-// remembers a completed key for psp.DefaultKeyTTL. Clients reach it through client and config.
+// remembers a completed key for DefaultConfig's KeyTTL. Clients reach it through client and
+// config.
 func mustPSP(tb testing.TB) ledger {
 	tb.Helper()
-	return mustPSPTTL(tb, psp.DefaultKeyTTL)
+	return mustPSPTTL(tb, psp.DefaultConfig().KeyTTL)
 }
 
 // mustPSPTTL is mustPSP with a PSP that remembers a completed key for ttl.
@@ -48,7 +49,7 @@ func mustPSPTTL(tb testing.TB, ttl time.Duration) ledger {
 }
 
 // mustLoopbackPSP is mustPSPTTL served on a loopback address, for a test that hands the URL to
-// a child process. A ttl of 0 is psp.DefaultKeyTTL.
+// a child process. A ttl of 0 is DefaultConfig's KeyTTL.
 func mustLoopbackPSP(tb testing.TB, ttl time.Duration) ledger {
 	tb.Helper()
 	srv, err := psp.NewServer(pspConfig(ttl))

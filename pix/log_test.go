@@ -73,7 +73,7 @@ func TestLogRecords(t *testing.T) {
 		},
 		{
 			name:   "a Retry-After beyond DelayMax: no wait follows",
-			faults: []psp.Fault{{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Minute}},
+			faults: []psp.Fault{{Kind: "status", Status: 503, RetryAfter: time.Minute}},
 			want: func(string) []record {
 				return []record{
 					attemptRecord(slog.LevelWarn, 1, "status 503 injected_fault", true, 0, 0),

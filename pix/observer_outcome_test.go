@@ -120,7 +120,7 @@ func TestObserverSeesEveryCallAndAttempt(t *testing.T) {
 		},
 		{
 			name:   "a 201 that breaks the contract",
-			faults: []psp.Fault{psp.BadBody(psp.BreachAmount)},
+			faults: []psp.Fault{psp.BadBody("valor")},
 			call:   sendWithKey(payment),
 			want: []string{
 				`send_with_key started in ""`,
@@ -178,7 +178,7 @@ func TestObserverSeesEveryCallAndAttempt(t *testing.T) {
 		{
 			name:   "Resume looks up a key past its deadline",
 			setup:  settle,
-			faults: []psp.Fault{{Kind: psp.FaultStatus, Status: 503, Target: psp.TargetLookup}},
+			faults: []psp.Fault{{Kind: "status", Status: 503, Target: "lookup"}},
 			call:   resume(unknownKey, payment),
 			want: []string{
 				`resume started in ""`,

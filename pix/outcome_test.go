@@ -45,7 +45,7 @@ func TestOutcomeUnknown(t *testing.T) {
 			wantUnknown: true, wantAttempts: 4},
 		{name: "503 until the budget is spent", faults: repeat(psp.Status(503), 4),
 			wantUnknown: true, wantAttempts: 4, wantStatus: 503},
-		{name: "Retry-After beyond DelayMax", faults: []psp.Fault{{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second}},
+		{name: "Retry-After beyond DelayMax", faults: []psp.Fault{{Kind: "status", Status: 503, RetryAfter: 2 * time.Second}},
 			wantUnknown: true, wantAttempts: 1, wantStatus: 503},
 		{name: "409 on the only attempt", faults: []psp.Fault{psp.Status(409)}, change: oneAttempt,
 			wantUnknown: true, wantAttempts: 1, wantStatus: 409},

@@ -22,25 +22,25 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		{
 			name:   "a hint longer than the jittered wait is the wait",
 			policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 5 * time.Second},
-			fault:  psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second},
+			fault:  psp.Fault{Kind: "status", Status: 503, RetryAfter: 2 * time.Second},
 			wantAt: []time.Duration{0, 2 * time.Second},
 		},
 		{
 			name:   "a hint shorter than the jittered wait changes nothing",
 			policy: retry.Policy{AttemptsMax: 3, DelayBase: 4 * time.Second, DelayMax: 8 * time.Second},
-			fault:  psp.Fault{Kind: psp.FaultStatus, Status: 429, RetryAfter: time.Second},
+			fault:  psp.Fault{Kind: "status", Status: 429, RetryAfter: time.Second},
 			wantAt: []time.Duration{0, 2 * time.Second},
 		},
 		{
 			name:   "a hint equal to DelayMax is honoured",
 			policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 3 * time.Second},
-			fault:  psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 3 * time.Second},
+			fault:  psp.Fault{Kind: "status", Status: 503, RetryAfter: 3 * time.Second},
 			wantAt: []time.Duration{0, 3 * time.Second},
 		},
 		{
 			name:   "a hint beyond DelayMax stops at once",
 			policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: time.Second},
-			fault:  psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second},
+			fault:  psp.Fault{Kind: "status", Status: 503, RetryAfter: 2 * time.Second},
 			wantAt: []time.Duration{0},
 		},
 	} {

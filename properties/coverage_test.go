@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"pixretry/pix"
-	"pixretry/psp"
 )
 
 // paymentEvents are what every payment property must reach in a hundred runs.
@@ -62,7 +61,7 @@ func events(tr Trace) map[string]bool {
 		if ex.Lookup {
 			note(fmt.Sprintf("lookup: %d %s", ex.Status, problemCode(ex.Body)), true)
 		}
-		note("psp: key closed", problemCode(ex.Body) == psp.CodeIdempotencyKeyClosed)
+		note("psp: key closed", problemCode(ex.Body) == "idempotency_key_closed")
 		note("answer: header too long", ex.HeaderBytes > headerLimit)
 		note("psp: no answer", ex.Status == 0)
 		note("psp: replay", ex.Replayed)

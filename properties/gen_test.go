@@ -51,7 +51,7 @@ func statusFaultGen(common ...int) *rapid.Generator[psp.Fault] {
 	return rapid.Custom(func(t *rapid.T) psp.Fault {
 		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom(common)).Draw(t, "status")
 		if after := rapid.IntRange(0, 8).Draw(t, "retry_after_s"); after > 0 {
-			return psp.Fault{Kind: psp.FaultStatus, Status: code, RetryAfter: time.Duration(after) * time.Second}
+			return psp.Fault{Kind: "status", Status: code, RetryAfter: time.Duration(after) * time.Second}
 		}
 		return psp.Status(code)
 	})
@@ -103,7 +103,7 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 		code := rapid.OneOf(rapid.IntRange(500, 599), rapid.SampledFrom([]int{500, 502, 503, 504}),
 			rapid.SampledFrom([]int{200, 202, 203, 206})).Draw(t, "commit status")
 		if after := rapid.IntRange(0, 8).Draw(t, "commit retry_after_s"); after > 0 {
-			return psp.Fault{Kind: psp.FaultCommitStatus, Status: code, RetryAfter: time.Duration(after) * time.Second}
+			return psp.Fault{Kind: "commit_status", Status: code, RetryAfter: time.Duration(after) * time.Second}
 		}
 		return psp.CommitStatus(code)
 	})
@@ -115,12 +115,12 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 }
 
 // The breaches a bad_body fault can make.
-var breaches = []psp.Breach{psp.BreachNotJSON, psp.BreachShort, psp.BreachCut, psp.BreachAmount, psp.BreachPixKey,
-	psp.BreachEndToEndID}
+var breaches = []string{"not_json", "short", "cut", "valor", "chave",
+	"end_to_end_id"}
 
 // badBodyWithout is a bad_body fault whose 201 lacks member m.
 func badBodyWithout(m string) psp.Fault {
-	return psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: m}
+	return psp.Fault{Kind: "bad_body", Breach: "missing", Member: m}
 }
 
 // outageFaultGen draws a payment fault of an outage that may outlast a key: the PSP down for up

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"pixretry/pix"
-	"pixretry/psp"
 )
 
 // checkFinalError is invariant 6: the final error is the last attempt's error. The call fails
@@ -132,7 +131,7 @@ var finalErrorPlanted = []planted{
 			tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrContract, tr.Calls[callUnknown].Err)
 		}},
 	{"an error with another problem code than the answer's", `error carries code "invalid_request"`,
-		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = psp.CodeInvalidRequest }},
+		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = "invalid_request" }},
 	{"an error that lost the answer's detail", `and detail ""`,
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Detail = "" }},
 	{"an error that lost the body's error", "the transport's unexpected EOF", func(tr *Trace) {
@@ -156,7 +155,7 @@ var finalErrorPlanted = []planted{
 	{"ErrNoSettlement that lost the lookup's answer", "does not carry the last answer's status 404",
 		func(tr *Trace) {
 			tr.Calls[callNoSettlement].Err = fmt.Errorf("%w: %w", pix.ErrNoSettlement, &pix.Error{Status: 410,
-				Code: psp.CodeOutcomeUnprovable})
+				Code: "outcome_unprovable"})
 		}},
 	{"an error that lost the transport's error", "the transport's EOF", func(tr *Trace) {
 		lostConnection(tr, callUnknown, 3, io.EOF)

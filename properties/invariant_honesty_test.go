@@ -144,7 +144,7 @@ var honestyPlanted = []planted{
 		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
 	{"a plain error for a settled payment", "not outcome-unknown, but the PSP settled it",
 		func(tr *Trace) {
-			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: psp.CodeInjectedFault}
+			tr.Calls[callUnknown].Err = &pix.Error{Status: 503, Code: "injected_fault"}
 			settle(tr, callUnknown)
 		}},
 	{"outcome unknown after requests that could not have settled", "yet none of its requests could have settled it",

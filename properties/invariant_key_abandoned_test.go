@@ -48,7 +48,7 @@ func (tr Trace) notFoundProof(c Call) string {
 	switch {
 	case !ok || !ex.Lookup || ex.Key != c.Key():
 		return fmt.Sprintf("round trip %d, which looked up no key %q at the PSP", t.Number, c.Key())
-	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != psp.CodePaymentNotFound:
+	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != "payment_not_found":
 		return fmt.Sprintf("a lookup answered %d %q", ex.Status, problemCode(ex.Body))
 	case t.Err != nil || t.BodyErr != nil || t.Status != ex.Status:
 		return fmt.Sprintf("a lookup answered 404 payment_not_found, which reached the call as %d (%v)", t.Status,
@@ -157,10 +157,10 @@ func foreignReceipt(tr *Trace, i, j int) {
 var keyAbandonedPlanted = []planted{
 	{"a lookup's 409 taken as no settlement", `after a lookup answered 409 "idempotency_key_in_use"`,
 		func(tr *Trace) {
-			lookupAnswered(tr, callNoSettlement, http.StatusConflict, psp.CodeIdempotencyKeyInUse)
+			lookupAnswered(tr, callNoSettlement, http.StatusConflict, "idempotency_key_in_use")
 		}},
 	{"any 404 taken as no settlement", `after a lookup answered 404 "not_found"`,
-		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusNotFound, psp.CodeNotFound) }},
+		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusNotFound, "not_found") }},
 	{"a receipt found for another payment accepted", "is not the ledger's settlement of its payment",
 		func(tr *Trace) { foreignReceipt(tr, callFound, callSettled) }},
 	{"another payment's settlement found, and not reported", "found the settlement of another payment",

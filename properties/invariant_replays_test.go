@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"testing"
 	"time"
-
-	"pixretry/psp"
 )
 
 // stored reports whether ex is an answer the PSP stores under its key: a 201 that keeps the
@@ -17,7 +15,7 @@ func stored(ex Exchange) bool {
 	case http.StatusCreated:
 		return keepsContract(ex)
 	case http.StatusUnprocessableEntity:
-		return problemCode(ex.Body) == psp.CodeInsufficientFunds
+		return problemCode(ex.Body) == "insufficient_funds"
 	}
 	return false
 }

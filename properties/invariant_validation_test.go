@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"pixretry/pix"
-	"pixretry/psp"
 )
 
 // checkValidation is invariant 10: bad input gets a clear error and loses nothing, for pix's
@@ -27,7 +26,7 @@ func checkValidation(tr Trace) error {
 		}
 	}
 	for _, ex := range tr.Wire {
-		if ex.Status == http.StatusBadRequest && problemCode(ex.Body) == psp.CodeInvalidRequest {
+		if ex.Status == http.StatusBadRequest && problemCode(ex.Body) == "invalid_request" {
 			v.addf("key %q: the PSP refused request %s as invalid: %s", ex.Key, ex.Request, ex.Body)
 		}
 	}

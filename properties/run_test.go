@@ -80,8 +80,8 @@ func runScenario(sc scenario) (Trace, error) {
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, KeyTTL: sc.KeyTTL, ClientKeyTTL: sc.ClientKeyTTL,
-		SlowestFault: slowest(sc.Faults, psp.TargetPayment), SlowestLookup: slowest(sc.Faults, psp.TargetLookup),
-		Distortions: distortions(sc.Faults, psp.TargetPayment), LookupDistortions: distortions(sc.Faults, psp.TargetLookup),
+		SlowestFault: slowest(sc.Faults, ""), SlowestLookup: slowest(sc.Faults, "lookup"),
+		Distortions: distortions(sc.Faults, ""), LookupDistortions: distortions(sc.Faults, "lookup"),
 		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
 	run := &runner{url: srv.URL, transport: transport, line: network, sc: sc,
 		sentAt: map[string]time.Time{}}
@@ -311,10 +311,10 @@ func (g *attemptGuard) phases(trips []Trip, lines []lineEvent, draws []float64) 
 }
 
 // slowest is the longest a slow or late fault among faults aimed at target holds a request.
-func slowest(faults []psp.Fault, target psp.Target) time.Duration {
+func slowest(faults []psp.Fault, target string) time.Duration {
 	var d time.Duration
 	for _, f := range faults {
-		if f.Target == target && (f.Kind == psp.FaultSlow || f.Kind == psp.FaultLate) {
+		if f.Target == target && (f.Kind == "slow" || f.Kind == "late") {
 			d = max(d, f.Duration)
 		}
 	}
@@ -323,10 +323,10 @@ func slowest(faults []psp.Fault, target psp.Target) time.Duration {
 
 // distortions counts the faults aimed at target that distort a success on its way out:
 // bad_body, and commit_status with a 2xx.
-func distortions(faults []psp.Fault, target psp.Target) int {
+func distortions(faults []psp.Fault, target string) int {
 	n := 0
 	for _, f := range faults {
-		if f.Target == target && (f.Kind == psp.FaultBadBody || f.Kind == psp.FaultCommitStatus && f.Status < 300) {
+		if f.Target == target && (f.Kind == "bad_body" || f.Kind == "commit_status" && f.Status < 300) {
 			n++
 		}
 	}

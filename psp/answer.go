@@ -18,22 +18,22 @@ const (
 
 // statusOf is the one place that maps an error code to an HTTP status.
 var statusOf = map[string]int{
-	CodeUnauthorized:          http.StatusUnauthorized,
-	CodeIdempotencyKeyMissing: http.StatusBadRequest,
-	CodeIdempotencyKeyInvalid: http.StatusBadRequest,
-	CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
-	CodePayloadTooLarge:       http.StatusRequestEntityTooLarge,
-	CodeInvalidRequest:        http.StatusBadRequest,
-	CodeInsufficientFunds:     http.StatusUnprocessableEntity,
-	CodeIdempotencyKeyInUse:   http.StatusConflict,
-	CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
-	CodeNotFound:              http.StatusNotFound,
-	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
-	CodeOverloaded:            http.StatusServiceUnavailable,
-	CodeKeyStoreFull:          http.StatusServiceUnavailable,
-	CodeIdempotencyKeyClosed:  http.StatusUnprocessableEntity,
-	CodePaymentNotFound:       http.StatusNotFound,
-	CodeOutcomeUnprovable:     http.StatusGone,
+	codeUnauthorized:          http.StatusUnauthorized,
+	codeIdempotencyKeyMissing: http.StatusBadRequest,
+	codeIdempotencyKeyInvalid: http.StatusBadRequest,
+	codeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	codePayloadTooLarge:       http.StatusRequestEntityTooLarge,
+	codeInvalidRequest:        http.StatusBadRequest,
+	codeInsufficientFunds:     http.StatusUnprocessableEntity,
+	codeIdempotencyKeyInUse:   http.StatusConflict,
+	codeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	codeNotFound:              http.StatusNotFound,
+	codeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	codeOverloaded:            http.StatusServiceUnavailable,
+	codeKeyStoreFull:          http.StatusServiceUnavailable,
+	codeIdempotencyKeyClosed:  http.StatusUnprocessableEntity,
+	codePaymentNotFound:       http.StatusNotFound,
+	codeOutcomeUnprovable:     http.StatusGone,
 }
 
 // answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
@@ -99,7 +99,7 @@ func (a answer) writeHeader(w http.ResponseWriter, key, length string) {
 		h.Set(IdempotencyKeyHeader, key)
 	}
 	if a.replayed {
-		h.Set(ReplayedHeader, "true")
+		h.Set(replayedHeader, "true")
 	}
 	w.WriteHeader(a.status)
 }

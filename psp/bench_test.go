@@ -62,7 +62,7 @@ func benchmarkPost(b *testing.B, h http.Handler, key func(int) string) {
 		if resp.StatusCode != http.StatusCreated {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
-		if resp.Header.Get(psp.ReplayedHeader) == "true" {
+		if resp.Header.Get("Idempotent-Replayed") == "true" {
 			replays++
 		}
 	}

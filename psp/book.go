@@ -77,7 +77,7 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 	if e == nil {
 		switch {
 		case b.closed[sc] != nil:
-			return nil, fail(CodeIdempotencyKeyClosed,
+			return nil, fail(codeIdempotencyKeyClosed,
 				"a status lookup found no payment under this Idempotency-Key and closed it; use a new key").answer()
 		case len(b.keys) >= b.maxKeys:
 			return nil, b.fullAnswer(now)
@@ -88,7 +88,7 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 		return e, answer{}
 	}
 	if (payment{e.p.AmountCents, e.p.PixKey, e.p.Description}) != p {
-		return nil, fail(CodeIdempotencyKeyReused,
+		return nil, fail(codeIdempotencyKeyReused,
 			"this Idempotency-Key was used for a different payment").answer()
 	}
 	if e.elem == nil {
@@ -139,7 +139,7 @@ func (b *book) fullAnswer(now time.Time) answer {
 	if oldest := b.expiry.Front(); oldest != nil {
 		wait = b.expiresAt(oldest.Value.(*entry)).Sub(now)
 	}
-	f := fail(CodeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later",
+	f := fail(codeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later",
 		b.maxKeys)
 	f.header = retryAfter(wait)
 	return f.answer()
@@ -147,13 +147,13 @@ func (b *book) fullAnswer(now time.Time) answer {
 
 // inUse is the 409 of a key in flight.
 func inUse() answer {
-	return fail(CodeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later").answer()
+	return fail(codeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later").answer()
 }
 
 // answer is the answer of the committed e: its 201, or its refusal for insufficient funds.
 func (e *entry) answer() answer {
 	if e.p.EndToEndID == "" {
-		return fail(CodeInsufficientFunds,
+		return fail(codeInsufficientFunds,
 			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)).answer()
 	}
 	return e.p.receiptAnswer(http.StatusCreated)

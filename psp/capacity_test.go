@@ -47,8 +47,8 @@ func TestServiceTimeDelaysEveryCommit(t *testing.T) {
 		}
 
 		start = time.Now()
-		pay(s, "k1", validBody)                                                       // a replay
-		wantProblem(t, pay(s, "k3", `{"valor":"0.00"}`), 400, psp.CodeInvalidRequest) // rejected
+		pay(s, "k1", validBody)                                                  // a replay
+		wantProblem(t, pay(s, "k3", `{"valor":"0.00"}`), 400, "invalid_request") // rejected
 		if got := time.Since(start); got != 0 {
 			t.Errorf("a replay and a rejection took %v, want 0: only a commit waits", got)
 		}
@@ -63,7 +63,7 @@ func TestCapacityShedsTheRequestsBeyondIt(t *testing.T) {
 		wantStats(t, s, psp.Stats{BalanceCents: 100000, Requests: 2, Keys: 2, InFlight: 2, MaxInFlight: 2})
 
 		shed := pay(s, "k3", validBody)
-		p := wantProblem(t, shed, 503, psp.CodeOverloaded)
+		p := wantProblem(t, shed, 503, "overloaded")
 		if p.Detail != "the PSP is processing 2 payments, its capacity; retry later" {
 			t.Errorf("detail = %q, want it to name the capacity", p.Detail)
 		}
@@ -118,7 +118,7 @@ func TestShedAnswerCarriesRetryAfter(t *testing.T) {
 		first := payInBackground(s, "k1")
 		synctest.Wait()
 		shed := pay(s, "k2", validBody)
-		wantProblem(t, shed, 503, psp.CodeOverloaded)
+		wantProblem(t, shed, 503, "overloaded")
 		if got, want := shed.header.Get("Retry-After"), "2"; got != want {
 			t.Errorf("Retry-After = %q, want %q (1.5 s rounded up)", got, want)
 		}
@@ -132,10 +132,10 @@ func TestSlotIsFreedByEveryAnswer(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) { c.Capacity = 1 })
 	r := paymentRequest("k1", validBody)
 	r.Header.Del("Authorization")
-	wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized)
-	wantProblem(t, pay(s, "k1", `{}`), 400, psp.CodeInvalidRequest)
+	wantProblem(t, serve(s, r), 401, "unauthorized")
+	wantProblem(t, pay(s, "k1", `{}`), 400, "invalid_request")
 	wantSettled(t, pay(s, "k1", validBody))
-	if got := pay(s, "k1", validBody); got.status != 201 || got.header.Get(psp.ReplayedHeader) != "true" {
+	if got := pay(s, "k1", validBody); got.status != 201 || got.header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("replay = %d %v, want a replayed 201", got.status, got.header)
 	}
 	wantSettled(t, pay(s, "k2", validBody))
@@ -156,7 +156,7 @@ func TestFaultsComeBeforeShedding(t *testing.T) {
 		blocker := payInBackground(s, "k2")
 		synctest.Wait()
 		s.Inject(psp.Status(500))
-		wantProblem(t, pay(s, "k3", validBody), 500, psp.CodeInjectedFault)
+		wantProblem(t, pay(s, "k3", validBody), 500, "injected_fault")
 		wantStats(t, s, psp.Stats{BalanceCents: 100000 - 15000, Requests: 3, Settled: 1, Keys: 2, InFlight: 1,
 			MaxInFlight: 1})
 		wantSettled(t, <-blocker)

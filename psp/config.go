@@ -13,13 +13,13 @@ import (
 // The values of DefaultConfig.
 const (
 	DefaultToken          = "test-token"
-	DefaultBalanceCents   = 100000 // 1000.00
-	DefaultKeyTTL         = 24 * time.Hour
-	DefaultMaxKeys        = 500_000
-	DefaultMaxSettlements = 1_000_000
-	DefaultISPB           = "12345678"
-	DefaultJournalMax     = 1_000
-	DefaultJournalBytes   = 1 << 20 // 1 MiB
+	defaultBalanceCents   = 100000 // 1000.00
+	defaultKeyTTL         = 24 * time.Hour
+	defaultMaxKeys        = 500_000
+	defaultMaxSettlements = 1_000_000
+	defaultISPB           = "12345678"
+	defaultJournalMax     = 1_000
+	defaultJournalBytes   = 1 << 20 // 1 MiB
 )
 
 var (
@@ -36,18 +36,18 @@ type Config struct {
 	// BalanceCents is the payer's starting balance in cents. It may be 0 but not negative.
 	BalanceCents int64
 	// KeyTTL is how long a completed key is remembered, counted from its completion. The key is
-	// then new again. 0 means DefaultKeyTTL. A negative KeyTTL is invalid.
+	// then new again. 0 means 24 hours. A negative KeyTTL is invalid.
 	KeyTTL time.Duration
 	// MaxKeys is the most Idempotency-Keys stored at once, over all tokens. A new key beyond it
 	// gets 503 key_store_full, and no stored key is forgotten before its TTL. 0 means
-	// DefaultMaxKeys; negative is invalid.
+	// 500000; negative is invalid.
 	MaxKeys int
 	// MaxSettlements is the most settlements the ledger keeps: the latest ones, the oldest
 	// dropped first (Stats.Dropped). The latest MaxSettlements closed keys are kept too. Once a
 	// settlement has been dropped, a lookup that finds nothing answers 410 outcome_unprovable.
-	// 0 means DefaultMaxSettlements; negative is invalid.
+	// 0 means 1000000; negative is invalid.
 	MaxSettlements int
-	// ISPB is the 8-digit participant code in every endToEndId. "" means DefaultISPB.
+	// ISPB is the 8-digit participant code in every endToEndId. "" means 12345678.
 	ISPB string
 	// Logger receives one record per payment request and per lookup. Nil discards them.
 	// Tokens are never logged.
@@ -62,12 +62,12 @@ type Config struct {
 	// seconds, rounded up. Negative is invalid.
 	ShedRetryAfter time.Duration
 	// JournalMax is the most requests the journal (Server.Requests) keeps: the latest ones, the
-	// oldest dropped first. 0 means DefaultJournalMax; negative is invalid.
+	// oldest dropped first. 0 means 1000; negative is invalid.
 	JournalMax int
 	// JournalBytes is the most bytes the journal's requests may take, the oldest dropped first.
 	// A request counts its method, path, key, traceparent and payload (as allocated), and 256
 	// bytes more. A request larger than JournalBytes empties the journal, itself included. 0
-	// means DefaultJournalBytes; negative is invalid.
+	// means 1 MiB; negative is invalid.
 	JournalBytes int
 }
 
@@ -77,13 +77,13 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Tokens:         []string{DefaultToken},
-		BalanceCents:   DefaultBalanceCents,
-		KeyTTL:         DefaultKeyTTL,
-		MaxKeys:        DefaultMaxKeys,
-		MaxSettlements: DefaultMaxSettlements,
-		ISPB:           DefaultISPB,
-		JournalMax:     DefaultJournalMax,
-		JournalBytes:   DefaultJournalBytes,
+		BalanceCents:   defaultBalanceCents,
+		KeyTTL:         defaultKeyTTL,
+		MaxKeys:        defaultMaxKeys,
+		MaxSettlements: defaultMaxSettlements,
+		ISPB:           defaultISPB,
+		JournalMax:     defaultJournalMax,
+		JournalBytes:   defaultJournalBytes,
 	}
 }
 
@@ -120,12 +120,12 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("psp: invalid config: %w", err)
 	}
 	c.Tokens = slices.Clone(c.Tokens) // the caller's slice may change
-	c.ISPB = cmp.Or(c.ISPB, DefaultISPB)
-	c.KeyTTL = cmp.Or(c.KeyTTL, DefaultKeyTTL)
-	c.MaxKeys = cmp.Or(c.MaxKeys, DefaultMaxKeys)
-	c.MaxSettlements = cmp.Or(c.MaxSettlements, DefaultMaxSettlements)
-	c.JournalMax = cmp.Or(c.JournalMax, DefaultJournalMax)
-	c.JournalBytes = cmp.Or(c.JournalBytes, DefaultJournalBytes)
+	c.ISPB = cmp.Or(c.ISPB, defaultISPB)
+	c.KeyTTL = cmp.Or(c.KeyTTL, defaultKeyTTL)
+	c.MaxKeys = cmp.Or(c.MaxKeys, defaultMaxKeys)
+	c.MaxSettlements = cmp.Or(c.MaxSettlements, defaultMaxSettlements)
+	c.JournalMax = cmp.Or(c.JournalMax, defaultJournalMax)
+	c.JournalBytes = cmp.Or(c.JournalBytes, defaultJournalBytes)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
 }

@@ -48,7 +48,7 @@ func TestZeroValuesOfConfig(t *testing.T) {
 	}
 	r := paymentRequest("k1", validBody)
 	r.Header.Set("Authorization", "Bearer t")
-	wantProblem(t, serve(s, r), 422, psp.CodeInsufficientFunds)
+	wantProblem(t, serve(s, r), 422, "insufficient_funds")
 	if got, dropped := s.Requests(psp.RequestFilter{}); len(got) != 1 || dropped != 0 {
 		t.Errorf("the journal holds %d requests and dropped %d, want 1 and 0 with its default bounds", len(got), dropped)
 	}
@@ -59,7 +59,7 @@ func TestZeroValuesOfConfig(t *testing.T) {
 	if len(ledger) != 1 {
 		t.Fatalf("%d settlements, want 1", len(ledger))
 	}
-	wantEndToEndID(t, ledger[0].EndToEndID, psp.DefaultISPB, ledger[0].SettledAt)
+	wantEndToEndID(t, ledger[0].EndToEndID, "12345678", ledger[0].SettledAt)
 }
 
 func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {

@@ -55,7 +55,7 @@ func TestPaymentSettles(t *testing.T) {
 	if settledAt.Location() != time.UTC || time.Since(settledAt) < 0 || time.Since(settledAt) > time.Minute {
 		t.Errorf("SettledAt = %v, want a recent UTC time", settledAt)
 	}
-	wantEndToEndID(t, got.EndToEndID, psp.DefaultISPB, settledAt)
+	wantEndToEndID(t, got.EndToEndID, "12345678", settledAt)
 	if got, want := s.Stats().BalanceCents, int64(100000-15000); got != want {
 		t.Errorf("Stats().BalanceCents = %d, want %d", got, want)
 	}
@@ -99,7 +99,7 @@ func TestEndToEndIDsAreUniqueAcrossServersAndResets(t *testing.T) {
 }
 
 func TestAcceptedEdgeCases(t *testing.T) {
-	long := strings.Repeat("ç", psp.MaxInfoPagadorLen)
+	long := strings.Repeat("ç", 140)
 	tests := []struct {
 		name  string
 		edit  func(*http.Request)
@@ -171,12 +171,12 @@ func TestRouting(t *testing.T) {
 		status       int
 		code, allow  string
 	}{
-		{http.MethodPut, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "GET, POST"},
-		{http.MethodDelete, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "GET, POST"},
-		{http.MethodHead, psp.PaymentsPath, 405, psp.CodeMethodNotAllowed, "GET, POST"},
-		{http.MethodPost, "/v1/pix/payments/", 404, psp.CodeNotFound, ""},
-		{http.MethodPost, "/", 404, psp.CodeNotFound, ""},
-		{http.MethodGet, "/_psp/balance", 404, psp.CodeNotFound, ""}, // the control API is package control's
+		{http.MethodPut, psp.PaymentsPath, 405, "method_not_allowed", "GET, POST"},
+		{http.MethodDelete, psp.PaymentsPath, 405, "method_not_allowed", "GET, POST"},
+		{http.MethodHead, psp.PaymentsPath, 405, "method_not_allowed", "GET, POST"},
+		{http.MethodPost, "/v1/pix/payments/", 404, "not_found", ""},
+		{http.MethodPost, "/", 404, "not_found", ""},
+		{http.MethodGet, "/_psp/balance", 404, "not_found", ""}, // the control API is package control's
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

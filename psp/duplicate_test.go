@@ -23,12 +23,12 @@ func TestDuplicateMakesAFreshKeys409Real(t *testing.T) {
 		s.Inject(psp.Duplicate(2 * time.Second))
 		start := time.Now()
 
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use")
 		if got := time.Since(start); got != 0 {
 			t.Errorf("the 409 took %v, want no time", got)
 		}
 		time.Sleep(2*time.Second + 100*time.Millisecond - time.Nanosecond)
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse) // a retry before the commit
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use") // a retry before the commit
 		if n := len(s.Settlements()); n != 0 {
 			t.Fatalf("%d settlements before the copy commits, want 0", n)
 		}
@@ -42,14 +42,14 @@ func TestDuplicateMakesAFreshKeys409Real(t *testing.T) {
 			ledger[0].IdempotencyKey != "k1" || ledger[0].AmountCents != 15000 {
 			t.Fatalf("ledger = %+v, want one settlement of 150.00 under k1 at the copy's commit", ledger)
 		}
-		if got, want := s.Stats().BalanceCents, int64(psp.DefaultBalanceCents-15000); got != want {
+		if got, want := s.Stats().BalanceCents, int64(psp.DefaultConfig().BalanceCents-15000); got != want {
 			t.Errorf("Stats().BalanceCents = %d, want %d", got, want)
 		}
 		stored := storedReceipt(ledger[0])
 		for range 2 { // a retry after the commit replays the stored 201
 			a := pay(s, "k1", validBody)
-			if a.status != 201 || a.body != stored || a.header.Get(psp.ReplayedHeader) != "true" {
-				t.Errorf("retry = %d %s %q, want a replayed 201 %s", a.status, a.header.Get(psp.ReplayedHeader), a.body, stored)
+			if a.status != 201 || a.body != stored || a.header.Get("Idempotent-Replayed") != "true" {
+				t.Errorf("retry = %d %s %q, want a replayed 201 %s", a.status, a.header.Get("Idempotent-Replayed"), a.body, stored)
 			}
 		}
 		if n := len(s.Settlements()); n != 1 {
@@ -65,13 +65,13 @@ func TestDuplicateStoresARefusal(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.BalanceCents = 14999 })
 		s.Inject(psp.Duplicate(time.Second))
 
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use")
 		time.Sleep(time.Second)
 		synctest.Wait()
 		a := pay(s, "k1", validBody)
-		wantProblem(t, a, 422, psp.CodeInsufficientFunds)
-		if got := a.header.Get(psp.ReplayedHeader); got != "true" {
-			t.Errorf("%s = %q, want the stored refusal replayed", psp.ReplayedHeader, got)
+		wantProblem(t, a, 422, "insufficient_funds")
+		if got := a.header.Get("Idempotent-Replayed"); got != "true" {
+			t.Errorf("%s = %q, want the stored refusal replayed", "Idempotent-Replayed", got)
 		}
 		if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 0 || b != 14999 {
 			t.Errorf("%d settlements, balance %d; want none and 14999", n, b)
@@ -94,7 +94,7 @@ func TestDuplicateOfACompletedKeyReplays(t *testing.T) {
 		if got := time.Since(start); got != 0 {
 			t.Errorf("Wait returned after %v, want at once: no copy runs", got)
 		}
-		if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 1 || b != psp.DefaultBalanceCents-15000 {
+		if n, b := len(s.Settlements()), s.Stats().BalanceCents; n != 1 || b != psp.DefaultConfig().BalanceCents-15000 {
 			t.Errorf("%d settlements, balance %d; want 1 and one payment less", n, b)
 		}
 	})
@@ -107,7 +107,7 @@ func TestDuplicateCopyTakesNoSlot(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.Capacity = 1 })
 		s.Inject(psp.Duplicate(time.Minute))
 
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use")
 		wantSettled(t, pay(s, "k2", validBody))
 		if got := s.Stats().InFlight; got != 0 {
 			t.Errorf("Stats().InFlight = %d with the copy in the background, want 0", got)
@@ -126,7 +126,7 @@ func TestDuplicateOfARefusedRequest(t *testing.T) {
 		s := mustServer(t)
 		s.Inject(psp.Duplicate(time.Minute))
 
-		wantProblem(t, pay(s, "k1", `{"valor":"0.00","chave":"pix@example.com"}`), 400, psp.CodeInvalidRequest)
+		wantProblem(t, pay(s, "k1", `{"valor":"0.00","chave":"pix@example.com"}`), 400, "invalid_request")
 		wantSettled(t, pay(s, "k1", validBody))
 		s.Wait()
 		if n := len(s.Settlements()); n != 1 {

@@ -26,7 +26,7 @@ func BenchmarkEvictionBacklog(b *testing.B) {
 			start := time.Now()
 			e, _ := bk.reserve(scope{DefaultToken, "new-" + strconv.Itoa(len(took))}, p, now)
 			took = append(took, time.Since(start))
-			bk.commit(e, now, DefaultISPB)
+			bk.commit(e, now, defaultISPB)
 		}
 		slices.Sort(took)
 		n := len(took)
@@ -51,10 +51,10 @@ func BenchmarkEvictionBacklog(b *testing.B) {
 func expiredBacklog(tb testing.TB) (*book, time.Time) {
 	tb.Helper()
 	past := time.Now().UTC()
-	bk := newBook(Config{BalanceCents: 1 << 62, MaxKeys: DefaultMaxKeys, KeyTTL: time.Hour})
+	bk := newBook(Config{BalanceCents: 1 << 62, MaxKeys: defaultMaxKeys, KeyTTL: time.Hour})
 	for i := range evictionBacklog {
 		e, _ := bk.reserve(scope{DefaultToken, "old-" + strconv.Itoa(i)}, payment{cents: 1, chave: "pix@example.com"}, past)
-		bk.commit(e, past, DefaultISPB)
+		bk.commit(e, past, defaultISPB)
 	}
 	return bk, past.Add(time.Hour)
 }

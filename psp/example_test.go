@@ -39,7 +39,7 @@ func ExampleNewServer() {
 
 func ExampleServer_Inject() {
 	srv, _ := psp.NewServer(psp.DefaultConfig())
-	srv.Inject(psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second}, psp.Status(503))
+	srv.Inject(psp.Fault{Kind: "status", Status: 503, RetryAfter: 2 * time.Second}, psp.Status(503))
 
 	send := func() {
 		req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,

@@ -16,10 +16,10 @@ import (
 
 func TestCommitStatusHidesTheSettlement(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.Fault{Kind: psp.FaultCommitStatus, Status: 502, RetryAfter: 1500 * time.Millisecond}, psp.CommitStatus(504))
+	s.Inject(psp.Fault{Kind: "commit_status", Status: 502, RetryAfter: 1500 * time.Millisecond}, psp.CommitStatus(504))
 
 	a := pay(s, "k1", validBody)
-	p := wantProblem(t, a, 502, psp.CodeInjectedFault)
+	p := wantProblem(t, a, 502, "injected_fault")
 	if !strings.Contains(p.Detail, "processed") {
 		t.Errorf("detail = %q, want it to say the request was processed", p.Detail)
 	}
@@ -30,12 +30,12 @@ func TestCommitStatusHidesTheSettlement(t *testing.T) {
 		t.Fatalf("%d settlements behind the 502, want 1", n)
 	}
 	a = pay(s, "k1", validBody) // the replay, hidden again
-	wantProblem(t, a, 504, psp.CodeInjectedFault)
+	wantProblem(t, a, 504, "injected_fault")
 	if got := a.header.Values("Retry-After"); got != nil {
 		t.Errorf("Retry-After = %q, want none", got)
 	}
-	if a := pay(s, "k1", validBody); a.status != 201 || a.header.Get(psp.ReplayedHeader) != "true" {
-		t.Errorf("third answer = %d replayed %q, want the stored 201", a.status, a.header.Get(psp.ReplayedHeader))
+	if a := pay(s, "k1", validBody); a.status != 201 || a.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("third answer = %d replayed %q, want the stored 201", a.status, a.header.Get("Idempotent-Replayed"))
 	}
 	if n := len(s.Settlements()); n != 1 {
 		t.Errorf("%d settlements, want 1", n)
@@ -44,7 +44,7 @@ func TestCommitStatusHidesTheSettlement(t *testing.T) {
 
 func TestCommitStatus2xxKeepsTheBody(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.Fault{Kind: psp.FaultCommitStatus, Status: 200, RetryAfter: time.Second}, psp.CommitStatus(202))
+	s.Inject(psp.Fault{Kind: "commit_status", Status: 200, RetryAfter: time.Second}, psp.CommitStatus(202))
 	first := pay(s, "k1", validBody)
 	second := pay(s, "k1", validBody)
 	stored := pay(s, "k1", validBody)
@@ -58,14 +58,14 @@ func TestCommitStatus2xxKeepsTheBody(t *testing.T) {
 				tc.a.status, tc.a.body, tc.a.header.Get("Retry-After"), tc.status, stored.body, tc.retryAfter)
 		}
 	}
-	if got := second.header.Get(psp.ReplayedHeader); got != "true" {
-		t.Errorf("202 over a replay: %s = %q, want true", psp.ReplayedHeader, got)
+	if got := second.header.Get("Idempotent-Replayed"); got != "true" {
+		t.Errorf("202 over a replay: %s = %q, want true", "Idempotent-Replayed", got)
 	}
 }
 
 func TestCommitStatusKeepsTheStoredHeaders(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.Fault{Kind: psp.FaultCommitStatus, Status: 200, RetryAfter: time.Second})
+	s.Inject(psp.Fault{Kind: "commit_status", Status: 200, RetryAfter: time.Second})
 	r := paymentRequest("k1", validBody)
 	r.Header.Del("Authorization")
 	a := serve(s, r) // a 401 made a 200
@@ -80,14 +80,14 @@ var brokenBodies = []struct {
 	fault psp.Fault
 	edit  func(r map[string]any)
 }{
-	{psp.BadBody(psp.BreachAmount), func(r map[string]any) { r["valor"] = "150.01" }},
-	{psp.BadBody(psp.BreachPixKey), func(r map[string]any) { r["chave"] = "0pix@example.com" }},
-	{psp.BadBody(psp.BreachEndToEndID), func(r map[string]any) { r["endToEndId"] = r["endToEndId"].(string)[:31] }},
-	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "endToEndId"}, func(r map[string]any) { delete(r, "endToEndId") }},
-	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "valor"}, func(r map[string]any) { delete(r, "valor") }},
-	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "chave"}, func(r map[string]any) { delete(r, "chave") }},
-	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "status"}, func(r map[string]any) { delete(r, "status") }},
-	{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario"}, func(r map[string]any) { delete(r, "horario") }},
+	{psp.BadBody("valor"), func(r map[string]any) { r["valor"] = "150.01" }},
+	{psp.BadBody("chave"), func(r map[string]any) { r["chave"] = "0pix@example.com" }},
+	{psp.BadBody("end_to_end_id"), func(r map[string]any) { r["endToEndId"] = r["endToEndId"].(string)[:31] }},
+	{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "endToEndId"}, func(r map[string]any) { delete(r, "endToEndId") }},
+	{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "valor"}, func(r map[string]any) { delete(r, "valor") }},
+	{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "chave"}, func(r map[string]any) { delete(r, "chave") }},
+	{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "status"}, func(r map[string]any) { delete(r, "status") }},
+	{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "horario"}, func(r map[string]any) { delete(r, "horario") }},
 }
 
 func TestBadBodyBreaksOneMember(t *testing.T) {
@@ -97,8 +97,8 @@ func TestBadBodyBreaksOneMember(t *testing.T) {
 			s.Inject(tc.fault)
 			broken := pay(s, "k1", validBody)
 			stored := pay(s, "k1", validBody)
-			if broken.status != 201 || broken.header.Get(psp.ReplayedHeader) != "" {
-				t.Fatalf("broken answer = %d replayed %q, want a fresh 201", broken.status, broken.header.Get(psp.ReplayedHeader))
+			if broken.status != 201 || broken.header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("broken answer = %d replayed %q, want a fresh 201", broken.status, broken.header.Get("Idempotent-Replayed"))
 			}
 			want := mustDecode[map[string]any](t, stored.body)
 			tc.edit(want)
@@ -114,7 +114,7 @@ func TestBadBodyBreaksOneMember(t *testing.T) {
 
 func TestBadBodyNotJSON(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.BadBody(psp.BreachNotJSON))
+	s.Inject(psp.BadBody("not_json"))
 	a := pay(s, "k1", validBody)
 	if a.status != 201 || json.Valid([]byte(a.body)) || !strings.Contains(a.body, "<html>") {
 		t.Errorf("answer = %d %q, want a 201 with an HTML body", a.status, a.body)
@@ -128,29 +128,29 @@ func TestBadBodyNotJSON(t *testing.T) {
 func TestBadBodyBreaksAReplay(t *testing.T) {
 	s := mustServer(t)
 	stored := pay(s, "k1", validBody)
-	s.Inject(psp.BadBody(psp.BreachAmount))
+	s.Inject(psp.BadBody("valor"))
 	a := pay(s, "k1", validBody)
-	if a.status != 201 || a.header.Get(psp.ReplayedHeader) != "true" || a.body == stored.body {
-		t.Errorf("answer = %d replayed %q %q, want a replayed 201 with a broken body", a.status, a.header.Get(psp.ReplayedHeader), a.body)
+	if a.status != 201 || a.header.Get("Idempotent-Replayed") != "true" || a.body == stored.body {
+		t.Errorf("answer = %d replayed %q %q, want a replayed 201 with a broken body", a.status, a.header.Get("Idempotent-Replayed"), a.body)
 	}
 }
 
 func TestBadBodyLeavesOtherAnswersAlone(t *testing.T) {
 	s := mustServer(t)
-	s.Inject(psp.BadBody(psp.BreachNotJSON))
+	s.Inject(psp.BadBody("not_json"))
 	r := paymentRequest("k1", validBody)
 	r.Header.Del("Authorization")
-	wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized) // consumes the fault
+	wantProblem(t, serve(s, r), 401, "unauthorized") // consumes the fault
 	wantSettled(t, pay(s, "k1", validBody))
 }
 
 func TestBadBodyTruncated(t *testing.T) {
 	for _, tc := range []struct {
-		breach psp.Breach
+		breach string
 		length func(full int) int64
 	}{
-		{psp.BreachShort, func(full int) int64 { return int64(full) }},
-		{psp.BreachCut, func(int) int64 { return -1 }}, // chunked
+		{"short", func(full int) int64 { return int64(full) }},
+		{"cut", func(int) int64 { return -1 }}, // chunked
 	} {
 		t.Run(string(tc.breach), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -193,6 +193,6 @@ func TestRedirectStrikesFirst(t *testing.T) {
 func TestStatusFaultAt400IsAProblem(t *testing.T) {
 	s := mustServer(t)
 	s.Inject(psp.Status(400), psp.CommitStatus(599))
-	wantProblem(t, pay(s, "k1", validBody), 400, psp.CodeInjectedFault)
-	wantProblem(t, pay(s, "k1", validBody), 599, psp.CodeInjectedFault)
+	wantProblem(t, pay(s, "k1", validBody), 400, "injected_fault")
+	wantProblem(t, pay(s, "k1", validBody), 599, "injected_fault")
 }

@@ -38,7 +38,7 @@ func FuzzDecodePayment(f *testing.F) {
 				t.Errorf("201 with valor %q for %d cents", got.Valor, cents)
 			}
 		case a.status == 400 && !valid:
-			p := wantProblem(t, a, 400, psp.CodeInvalidRequest)
+			p := wantProblem(t, a, 400, "invalid_request")
 			for _, v := range p.Violations {
 				if v.Field == "" || v.Reason == "" {
 					t.Errorf("violation %+v lacks a field or a reason", v)

@@ -16,7 +16,7 @@ func TestAnswersSendNoEmptyFields(t *testing.T) {
 	r := paymentRequest("k1", validBody)
 	r.Header.Del("Authorization")
 	cut := mustServer(t)
-	cut.Inject(psp.BadBody(psp.BreachCut))
+	cut.Inject(psp.BadBody("cut"))
 	redirect := mustServer(t)
 	redirect.Inject(psp.Redirect(307))
 	for name, a := range map[string]answer{
@@ -51,7 +51,7 @@ func serveAborted(tb testing.TB, h http.Handler, r *http.Request) answer {
 // A path that is not UTF-8 is named in the 404's detail with U+FFFD for each bad byte.
 func TestNotFoundDetailOfANonUTF8Path(t *testing.T) {
 	a := serve(mustServer(t), httptest.NewRequest(http.MethodGet, "/v1/%FF", nil))
-	if p := wantProblem(t, a, http.StatusNotFound, psp.CodeNotFound); p.Detail != "no resource at /v1/\uFFFD" {
+	if p := wantProblem(t, a, http.StatusNotFound, "not_found"); p.Detail != "no resource at /v1/\uFFFD" {
 		t.Errorf("detail = %q, want %q", p.Detail, "no resource at /v1/\uFFFD")
 	}
 }
@@ -61,7 +61,7 @@ func TestBadBodyMissingIsReproducible(t *testing.T) {
 	for _, member := range []string{"endToEndId", "valor", "chave", "status", "horario"} {
 		s := mustServer(t)
 		stored := pay(s, "k1", validBody)
-		s.Inject(psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: member})
+		s.Inject(psp.Fault{Kind: "bad_body", Breach: "missing", Member: member})
 		want := mustDecode[map[string]string](t, stored.body)
 		delete(want, member)
 		b, err := json.Marshal(want) // a map's members in name order

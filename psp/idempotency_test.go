@@ -18,8 +18,8 @@ func wantReplay(tb testing.TB, a, first answer) {
 	if a.status != first.status || a.body != first.body {
 		tb.Errorf("replay = %d %s, want %d %s", a.status, a.body, first.status, first.body)
 	}
-	if got := a.header.Get(psp.ReplayedHeader); got != "true" {
-		tb.Errorf("%s = %q, want \"true\"", psp.ReplayedHeader, got)
+	if got := a.header.Get("Idempotent-Replayed"); got != "true" {
+		tb.Errorf("%s = %q, want \"true\"", "Idempotent-Replayed", got)
 	}
 	if got, want := a.header.Get("Content-Type"), first.header.Get("Content-Type"); got != want {
 		tb.Errorf("Content-Type = %q, want %q", got, want)
@@ -103,9 +103,9 @@ func TestReusedKeyWithAnotherPaymentIsRefused(t *testing.T) {
 			first := pay(s, "k1", validBody)
 			wantSettled(t, first)
 			a := pay(s, "k1", other)
-			wantProblem(t, a, 422, psp.CodeIdempotencyKeyReused)
-			if got := a.header.Get(psp.ReplayedHeader); got != "" {
-				t.Errorf("%s = %q on a refusal, want none", psp.ReplayedHeader, got)
+			wantProblem(t, a, 422, "idempotency_key_reused")
+			if got := a.header.Get("Idempotent-Replayed"); got != "" {
+				t.Errorf("%s = %q on a refusal, want none", "Idempotent-Replayed", got)
 			}
 			// Not stored: the key still replays the first payment.
 			wantReplay(t, pay(s, "k1", validBody), first)
@@ -119,19 +119,19 @@ func TestReusedKeyWithAnotherPaymentIsRefused(t *testing.T) {
 func TestInsufficientFundsIsStoredAndReplayed(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) { c.BalanceCents = 15000 })
 	refused := pay(s, "big", `{"valor":"150.01","chave":"pix@example.com"}`)
-	wantProblem(t, refused, 422, psp.CodeInsufficientFunds)
+	wantProblem(t, refused, 422, "insufficient_funds")
 	if s.Stats().BalanceCents != 15000 || len(s.Settlements()) != 0 {
 		t.Fatalf("a refusal changed the balance (%d) or the ledger (%d)", s.Stats().BalanceCents, len(s.Settlements()))
 	}
 	wantReplay(t, pay(s, "big", `{"valor":"150.01","chave":"pix@example.com"}`), refused)
-	wantProblem(t, pay(s, "big", validBody), 422, psp.CodeIdempotencyKeyReused)
+	wantProblem(t, pay(s, "big", validBody), 422, "idempotency_key_reused")
 
 	// The whole balance may be spent, and not a cent more.
 	wantSettled(t, pay(s, "all", validBody))
 	if b := s.Stats().BalanceCents; b != 0 {
 		t.Errorf("Stats().BalanceCents = %d, want 0", b)
 	}
-	wantProblem(t, pay(s, "cent", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeInsufficientFunds)
+	wantProblem(t, pay(s, "cent", `{"valor":"0.01","chave":"pix@example.com"}`), 422, "insufficient_funds")
 }
 
 func TestKeyIsForgottenAfterTTL(t *testing.T) {
@@ -192,8 +192,8 @@ func TestKeyInFlight(t *testing.T) {
 		wg.Go(func() { first = pay(s, "k1", validBody) })
 		synctest.Wait() // the first request sleeps with k1 in flight
 
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
-		wantProblem(t, pay(s, "k1", `{"valor":"1.00","chave":"pix@example.com"}`), 422, psp.CodeIdempotencyKeyReused)
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use")
+		wantProblem(t, pay(s, "k1", `{"valor":"1.00","chave":"pix@example.com"}`), 422, "idempotency_key_reused")
 		r := paymentRequest("k1", validBody)
 		r.Header.Set("Authorization", "Bearer other")
 		wantSettled(t, serve(s, r)) // another token's k1 is another key
@@ -229,10 +229,10 @@ func TestExactlyOnceUnderConcurrency(t *testing.T) {
 	var settled []answer
 	for _, a := range answers {
 		switch {
-		case a.status == http.StatusCreated && a.header.Get(psp.ReplayedHeader) == "":
+		case a.status == http.StatusCreated && a.header.Get("Idempotent-Replayed") == "":
 			settled = append(settled, a)
 		case a.status == http.StatusConflict:
-			wantProblem(t, a, 409, psp.CodeIdempotencyKeyInUse)
+			wantProblem(t, a, 409, "idempotency_key_in_use")
 		case a.status != http.StatusCreated:
 			t.Errorf("answer %d %s, want 201, a replayed 201 or 409", a.status, a.body)
 		}
@@ -241,7 +241,7 @@ func TestExactlyOnceUnderConcurrency(t *testing.T) {
 		t.Fatalf("%d fresh 201s, want exactly 1", len(settled))
 	}
 	for _, a := range answers {
-		if a.header.Get(psp.ReplayedHeader) == "true" {
+		if a.header.Get("Idempotent-Replayed") == "true" {
 			wantReplay(t, a, settled[0])
 		}
 	}
@@ -302,7 +302,7 @@ func TestDistinctKeysSettleExactly(t *testing.T) {
 		t.Errorf("%d settlements of %d distinct keys, balance %d; want %d, %d, 0",
 			len(ledger), len(keys), s.Stats().BalanceCents, n, n)
 	}
-	wantProblem(t, pay(s, "one-more", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeInsufficientFunds)
+	wantProblem(t, pay(s, "one-more", `{"valor":"0.01","chave":"pix@example.com"}`), 422, "insufficient_funds")
 }
 
 // infoIs is a valid payment body whose infoPagador is the JSON string content info.
@@ -341,18 +341,18 @@ func TestTextIsReadExactly(t *testing.T) {
 func TestByteDifferentPayloadsNeverReplayEachOther(t *testing.T) {
 	s := mustServer(t)
 	for _, info := range []string{"rent\xff", "rent\xfe", "rent\x80", `rent\ud800`, `rent\udfff`} {
-		wantProblem(t, pay(s, "k1", infoIs(info)), 400, psp.CodeInvalidRequest)
+		wantProblem(t, pay(s, "k1", infoIs(info)), 400, "invalid_request")
 	}
 	first := pay(s, "k1", infoIs(`rent\ufffd`)) // a real U+FFFD is text like any other
 	wantSettled(t, first)
 	wantReplay(t, pay(s, "k1", infoIs("rent\xef\xbf\xbd")), first) // the same character, unescaped
-	wantProblem(t, pay(s, "k1", infoIs("rent\xff")), 400, psp.CodeInvalidRequest)
-	wantProblem(t, pay(s, "k1", infoIs(`rent\u00e9`)), 422, psp.CodeIdempotencyKeyReused)
+	wantProblem(t, pay(s, "k1", infoIs("rent\xff")), 400, "invalid_request")
+	wantProblem(t, pay(s, "k1", infoIs(`rent\u00e9`)), 422, "idempotency_key_reused")
 
 	second := pay(s, "k2", infoIs("café"))
 	wantSettled(t, second)
 	wantReplay(t, pay(s, "k2", infoIs(`caf\u00e9`)), second)
-	wantProblem(t, pay(s, "k2", infoIs("cafe\u0301")), 422, psp.CodeIdempotencyKeyReused) // another text: decomposed
+	wantProblem(t, pay(s, "k2", infoIs("cafe\u0301")), 422, "idempotency_key_reused") // another text: decomposed
 	if n := len(s.Settlements()); n != 2 {
 		t.Errorf("%d settlements, want 2", n)
 	}

@@ -24,7 +24,7 @@ type Request struct {
 	// InFlight is true until the Server has answered the request or closed its connection.
 	// Fault, Status, Replayed and Elapsed are set then.
 	InFlight bool
-	Fault    FaultKind     // the kind of the fault the request met; "" for none
+	Fault    string        // the kind of the fault the request met; "" for none
 	Status   int           // the status of its answer; 0 if the Server closed the connection instead
 	Replayed bool          // its answer said Idempotent-Replayed: true
 	Elapsed  time.Duration // from its arrival to the end of its answer

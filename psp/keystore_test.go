@@ -19,7 +19,7 @@ func withKeys(n int) func(*psp.Config) {
 // wantFull checks that a is the 503 of a full key store with Retry-After retry.
 func wantFull(tb testing.TB, a answer, retry string) {
 	tb.Helper()
-	wantProblem(tb, a, http.StatusServiceUnavailable, psp.CodeKeyStoreFull)
+	wantProblem(tb, a, http.StatusServiceUnavailable, "key_store_full")
 	if got := a.header.Get("Retry-After"); got != retry {
 		tb.Errorf("Retry-After = %q, want %q", got, retry)
 	}
@@ -42,7 +42,7 @@ func TestFullStoreRefusesANewKeyAndKeepsItsPromises(t *testing.T) {
 			}
 			wantReplay(t, pay(s, key, body), a)
 		}
-		wantProblem(t, pay(s, "k1", `{"valor":"2.00","chave":"pix@example.com"}`), 422, psp.CodeIdempotencyKeyReused)
+		wantProblem(t, pay(s, "k1", `{"valor":"2.00","chave":"pix@example.com"}`), 422, "idempotency_key_reused")
 		want := psp.Stats{BalanceCents: 100000 - 15000 - 15000 - 100, Requests: 8, Settled: 3, Keys: 3, MaxInFlight: 1}
 		if got := s.Stats(); got != want {
 			t.Errorf("Stats() = %+v, want %+v (nothing paid for k4)", got, want)

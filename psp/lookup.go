@@ -14,16 +14,16 @@ import (
 // the key looked up, percent-encoded. It is the key itself, not a structured-field string.
 const LookupParam = "idempotency_key"
 
-// serveLookup is GET /v1/pix/payments, in the order of processing docs/psp.md gives. A lookup
-// takes no processing slot and no service time, and never pays. It notes in x the fault it
-// meets and the answer it writes.
+// serveLookup is GET /v1/pix/payments, in the order of processing the OpenAPI document gives. A
+// lookup takes no processing slot and no service time, and never pays. It notes in x the fault
+// it meets and the answer it writes.
 func (s *Server) serveLookup(w http.ResponseWriter, r *http.Request, x *exchange) {
-	x.fault = s.nextFault(TargetLookup)
+	x.fault = s.nextFault(targetLookup)
 	switch f := x.fault; f.Kind {
-	case FaultReset, FaultDown:
+	case kindReset, kindDown:
 		s.cfg.Logger.Info("psp: lookup: connection closed", "fault", f.Kind)
 		hangUp(w, true)
-	case FaultStatus, FaultRedirect:
+	case kindStatus, kindRedirect:
 		s.deliverLookup(w, faultAnswer(f, answer{}), "", x)
 	default:
 		a, key := s.lookup(r)
@@ -52,7 +52,7 @@ func (s *Server) lookup(r *http.Request) (answer, string) {
 func lookupKey(rawQuery string) (string, *failure) {
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return "", invalid(CodeInvalidRequest, Violation{"query", "could not be parsed: " + err.Error()})
+		return "", invalid(codeInvalidRequest, Violation{"query", "could not be parsed: " + err.Error()})
 	}
 	keys := query[LookupParam]
 	delete(query, LookupParam)
@@ -62,11 +62,11 @@ func lookupKey(rawQuery string) (string, *failure) {
 	}
 	switch {
 	case unknown != nil:
-		return "", invalid(CodeInvalidRequest, unknown...)
+		return "", invalid(codeInvalidRequest, unknown...)
 	case keys == nil:
-		return "", invalid(CodeIdempotencyKeyMissing, Violation{LookupParam, "required"})
+		return "", invalid(codeIdempotencyKeyMissing, Violation{LookupParam, "required"})
 	case len(keys) > 1 || !keyPattern.MatchString(keys[0]):
-		return "", invalid(CodeIdempotencyKeyInvalid, Violation{LookupParam,
+		return "", invalid(codeIdempotencyKeyInvalid, Violation{LookupParam,
 			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"})
 	}
 	return keys[0], nil
@@ -88,7 +88,7 @@ func (b *book) lookup(sc scope) answer {
 	case b.closed[sc] != nil:
 		return notFound()
 	case b.stats.Dropped > 0:
-		return fail(CodeOutcomeUnprovable, "the PSP has dropped settlements from its ledger and cannot tell "+
+		return fail(codeOutcomeUnprovable, "the PSP has dropped settlements from its ledger and cannot tell "+
 			"whether one was made under this Idempotency-Key").answer()
 	}
 	b.closeKey(sc)
@@ -97,7 +97,7 @@ func (b *book) lookup(sc scope) answer {
 
 // notFound is the 404 of a lookup that proves no payment was made under the key.
 func notFound() answer {
-	return fail(CodePaymentNotFound, "no payment was made under this Idempotency-Key, and none will be: "+
+	return fail(codePaymentNotFound, "no payment was made under this Idempotency-Key, and none will be: "+
 		"the key is closed").answer()
 }
 

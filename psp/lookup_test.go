@@ -46,7 +46,7 @@ func wantFound(tb testing.TB, a, paid answer) {
 	if got, want := a.header.Get("Content-Length"), strconv.Itoa(len(a.body)); got != want {
 		tb.Errorf("Content-Length = %q, want %s", got, want)
 	}
-	for _, field := range []string{psp.ReplayedHeader, psp.IdempotencyKeyHeader} {
+	for _, field := range []string{"Idempotent-Replayed", psp.IdempotencyKeyHeader} {
 		if got := a.header.Values(field); got != nil {
 			tb.Errorf("%s = %q on a lookup, want none", field, got)
 		}
@@ -117,7 +117,7 @@ func TestLookupFindsTheLatestSettlementAfterTheFirstIsDropped(t *testing.T) {
 		wantSettled(t, pay(s, "k2", validBody)) // drops k1's first settlement
 		time.Sleep(time.Minute)
 		// A refusal stores a key and settles nothing; first it forgets k1 and k2.
-		wantProblem(t, pay(s, "k3", `{"valor":"999.00","chave":"pix@example.com"}`), 422, psp.CodeInsufficientFunds)
+		wantProblem(t, pay(s, "k3", `{"valor":"999.00","chave":"pix@example.com"}`), 422, "insufficient_funds")
 		if st := s.Stats(); st.Keys != 1 || st.Settled != 2 || st.Dropped != 1 {
 			t.Fatalf("Stats() = %+v, want 1 key, 2 settled and 1 dropped", st)
 		}
@@ -133,7 +133,7 @@ func TestLookupWhileInFlight(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { paid = pay(s, "k1", validBody) })
 		synctest.Wait() // k1 in flight
-		wantProblem(t, lookUp(s, "k1"), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, lookUp(s, "k1"), 409, "idempotency_key_in_use")
 		wg.Wait()
 		wantFound(t, lookUp(s, "k1"), paid) // the 409 closed nothing
 	})
@@ -145,8 +145,8 @@ func TestLookupWhileADuplicateCopyIsInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustServer(t)
 		s.Inject(psp.Duplicate(time.Minute))
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
-		wantProblem(t, lookUp(s, "k1"), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use")
+		wantProblem(t, lookUp(s, "k1"), 409, "idempotency_key_in_use")
 		s.Wait()
 		wantFound(t, lookUp(s, "k1"), pay(s, "k1", validBody))
 	})
@@ -164,7 +164,7 @@ func TestLookupOfAKeyPaidAgainAnswers409(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { again = pay(s, "k1", `{"valor":"1.00","chave":"pix@example.com"}`) })
 		synctest.Wait()
-		wantProblem(t, lookUp(s, "k1"), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, lookUp(s, "k1"), 409, "idempotency_key_in_use")
 		wg.Wait()
 		wantFound(t, lookUp(s, "k1"), again)
 	})
@@ -172,7 +172,7 @@ func TestLookupOfAKeyPaidAgainAnswers409(t *testing.T) {
 
 func TestLookupNotFoundClosesTheKey(t *testing.T) {
 	s := mustServer(t)
-	p := wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound)
+	p := wantProblem(t, lookUp(s, "k1"), 404, "payment_not_found")
 	if want := "no payment was made under this Idempotency-Key, and none will be: the key is closed"; p.Detail != want {
 		t.Errorf("detail = %q, want %q", p.Detail, want)
 	}
@@ -181,19 +181,19 @@ func TestLookupNotFoundClosesTheKey(t *testing.T) {
 	}
 	for _, body := range []string{validBody, validBody, `{"valor":"1.00","chave":"pix@example.com"}`} {
 		a := pay(s, "k1", body)
-		p := wantProblem(t, a, 422, psp.CodeIdempotencyKeyClosed)
+		p := wantProblem(t, a, 422, "idempotency_key_closed")
 		if want := "a status lookup found no payment under this Idempotency-Key and closed it; use a new key"; p.Detail != want {
 			t.Errorf("detail = %q, want %q", p.Detail, want)
 		}
-		if got := a.header.Get(psp.ReplayedHeader); got != "" {
-			t.Errorf("%s = %q on a refusal, want none", psp.ReplayedHeader, got)
+		if got := a.header.Get("Idempotent-Replayed"); got != "" {
+			t.Errorf("%s = %q on a refusal, want none", "Idempotent-Replayed", got)
 		}
 	}
 	wantLedger(t, s, 0, 100000)
 	if got := s.Stats().Keys; got != 0 {
 		t.Errorf("Stats().Keys = %d, want 0: the refusal is not stored", got)
 	}
-	wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound) // still nothing, still closed
+	wantProblem(t, lookUp(s, "k1"), 404, "payment_not_found") // still nothing, still closed
 	wantSettled(t, pay(s, "k2", validBody))
 	if got := s.Stats().ClosedKeys; got != 1 {
 		t.Errorf("Stats().ClosedKeys = %d, want 1", got)
@@ -205,9 +205,9 @@ func TestLookupNotFoundClosesTheKey(t *testing.T) {
 func TestClosedKeyStaysClosedPastTheTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.KeyTTL = time.Minute })
-		wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound)
+		wantProblem(t, lookUp(s, "k1"), 404, "payment_not_found")
 		time.Sleep(24 * time.Hour)
-		wantProblem(t, pay(s, "k1", validBody), 422, psp.CodeIdempotencyKeyClosed)
+		wantProblem(t, pay(s, "k1", validBody), 422, "idempotency_key_closed")
 		wantLedger(t, s, 0, 100000)
 	})
 }
@@ -219,12 +219,12 @@ func TestLookupLeavesAStoredRefusalReplayed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.BalanceCents, c.KeyTTL = 100, time.Minute })
 		refused := pay(s, "k1", validBody)
-		wantProblem(t, refused, 422, psp.CodeInsufficientFunds)
-		wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound)
+		wantProblem(t, refused, 422, "insufficient_funds")
+		wantProblem(t, lookUp(s, "k1"), 404, "payment_not_found")
 		wantReplay(t, pay(s, "k1", validBody), refused)
-		wantProblem(t, pay(s, "k1", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeIdempotencyKeyReused)
+		wantProblem(t, pay(s, "k1", `{"valor":"0.01","chave":"pix@example.com"}`), 422, "idempotency_key_reused")
 		time.Sleep(time.Minute)
-		wantProblem(t, pay(s, "k1", `{"valor":"0.01","chave":"pix@example.com"}`), 422, psp.CodeIdempotencyKeyClosed)
+		wantProblem(t, pay(s, "k1", `{"valor":"0.01","chave":"pix@example.com"}`), 422, "idempotency_key_closed")
 		wantLedger(t, s, 0, 100)
 	})
 }
@@ -235,19 +235,19 @@ func TestLookupCannotProveOnceTheLedgerDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustServer(t, func(c *psp.Config) { c.MaxSettlements, c.KeyTTL = 1, time.Minute })
 		first := pay(s, "k1", validBody)
-		wantProblem(t, lookUp(s, "never-used"), 404, psp.CodePaymentNotFound) // nothing dropped yet
+		wantProblem(t, lookUp(s, "never-used"), 404, "payment_not_found") // nothing dropped yet
 		second := pay(s, "k2", validBody)
 		if st := s.Stats(); st.Settled != 1 || st.Dropped != 1 {
 			t.Fatalf("Stats() = %+v, want 1 settled and 1 dropped", st)
 		}
 		wantFound(t, lookUp(s, "k1"), first) // dropped from the ledger, still in the key store
 		wantFound(t, lookUp(s, "k2"), second)
-		p := wantProblem(t, lookUp(s, "k3"), 410, psp.CodeOutcomeUnprovable)
+		p := wantProblem(t, lookUp(s, "k3"), 410, "outcome_unprovable")
 		if want := "the PSP has dropped settlements from its ledger and cannot tell whether one was made " +
 			"under this Idempotency-Key"; p.Detail != want {
 			t.Errorf("detail = %q, want %q", p.Detail, want)
 		}
-		wantProblem(t, lookUp(s, "k3"), 410, psp.CodeOutcomeUnprovable)
+		wantProblem(t, lookUp(s, "k3"), 410, "outcome_unprovable")
 		if got := s.Stats().ClosedKeys; got != 1 {
 			t.Errorf("Stats().ClosedKeys = %d, want 1 (never-used): a 410 closes nothing", got)
 		}
@@ -255,10 +255,10 @@ func TestLookupCannotProveOnceTheLedgerDropped(t *testing.T) {
 
 		time.Sleep(time.Minute)
 		wantSettled(t, pay(s, "k4", `{"valor":"1.00","chave":"pix@example.com"}`)) // forgets k1 to k3
-		wantProblem(t, lookUp(s, "k1"), 410, psp.CodeOutcomeUnprovable)
-		wantProblem(t, lookUp(s, "k2"), 410, psp.CodeOutcomeUnprovable)
+		wantProblem(t, lookUp(s, "k1"), 410, "outcome_unprovable")
+		wantProblem(t, lookUp(s, "k2"), 410, "outcome_unprovable")
 		wantFound(t, lookUp(s, "k4"), pay(s, "k4", `{"valor":"1.00","chave":"pix@example.com"}`))
-		wantProblem(t, pay(s, "never-used", validBody), 422, psp.CodeIdempotencyKeyClosed)
+		wantProblem(t, pay(s, "never-used", validBody), 422, "idempotency_key_closed")
 	})
 }
 
@@ -266,14 +266,14 @@ func TestLookupCannotProveOnceTheLedgerDropped(t *testing.T) {
 // 404 again, not 410: it was proved, and nothing can have been paid under it since.
 func TestClosedKeyStaysClosedAfterDrops(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) { c.MaxSettlements = 1 })
-	wantProblem(t, lookUp(s, "k0"), 404, psp.CodePaymentNotFound)
+	wantProblem(t, lookUp(s, "k0"), 404, "payment_not_found")
 	pay(s, "k1", validBody)
 	pay(s, "k2", validBody)
 	if got := s.Stats().Dropped; got != 1 {
 		t.Fatalf("Stats().Dropped = %d, want 1", got)
 	}
-	wantProblem(t, lookUp(s, "k0"), 404, psp.CodePaymentNotFound)
-	wantProblem(t, pay(s, "k0", validBody), 422, psp.CodeIdempotencyKeyClosed)
+	wantProblem(t, lookUp(s, "k0"), 404, "payment_not_found")
+	wantProblem(t, pay(s, "k0", validBody), 422, "idempotency_key_closed")
 }
 
 // TestClosedKeysAreTheLatestMaxSettlements: the oldest closed key is dropped first, and a
@@ -281,14 +281,14 @@ func TestClosedKeyStaysClosedAfterDrops(t *testing.T) {
 func TestClosedKeysAreTheLatestMaxSettlements(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) { c.MaxSettlements = 2 })
 	for _, key := range []string{"a", "b", "b", "c"} {
-		wantProblem(t, lookUp(s, key), 404, psp.CodePaymentNotFound)
+		wantProblem(t, lookUp(s, key), 404, "payment_not_found")
 	}
 	if got := s.Stats().ClosedKeys; got != 2 {
 		t.Errorf("Stats().ClosedKeys = %d, want 2", got)
 	}
 	wantSettled(t, pay(s, "a", validBody))
-	wantProblem(t, pay(s, "b", validBody), 422, psp.CodeIdempotencyKeyClosed)
-	wantProblem(t, pay(s, "c", validBody), 422, psp.CodeIdempotencyKeyClosed)
+	wantProblem(t, pay(s, "b", validBody), 422, "idempotency_key_closed")
+	wantProblem(t, pay(s, "c", validBody), 422, "idempotency_key_closed")
 }
 
 func TestLookupNeedsAKnownToken(t *testing.T) {
@@ -297,7 +297,7 @@ func TestLookupNeedsAKnownToken(t *testing.T) {
 		r := lookupRequest("k1")
 		r.Header.Set("Authorization", authorization)
 		a := serve(s, r)
-		wantProblem(t, a, 401, psp.CodeUnauthorized)
+		wantProblem(t, a, 401, "unauthorized")
 		if got := a.header.Get("WWW-Authenticate"); got != `Bearer realm="psp"` {
 			t.Errorf("%s: WWW-Authenticate = %q, want %q", name, got, `Bearer realm="psp"`)
 		}
@@ -310,9 +310,9 @@ func TestLookupNeedsAKnownToken(t *testing.T) {
 
 func TestLookupRejectsBadQueries(t *testing.T) {
 	const (
-		missing = psp.CodeIdempotencyKeyMissing
-		bad     = psp.CodeIdempotencyKeyInvalid
-		request = psp.CodeInvalidRequest
+		missing = "idempotency_key_missing"
+		bad     = "idempotency_key_invalid"
+		request = "invalid_request"
 	)
 	tests := []struct {
 		name, query string
@@ -390,16 +390,16 @@ func TestLookupKeysArePerToken(t *testing.T) {
 		return serve(s, r)
 	}
 	alice := as("alice", paymentRequest("shared", validBody))
-	wantProblem(t, as("bob", lookupRequest("shared")), 404, psp.CodePaymentNotFound)
+	wantProblem(t, as("bob", lookupRequest("shared")), 404, "payment_not_found")
 	wantFound(t, as("alice", lookupRequest("shared")), alice)
-	wantProblem(t, as("bob", paymentRequest("shared", validBody)), 422, psp.CodeIdempotencyKeyClosed)
+	wantProblem(t, as("bob", paymentRequest("shared", validBody)), 422, "idempotency_key_closed")
 	wantReplay(t, as("alice", paymentRequest("shared", validBody)), alice)
 	wantLedger(t, s, 1, 85000)
 }
 
 func TestResetForgetsClosedKeys(t *testing.T) {
 	s := mustServer(t)
-	wantProblem(t, lookUp(s, "k1"), 404, psp.CodePaymentNotFound)
+	wantProblem(t, lookUp(s, "k1"), 404, "payment_not_found")
 	s.Reset()
 	if st := s.Stats(); st.ClosedKeys != 0 || st.Lookups != 0 {
 		t.Errorf("Stats() after Reset = %+v, want no closed key and no lookup", st)
@@ -416,7 +416,7 @@ func TestLookupTakesNoSlotAndNoServiceTime(t *testing.T) {
 		wg.Go(func() { wantSettled(t, pay(s, "k1", validBody)) })
 		synctest.Wait() // k1 holds the one slot
 		start := time.Now()
-		wantProblem(t, lookUp(s, "k2"), 404, psp.CodePaymentNotFound)
+		wantProblem(t, lookUp(s, "k2"), 404, "payment_not_found")
 		if got := time.Since(start); got != 0 {
 			t.Errorf("the lookup took %v, want no time", got)
 		}

@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// servePayment is POST /v1/pix/payments, in the order of processing docs/psp.md gives. It
-// notes in x the fault it meets, the body it reads and the answer it writes.
+// servePayment is POST /v1/pix/payments, in the order of processing the OpenAPI document gives.
+// It notes in x the fault it meets, the body it reads and the answer it writes.
 func (s *Server) servePayment(w http.ResponseWriter, r *http.Request, x *exchange) {
-	x.fault = s.nextFault(TargetPayment)
+	x.fault = s.nextFault(targetPayment)
 	switch f := x.fault; {
-	case f.Kind == FaultReset || f.Kind == FaultDown:
+	case f.Kind == kindReset || f.Kind == kindDown:
 		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
 		hangUp(w, true)
-	case f.Kind == FaultStatus || f.Kind == FaultRedirect:
+	case f.Kind == kindStatus || f.Kind == kindRedirect:
 		s.deliver(w, faultAnswer(f, answer{}), "", x)
 	case !s.admit():
 		s.deliver(w, s.shedAnswer(), "", x)
@@ -51,7 +51,7 @@ func (s *Server) release() {
 // shedAnswer is the 503 of a request refused for lack of capacity, with Retry-After if
 // Config.ShedRetryAfter is set.
 func (s *Server) shedAnswer() answer {
-	f := fail(CodeOverloaded, "the PSP is processing %d payments, its capacity; retry later", s.cfg.Capacity)
+	f := fail(codeOverloaded, "the PSP is processing %d payments, its capacity; retry later", s.cfg.Capacity)
 	if s.cfg.ShedRetryAfter > 0 {
 		f.header = retryAfter(s.cfg.ShedRetryAfter)
 	}
@@ -82,7 +82,7 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, x *exchange) (a
 // else the replay. A new key when the store is full answers 503 key_store_full. A duplicate
 // fault first reserves the key for a copy of the request, which commits in the background.
 func (s *Server) settle(sc scope, p payment, f Fault) answer {
-	if f.Kind == FaultDuplicate {
+	if f.Kind == kindDuplicate {
 		if first, _ := s.reserve(sc, p); first != nil {
 			s.copies.Go(func() { first(f.Duration) }) // its answer goes nowhere
 		}
@@ -91,7 +91,7 @@ func (s *Server) settle(sc scope, p payment, f Fault) answer {
 	if commit == nil {
 		return a
 	}
-	if f.Kind == FaultSlow {
+	if f.Kind == kindSlow {
 		return commit(f.Duration)
 	}
 	return commit(0)
@@ -129,19 +129,19 @@ func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, x *exch
 // when not empty, is echoed.
 func (x *exchange) send(w http.ResponseWriter, a answer, rawKey string) {
 	f := x.fault
-	if f.Kind == FaultCommitStatus {
+	if f.Kind == kindCommitStatus {
 		a = faultAnswer(f, a)
 	}
-	if f.Kind != FaultDrop { // a drop answers nothing: the status stays 0
+	if f.Kind != kindDrop { // a drop answers nothing: the status stays 0
 		x.status, x.replayed = a.status, a.replayed
 	}
 	switch f.Kind {
-	case FaultBadBody:
+	case kindBadBody:
 		misdeliver(w, a, rawKey, f.Breach, f.Member)
-	case FaultLate:
+	case kindLate:
 		time.Sleep(f.Duration) // not cut short by the client leaving: the answer is written late or lost
 		a.write(w, rawKey)
-	case FaultDrop:
+	case kindDrop:
 		hangUp(w, false)
 	default:
 		a.write(w, rawKey)

@@ -79,13 +79,13 @@ func conflictAfterCompletion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
-		if rec.Header().Get(psp.ReplayedHeader) != "true" {
+		if rec.Header().Get("Idempotent-Replayed") != "true" {
 			relay(w, rec)
 			return
 		}
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(http.StatusConflict)
-		fmt.Fprintf(w, `{"status":409,"code":%q}`, psp.CodeIdempotencyKeyInUse)
+		fmt.Fprintf(w, `{"status":409,"code":%q}`, "idempotency_key_in_use")
 	})
 }
 
@@ -104,7 +104,7 @@ func paysTwice(next http.Handler) http.Handler {
 		r.Body, again.Body = io.NopCloser(bytes.NewReader(body)), io.NopCloser(bytes.NewReader(body))
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
-		if rec.Code == http.StatusCreated && rec.Header().Get(psp.ReplayedHeader) != "true" {
+		if rec.Code == http.StatusCreated && rec.Header().Get("Idempotent-Replayed") != "true" {
 			next.ServeHTTP(httptest.NewRecorder(), again)
 		}
 		relay(w, rec)

@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	"github.com/anishathalye/porcupine"
-
-	"pixretry/psp"
 )
 
 // keyModel is the sequential contract of one token and key, for porcupine and pspMachine. A key
@@ -74,11 +72,11 @@ func classify(r reply) keyOutput {
 		return keyOutput{Kind: answerLost}
 	case r.Replayed:
 		return keyOutput{Kind: answerReplay, Answer: answer}
-	case r.Status == 201 || r.Status == 422 && code == psp.CodeInsufficientFunds:
+	case r.Status == 201 || r.Status == 422 && code == "insufficient_funds":
 		return keyOutput{Kind: answerFresh, Answer: answer}
-	case r.Status == 409 && code == psp.CodeIdempotencyKeyInUse:
+	case r.Status == 409 && code == "idempotency_key_in_use":
 		return keyOutput{Kind: answerInUse}
-	case r.Status == 422 && code == psp.CodeIdempotencyKeyReused:
+	case r.Status == 422 && code == "idempotency_key_reused":
 		return keyOutput{Kind: answerReused}
 	}
 	return keyOutput{Kind: answerOther, Answer: answer}

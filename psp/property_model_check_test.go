@@ -31,12 +31,12 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 	}
 	if !live {
 		at := start
-		if f.Kind == psp.FaultSlow {
+		if f.Kind == "slow" {
 			at = start.Add(f.Duration)
 		}
 		k = mc.m.commit(s.scope, s.payload, at)
 	}
-	if f.Kind == psp.FaultDrop {
+	if f.Kind == "drop" {
 		wantNoAnswer(t, r)
 		return
 	}
@@ -61,18 +61,18 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 // open down window, reset, down, status), and reports whether it did.
 func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fault) bool {
 	switch {
-	case mc.m.down(start) || f.Kind == psp.FaultReset || f.Kind == psp.FaultDown:
-		if f.Kind == psp.FaultDown {
+	case mc.m.down(start) || f.Kind == "reset" || f.Kind == "down":
+		if f.Kind == "down" {
 			mc.m.downUntil = start.Add(f.Duration)
 		}
 		wantNoAnswer(t, r)
 		return true
-	case f.Kind == psp.FaultStatus:
+	case f.Kind == "status":
 		wantRetryAfter := ""
 		if f.RetryAfter > 0 { // in whole seconds, rounded up
 			wantRetryAfter = strconv.FormatInt(int64((f.RetryAfter+time.Second-1)/time.Second), 10)
 		}
-		if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != psp.CodeInjectedFault || r.Replayed ||
+		if r.Err != nil || r.Status != f.Status || problemCode(r.Body) != "injected_fault" || r.Replayed ||
 			r.RetryAfter != wantRetryAfter {
 			t.Fatalf("status fault %d (Retry-After %q) answered %d %q, Retry-After %q, replayed=%v, error %v",
 				f.Status, wantRetryAfter, r.Status, problemCode(r.Body), r.RetryAfter, r.Replayed, r.Err)
@@ -85,12 +85,12 @@ func (mc *pspMachine) struckFirst(t *rapid.T, r reply, start time.Time, f psp.Fa
 // wantClosedKey checks the answer to a payment that would have made a new entry under a key a
 // lookup closed: 422 idempotency_key_closed, fresh, and nothing paid or stored.
 func wantClosedKey(t *rapid.T, r reply, start time.Time, f psp.Fault) {
-	if f.Kind == psp.FaultDrop {
+	if f.Kind == "drop" {
 		wantNoAnswer(t, r)
 		return
 	}
 	wantElapsed(t, start, f, false)
-	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != psp.CodeIdempotencyKeyClosed || r.Replayed {
+	if r.Err != nil || r.Status != 422 || problemCode(r.Body) != "idempotency_key_closed" || r.Replayed {
 		t.Fatalf("a payment under a closed key got %d %q (replayed=%v, error %v), want 422 idempotency_key_closed",
 			r.Status, problemCode(r.Body), r.Replayed, r.Err)
 	}
@@ -110,7 +110,7 @@ func (mc *pspMachine) lookup(t *rapid.T) {
 	wantElapsed(t, start, psp.Fault{}, false)
 	k := mc.m.lookup(sc)
 	if k == nil {
-		if r.Err != nil || r.Status != 404 || problemCode(r.Body) != psp.CodePaymentNotFound {
+		if r.Err != nil || r.Status != 404 || problemCode(r.Body) != "payment_not_found" {
 			t.Fatalf("a lookup of a key with no settlement got %d %q (error %v), want 404 payment_not_found",
 				r.Status, problemCode(r.Body), r.Err)
 		}
@@ -131,7 +131,7 @@ func (mc *pspMachine) lookup(t *rapid.T) {
 // endToEndId, which k learns. A 422 is insufficient_funds.
 func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
 	if k.status == 422 {
-		if problemCode(body) != psp.CodeInsufficientFunds {
+		if problemCode(body) != "insufficient_funds" {
 			t.Fatalf("a stored 422 has code %q, want insufficient_funds", problemCode(body))
 		}
 		return
@@ -159,7 +159,7 @@ func wantNoAnswer(t *rapid.T, r reply) {
 // slow one only a fresh payment.
 func wantElapsed(t *rapid.T, start time.Time, f psp.Fault, fresh bool) {
 	var want time.Duration
-	if f.Kind == psp.FaultLate || f.Kind == psp.FaultSlow && fresh {
+	if f.Kind == "late" || f.Kind == "slow" && fresh {
 		want = f.Duration
 	}
 	if got := time.Since(start); got != want {

@@ -68,7 +68,7 @@ func readReply(resp *http.Response, err error) reply {
 	data, err := io.ReadAll(resp.Body)
 	return reply{
 		Status: resp.StatusCode, Body: data, Err: err,
-		Replayed:   resp.Header.Get(psp.ReplayedHeader) == "true",
+		Replayed:   resp.Header.Get("Idempotent-Replayed") == "true",
 		RetryAfter: resp.Header.Get("Retry-After"),
 	}
 }
@@ -94,6 +94,6 @@ func wantReceipt(body []byte, p payload, settledAt time.Time) (receipt, bool) {
 		Status: "REALIZADO", Horario: settledAt.UTC().Format(time.RFC3339Nano),
 	}
 	m := endToEndPattern.FindStringSubmatch(got.EndToEndID)
-	ok := got == want && m != nil && m[1] == psp.DefaultISPB && m[2] == settledAt.UTC().Format("200601021504")
+	ok := got == want && m != nil && m[1] == "12345678" && m[2] == settledAt.UTC().Format("200601021504")
 	return got, ok
 }

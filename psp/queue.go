@@ -9,7 +9,7 @@ type queue struct {
 	downUntil time.Time // the end of the down window; zero or past when none is open
 }
 
-// next consumes the head of q at now, or returns the zero Fault if q is empty. A FaultDown
+// next consumes the head of q at now, or returns the zero Fault if q is empty. A down fault
 // opens q's down window.
 func (q *queue) next(now time.Time) Fault {
 	if len(q.faults) == 0 {
@@ -17,29 +17,29 @@ func (q *queue) next(now time.Time) Fault {
 	}
 	f := q.faults[0]
 	q.faults = q.faults[1:]
-	if f.Kind == FaultDown {
+	if f.Kind == kindDown {
 		q.downUntil = now.Add(f.Duration)
 	}
 	return f
 }
 
 // queue is the queue of target's faults.
-func (s *Server) queue(target Target) *queue {
-	if target == TargetLookup {
+func (s *Server) queue(target string) *queue {
+	if target == targetLookup {
 		return &s.lookups
 	}
 	return &s.payments
 }
 
 // nextFault counts a request aimed at target in Stats and consumes the fault it draws: a
-// FaultDown while a down window that closes it is open (nothing consumed), else the head of
+// down fault while a down window that closes it is open (nothing consumed), else the head of
 // its queue, else the zero Fault. A payment fault's down window closes payments and lookups,
 // a lookup fault's lookups only.
-func (s *Server) nextFault(target Target) Fault {
+func (s *Server) nextFault(target string) Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	downUntil := s.payments.downUntil
-	if target == TargetLookup {
+	if target == targetLookup {
 		s.book.stats.Lookups++
 		downUntil = later(downUntil, s.lookups.downUntil)
 	} else {

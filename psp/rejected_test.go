@@ -43,20 +43,20 @@ type rejection struct {
 }
 
 func withBody(name, body string, want ...psp.Violation) rejection {
-	return rejection{name: name, body: body, status: 400, code: psp.CodeInvalidRequest, want: want}
+	return rejection{name: name, body: body, status: 400, code: "invalid_request", want: want}
 }
 
 func valorIs(v string) string { return `{"valor":` + v + `,"chave":"pix@example.com"}` }
 func chaveIs(c string) string { return `{"valor":"150.00","chave":"` + c + `"}` }
 
 var rejections = []rejection{
-	{name: "no token", edit: delHeader("Authorization"), status: 401, code: psp.CodeUnauthorized},
-	{name: "unknown token", edit: setHeader("Authorization", "Bearer other-token"), status: 401, code: psp.CodeUnauthorized},
-	{name: "basic scheme", edit: setHeader("Authorization", "Basic "+token), status: 401, code: psp.CodeUnauthorized},
-	{name: "scheme only", edit: setHeader("Authorization", "Bearer"), status: 401, code: psp.CodeUnauthorized},
-	{name: "token without scheme", edit: setHeader("Authorization", token), status: 401, code: psp.CodeUnauthorized},
-	{name: "token and junk", edit: setHeader("Authorization", "Bearer "+token+" x"), status: 401, code: psp.CodeUnauthorized},
-	{name: "no key", edit: delHeader(keyField), status: 400, code: psp.CodeIdempotencyKeyMissing,
+	{name: "no token", edit: delHeader("Authorization"), status: 401, code: "unauthorized"},
+	{name: "unknown token", edit: setHeader("Authorization", "Bearer other-token"), status: 401, code: "unauthorized"},
+	{name: "basic scheme", edit: setHeader("Authorization", "Basic "+token), status: 401, code: "unauthorized"},
+	{name: "scheme only", edit: setHeader("Authorization", "Bearer"), status: 401, code: "unauthorized"},
+	{name: "token without scheme", edit: setHeader("Authorization", token), status: 401, code: "unauthorized"},
+	{name: "token and junk", edit: setHeader("Authorization", "Bearer "+token+" x"), status: 401, code: "unauthorized"},
+	{name: "no key", edit: delHeader(keyField), status: 400, code: "idempotency_key_missing",
 		want: []psp.Violation{{Field: keyField, Reason: reasonRequired}}},
 	keyRejection("empty key", ""),
 	keyRejection("key with a space", "a b"),
@@ -71,14 +71,14 @@ var rejections = []rejection{
 	keyRejection("escape at the end", `"abc\`),
 	keyRejection("quoted 256-character key", `"`+strings.Repeat("k", 256)+`"`),
 	{name: "two key headers", edit: func(r *http.Request) { r.Header.Add(keyField, "other") },
-		status: 400, code: psp.CodeIdempotencyKeyInvalid, want: []psp.Violation{{Field: keyField, Reason: reasonKey}}},
-	{name: "no content type", edit: delHeader("Content-Type"), status: 415, code: psp.CodeUnsupportedMediaType},
-	{name: "text/plain", edit: setHeader("Content-Type", "text/plain"), status: 415, code: psp.CodeUnsupportedMediaType},
-	{name: "json suffix type", edit: setHeader("Content-Type", "application/problem+json"), status: 415, code: psp.CodeUnsupportedMediaType},
-	{name: "latin-1 charset", edit: setHeader("Content-Type", "application/json; charset=iso-8859-1"), status: 415, code: psp.CodeUnsupportedMediaType},
-	{name: "malformed content type", edit: setHeader("Content-Type", "application/json;;"), status: 415, code: psp.CodeUnsupportedMediaType},
-	{name: "64 KiB + 1 body", body: padTo(validBody, psp.MaxBodyBytes+1), status: 413, code: psp.CodePayloadTooLarge},
-	{name: "65 KiB body", body: padTo(validBody, 65<<10), status: 413, code: psp.CodePayloadTooLarge},
+		status: 400, code: "idempotency_key_invalid", want: []psp.Violation{{Field: keyField, Reason: reasonKey}}},
+	{name: "no content type", edit: delHeader("Content-Type"), status: 415, code: "unsupported_media_type"},
+	{name: "text/plain", edit: setHeader("Content-Type", "text/plain"), status: 415, code: "unsupported_media_type"},
+	{name: "json suffix type", edit: setHeader("Content-Type", "application/problem+json"), status: 415, code: "unsupported_media_type"},
+	{name: "latin-1 charset", edit: setHeader("Content-Type", "application/json; charset=iso-8859-1"), status: 415, code: "unsupported_media_type"},
+	{name: "malformed content type", edit: setHeader("Content-Type", "application/json;;"), status: 415, code: "unsupported_media_type"},
+	{name: "64 KiB + 1 body", body: padTo(validBody, psp.MaxBodyBytes+1), status: 413, code: "payload_too_large"},
+	{name: "65 KiB body", body: padTo(validBody, 65<<10), status: 413, code: "payload_too_large"},
 	withBody("unknown field", `{"valor":"150.00","chave":"pix@example.com","extra":1}`, psp.Violation{Field: "extra", Reason: reasonUnknown}),
 	withBody("repeated field", `{"valor":"150.00","chave":"pix@example.com","valor":"150.00"}`, psp.Violation{Field: "body", Reason: reasonRepeated}),
 	withBody("repeated field, escaped the second time", `{"valor":"150.00","chave":"pix@example.com","val\u006fr":"150.00"}`,
@@ -151,7 +151,7 @@ var rejections = []rejection{
 }
 
 func keyRejection(name, key string) rejection {
-	return rejection{name: name, edit: setHeader(keyField, key), status: 400, code: psp.CodeIdempotencyKeyInvalid,
+	return rejection{name: name, edit: setHeader(keyField, key), status: 400, code: "idempotency_key_invalid",
 		want: []psp.Violation{{Field: keyField, Reason: reasonKey}}}
 }
 
@@ -206,7 +206,7 @@ func wantEcho(tb testing.TB, a answer, code string, r *http.Request) {
 	tb.Helper()
 	want := r.Header.Get(keyField)
 	switch code {
-	case psp.CodeUnauthorized, psp.CodeIdempotencyKeyMissing, psp.CodeIdempotencyKeyInvalid:
+	case "unauthorized", "idempotency_key_missing", "idempotency_key_invalid":
 		want = ""
 	}
 	if got := a.header.Get(keyField); got != want {
@@ -218,7 +218,7 @@ func TestUnreadableBodyIsA400(t *testing.T) {
 	s := mustServer(t)
 	r := paymentRequest("k1", "")
 	r.Body = io.NopCloser(iotest.ErrReader(errors.New("connection lost")))
-	p := wantProblem(t, serve(s, r), 400, psp.CodeInvalidRequest)
+	p := wantProblem(t, serve(s, r), 400, "invalid_request")
 	wantViolations(t, p.Violations, []psp.Violation{{Field: "body", Reason: "could not be read: connection lost"}})
 	wantSettled(t, pay(s, "k1", validBody))
 }

@@ -19,12 +19,13 @@ import (
 )
 
 // The header fields and bounds of a payment request. The Server echoes the Idempotency-Key, as
-// sent, on every answer once it has been found valid. A replayed answer says so in ReplayedHeader.
+// sent, on every answer once it has been found valid. A replayed answer says so in
+// Idempotent-Replayed.
 const (
 	IdempotencyKeyHeader = "Idempotency-Key"     // the client's key (IETF Idempotency-Key draft)
-	ReplayedHeader       = "Idempotent-Replayed" // "true" on an answer replayed from the key store
+	replayedHeader       = "Idempotent-Replayed" // "true" on an answer replayed from the key store
 	MaxBodyBytes         = 65536                 // the largest body, in bytes (64 KiB)
-	MaxInfoPagadorLen    = 140                   // the longest infoPagador, in characters (code points)
+	maxInfoPagadorLen    = 140                   // the longest infoPagador, in characters (code points)
 )
 
 // keyPattern is 1 to 255 visible ASCII characters.
@@ -45,7 +46,7 @@ type payment struct {
 func (s *Server) bearerToken(h http.Header) (string, *failure) {
 	i := s.tokenIndex(h)
 	if i < 0 {
-		f := fail(CodeUnauthorized, "a known bearer token is required in Authorization")
+		f := fail(codeUnauthorized, "a known bearer token is required in Authorization")
 		f.header = http.Header{"Www-Authenticate": {`Bearer realm="psp"`}}
 		return "", f
 	}
@@ -68,7 +69,7 @@ func (s *Server) tokenIndex(h http.Header) int {
 func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 	values := h.Values(IdempotencyKeyHeader)
 	if len(values) == 0 {
-		return "", "", invalid(CodeIdempotencyKeyMissing, Violation{IdempotencyKeyHeader, "required"})
+		return "", "", invalid(codeIdempotencyKeyMissing, Violation{IdempotencyKeyHeader, "required"})
 	}
 	raw, key = values[0], values[0]
 	if m := sfString.FindStringSubmatch(raw); m != nil {
@@ -77,7 +78,7 @@ func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 		key = "" // a broken structured-field string: a bad escape, no closing quote or more after it
 	}
 	if len(values) > 1 || !keyPattern.MatchString(key) {
-		return "", "", invalid(CodeIdempotencyKeyInvalid, Violation{IdempotencyKeyHeader,
+		return "", "", invalid(codeIdempotencyKeyInvalid, Violation{IdempotencyKeyHeader,
 			"must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"})
 	}
 	return raw, key, nil
@@ -98,14 +99,14 @@ func readPayment(w http.ResponseWriter, r *http.Request) (payment, []byte, *fail
 	mediaType, params, err := mime.ParseMediaType(contentType)
 	if charset, ok := params["charset"]; err != nil || mediaType != jsonContentType ||
 		ok && !strings.EqualFold(charset, "utf-8") {
-		return payment{}, nil, fail(CodeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
+		return payment{}, nil, fail(codeUnsupportedMediaType, "Content-Type must be application/json, got %q", contentType)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-		return payment{}, body, fail(CodePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
+		return payment{}, body, fail(codePayloadTooLarge, "the body must be at most %d bytes", MaxBodyBytes)
 	}
 	if err != nil {
-		return payment{}, body, invalid(CodeInvalidRequest, Violation{"body", "could not be read: " + err.Error()})
+		return payment{}, body, invalid(codeInvalidRequest, Violation{"body", "could not be read: " + err.Error()})
 	}
 	p, f := decodePayment(body)
 	return p, body, f
@@ -127,10 +128,10 @@ func decodePayment(body []byte) (payment, *failure) {
 	var pj paymentJSON
 	err := json.Unmarshal(body, &pj)
 	if _, syntax := errors.AsType[*jsontext.SyntacticError](err); syntax {
-		return payment{}, invalid(CodeInvalidRequest, Violation{"body", "is not valid JSON: " + err.Error()})
+		return payment{}, invalid(codeInvalidRequest, Violation{"body", "is not valid JSON: " + err.Error()})
 	}
 	if err != nil || jsontext.Value(body).Kind() != '{' {
-		return payment{}, invalid(CodeInvalidRequest, Violation{"body", "must be a JSON object"})
+		return payment{}, invalid(codeInvalidRequest, Violation{"body", "must be a JSON object"})
 	}
 	var unknown map[string]jsontext.Value
 	json.Unmarshal(pj.Unknown, &unknown) // an object's members, or nil for none
@@ -142,7 +143,7 @@ func decodePayment(body []byte) (payment, *failure) {
 	chave, bad := readString(bad, "chave", pj.Chave, true)
 	info, bad := readString(bad, "infoPagador", pj.InfoPagador, false)
 	if len(bad) > 0 {
-		return payment{}, invalid(CodeInvalidRequest, bad...)
+		return payment{}, invalid(codeInvalidRequest, bad...)
 	}
 	cents, _ := ParseBalance(valor) // valorViolation has accepted it
 	return payment{cents: cents, chave: chave, info: info}, nil
@@ -180,7 +181,7 @@ func textViolation(name, s string) string {
 	case name == "chave" && !validPixKey(s):
 		return "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +
 			"e-mail (lower case, at most 77 characters) or EVP (lower-case UUID)"
-	case name == "infoPagador" && utf8.RuneCountInString(s) > MaxInfoPagadorLen:
+	case name == "infoPagador" && utf8.RuneCountInString(s) > maxInfoPagadorLen:
 		return "must be at most 140 characters"
 	}
 	return ""
@@ -207,8 +208,8 @@ func FormatAmount(cents int64) string {
 	return fmt.Sprintf("%s%d.%02d", sign, abs/100, abs%100)
 }
 
-// MaxEmailKeyLen is the longest e-mail Pix key, in bytes.
-const MaxEmailKeyLen = 77
+// maxEmailKeyLen is the longest e-mail Pix key, in bytes.
+const maxEmailKeyLen = 77
 
 // The Pix key formats of the Central Bank's DICT. Check digits of CPF and CNPJ are not
 // verified: the simulator checks the shape a client must send, not the registry.
@@ -227,5 +228,5 @@ var (
 func validPixKey(k string) bool {
 	return cpfPattern.MatchString(k) || cnpjPattern.MatchString(k) ||
 		phonePattern.MatchString(k) || evpPattern.MatchString(k) ||
-		len(k) <= MaxEmailKeyLen && emailPattern.MatchString(k)
+		len(k) <= maxEmailKeyLen && emailPattern.MatchString(k)
 }

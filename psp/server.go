@@ -23,7 +23,8 @@
 // client sent: [Server.Requests].
 //
 // Package pixretry/psp/control serves the same Server's faults, ledger and balance over HTTP,
-// and command psp serves both on a real address. The HTTP contract is in docs/psp.md.
+// and command psp serves both on a real address. The HTTP contract is the OpenAPI document
+// psp/control/openapi.json; docs/psp.md says why the double behaves as it does.
 package psp
 
 import (
@@ -67,13 +68,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.journal.close(e, &x) // also when a hang-up aborts the handler
 	switch {
 	case r.URL.Path != PaymentsPath:
-		x.send(w, fail(CodeNotFound, "no resource at %s", r.URL.Path).answer(), "")
+		x.send(w, fail(codeNotFound, "no resource at %s", r.URL.Path).answer(), "")
 	case r.Method == http.MethodPost:
 		s.servePayment(w, r, &x)
 	case r.Method == http.MethodGet:
 		s.serveLookup(w, r, &x)
 	default:
-		f := fail(CodeMethodNotAllowed, "%s takes GET and POST", PaymentsPath)
+		f := fail(codeMethodNotAllowed, "%s takes GET and POST", PaymentsPath)
 		f.header = http.Header{"Allow": {"GET, POST"}}
 		x.send(w, f.answer(), "")
 	}
@@ -117,7 +118,7 @@ func (s *Server) Settlements() []Settlement {
 	return ledger
 }
 
-// Wait returns once the first copy of every duplicated request (FaultDuplicate) has committed.
+// Wait returns once the first copy of every duplicated request (a duplicate fault) has committed.
 // Those copies run in the background, with no handler to wait for. Call Wait after the last
 // request's handler has returned.
 func (s *Server) Wait() { s.copies.Wait() }

@@ -10,53 +10,6 @@ import (
 	"pixretry/psp"
 )
 
-// The wire strings that docs/psp.md names, word for word: a constant renamed here breaks clients.
-func TestWireStringsAreTheContract(t *testing.T) {
-	for _, tc := range []struct{ got, want string }{
-		{psp.CodeUnauthorized, "unauthorized"},
-		{psp.CodeIdempotencyKeyMissing, "idempotency_key_missing"},
-		{psp.CodeIdempotencyKeyInvalid, "idempotency_key_invalid"},
-		{psp.CodeUnsupportedMediaType, "unsupported_media_type"},
-		{psp.CodePayloadTooLarge, "payload_too_large"},
-		{psp.CodeInvalidRequest, "invalid_request"},
-		{psp.CodeInsufficientFunds, "insufficient_funds"},
-		{psp.CodeIdempotencyKeyInUse, "idempotency_key_in_use"},
-		{psp.CodeIdempotencyKeyReused, "idempotency_key_reused"},
-		{psp.CodeNotFound, "not_found"},
-		{psp.CodeMethodNotAllowed, "method_not_allowed"},
-		{psp.CodeInjectedFault, "injected_fault"},
-		{psp.CodeOverloaded, "overloaded"},
-		{psp.CodeKeyStoreFull, "key_store_full"},
-		{psp.CodeIdempotencyKeyClosed, "idempotency_key_closed"},
-		{psp.CodePaymentNotFound, "payment_not_found"},
-		{psp.CodeOutcomeUnprovable, "outcome_unprovable"},
-		{psp.LookupParam, "idempotency_key"},
-		{string(psp.TargetPayment), ""},
-		{string(psp.TargetLookup), "lookup"},
-		{string(psp.FaultStatus), "status"},
-		{string(psp.FaultSlow), "slow"},
-		{string(psp.FaultLate), "late"},
-		{string(psp.FaultDrop), "drop"},
-		{string(psp.FaultReset), "reset"},
-		{string(psp.FaultDown), "down"},
-		{string(psp.FaultRedirect), "redirect"},
-		{string(psp.FaultDuplicate), "duplicate"},
-		{string(psp.FaultCommitStatus), "commit_status"},
-		{string(psp.FaultBadBody), "bad_body"},
-		{string(psp.BreachNotJSON), "not_json"},
-		{string(psp.BreachShort), "short"},
-		{string(psp.BreachCut), "cut"},
-		{string(psp.BreachMissing), "missing"},
-		{string(psp.BreachAmount), "valor"},
-		{string(psp.BreachPixKey), "chave"},
-		{string(psp.BreachEndToEndID), "end_to_end_id"},
-	} {
-		if tc.got != tc.want {
-			t.Errorf("wire string = %q, want %q", tc.got, tc.want)
-		}
-	}
-}
-
 // A bad Config's error says which field is wrong and how.
 func TestBadConfigErrorTexts(t *testing.T) {
 	for _, tc := range []struct {
@@ -97,16 +50,16 @@ func TestInvalidFaultErrorTexts(t *testing.T) {
 		{psp.CommitStatus(201), `kind "commit_status" takes a Status of 200 to 299 but 201, 204 and 205, ` +
 			`or 500 to 599, and a RetryAfter if any`},
 		{psp.Redirect(400), `kind "redirect" takes a Status of 300 to 399`},
-		{psp.BadBody(psp.BreachMissing),
-			`kind "bad_body" takes a Breach, and a Member (endToEndId, valor, chave, status or horario) with BreachMissing only`},
-		{psp.Fault{Kind: psp.FaultSlow, Status: 503}, `kind "slow" takes a Duration`},
-		{psp.Fault{Kind: psp.FaultDrop, Duration: time.Second}, `kind "drop" takes no other field`},
+		{psp.BadBody("missing"),
+			`kind "bad_body" takes a Breach, and a Member (endToEndId, valor, chave, status or horario) with missing only`},
+		{psp.Fault{Kind: "slow", Status: 503}, `kind "slow" takes a Duration`},
+		{psp.Fault{Kind: "drop", Duration: time.Second}, `kind "drop" takes no other field`},
 		{psp.Slow(-time.Second), "duration -1s or retry after 0s is negative or exceeds 1h0m0s"},
-		{psp.Fault{Kind: psp.FaultDrop, Target: "payment"}, `unknown target "payment"`},
+		{psp.Fault{Kind: "drop", Target: "payment"}, `unknown target "payment"`},
 		{psp.Slow(time.Second).ForLookup(),
 			`kind "slow" cannot target lookups; a lookup fault is status, redirect, reset, down, late or bad_body`},
 		{psp.Fault{Kind: "boom", Target: "x"}, `unknown kind "boom"`},
-		{psp.Fault{Kind: psp.FaultReset, Status: 503, Target: psp.TargetLookup}, `kind "reset" takes no other field`},
+		{psp.Fault{Kind: "reset", Status: 503, Target: "lookup"}, `kind "reset" takes no other field`},
 	} {
 		if err := tc.fault.Validate(); err == nil || err.Error() != prefix+tc.want {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.fault, err, prefix+tc.want)
@@ -129,18 +82,18 @@ func TestProblemDetailTexts(t *testing.T) {
 		want   string
 	}{
 		{pay(mustServer(t, func(c *psp.Config) { c.BalanceCents = 100 }), "k", validBody),
-			http.StatusUnprocessableEntity, psp.CodeInsufficientFunds, "valor 150.00 exceeds the payer's balance"},
-		{pay(full, "k2", validBody), http.StatusServiceUnavailable, psp.CodeKeyStoreFull,
+			http.StatusUnprocessableEntity, "insufficient_funds", "valor 150.00 exceeds the payer's balance"},
+		{pay(full, "k2", validBody), http.StatusServiceUnavailable, "key_store_full",
 			"the PSP stores 1 Idempotency-Keys, its limit, and none has expired; retry later"},
-		{pay(mustServer(t), "k", `{"valor":"0.00","chave":""}`), http.StatusBadRequest, psp.CodeInvalidRequest,
+		{pay(mustServer(t), "k", `{"valor":"0.00","chave":""}`), http.StatusBadRequest, "invalid_request",
 			"the request has 2 violation(s); see violacoes"},
-		{serve(mustServer(t), textRequest), http.StatusUnsupportedMediaType, psp.CodeUnsupportedMediaType,
+		{serve(mustServer(t), textRequest), http.StatusUnsupportedMediaType, "unsupported_media_type",
 			`Content-Type must be application/json, got "text/plain"`},
 		{pay(mustServer(t), "k", strings.Repeat(" ", psp.MaxBodyBytes+1)), http.StatusRequestEntityTooLarge,
-			psp.CodePayloadTooLarge, "the body must be at most 65536 bytes"},
+			"payload_too_large", "the body must be at most 65536 bytes"},
 		{serve(mustServer(t), httptest.NewRequest(http.MethodPut, psp.PaymentsPath, nil)),
-			http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed, "/v1/pix/payments takes GET and POST"},
-		{pay(faulty, "k", validBody), http.StatusServiceUnavailable, psp.CodeInjectedFault,
+			http.StatusMethodNotAllowed, "method_not_allowed", "/v1/pix/payments takes GET and POST"},
+		{pay(faulty, "k", validBody), http.StatusServiceUnavailable, "injected_fault",
 			"fault injected: the PSP answers 503 before any processing"},
 	} {
 		if p := wantProblem(t, tc.a, tc.status, tc.code); p.Detail != tc.want {
@@ -151,7 +104,7 @@ func TestProblemDetailTexts(t *testing.T) {
 
 // A body that is not JSON is named in violacoes, with what the decoder found wrong.
 func TestNotJSONViolationText(t *testing.T) {
-	p := wantProblem(t, pay(mustServer(t), "k", `{"valor":`), http.StatusBadRequest, psp.CodeInvalidRequest)
+	p := wantProblem(t, pay(mustServer(t), "k", `{"valor":`), http.StatusBadRequest, "invalid_request")
 	if len(p.Violations) != 1 || p.Violations[0].Field != "body" ||
 		!strings.HasPrefix(p.Violations[0].Reason, "is not valid JSON: ") {
 		t.Errorf("violacoes = %+v, want body: is not valid JSON: ...", p.Violations)

@@ -76,7 +76,7 @@ var scenarios = []scenario{
 // scenario 5's PSP stays down. It is longer than the worst case of the whole retry budget (see
 // worstCaseBudget), so no attempt can reach the PSP. TestFaultsAreSizedAgainstThePolicy holds
 // both to it.
-var lateBy, downFor = durationOf(scenarios[2].Faults, psp.FaultLate), durationOf(scenarios[4].Faults, psp.FaultDown)
+var lateBy, downFor = durationOf(scenarios[2].Faults, "late"), durationOf(scenarios[4].Faults, "down")
 
 // mustFaults is the faults of the scenario file NAME.json. The files are built into the
 // command, and package scenarios' TestEveryFileLoads holds each valid.
@@ -89,7 +89,7 @@ func mustFaults(name string) []psp.Fault {
 }
 
 // durationOf is the Duration of the first fault of kind in faults, or 0 if there is none.
-func durationOf(faults []psp.Fault, kind psp.FaultKind) time.Duration {
+func durationOf(faults []psp.Fault, kind string) time.Duration {
 	for _, f := range faults {
 		if f.Kind == kind {
 			return f.Duration

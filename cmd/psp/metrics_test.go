@@ -164,7 +164,7 @@ func TestAnswerOf(t *testing.T) {
 	}{
 		{psp.Request{Method: "POST", Path: psp.PaymentsPath, Status: 201}, answer{"payment", 201, "none"}},
 		{psp.Request{Method: "GET", Path: psp.PaymentsPath + "?idempotency_key=k", Status: 404}, answer{"lookup", 404, "none"}},
-		{psp.Request{Method: "POST", Path: psp.PaymentsPath, Fault: psp.FaultDrop}, answer{"payment", 0, "drop"}},
+		{psp.Request{Method: "POST", Path: psp.PaymentsPath, Fault: "drop"}, answer{"payment", 0, "drop"}},
 		{psp.Request{Method: "PUT", Path: psp.PaymentsPath, Status: 405}, answer{"other", 405, "none"}},
 		{psp.Request{Method: "POST", Path: "/v1/other", Status: 404}, answer{"other", 404, "none"}},
 	}

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // refusedCents is over the PSP's default balance: a payment of it is refused.
-const refusedCents = psp.DefaultBalanceCents + 1
+var refusedCents = psp.DefaultConfig().BalanceCents + 1
 
 // policy makes one request per job attempt, so that one fault leaves a job attempt's outcome
 // unknown.

@@ -21,11 +21,11 @@ func TestHandlerSkipsWhatAFaultBreaks(t *testing.T) {
 		r      *http.Request
 		status int // 0: aborted
 	}{
-		{psp.BadBody(psp.BreachAmount), request("POST", psp.PaymentsPath, "k1", payment), 201},
-		{psp.BadBody(psp.BreachNotJSON), request("POST", psp.PaymentsPath, "k1", payment), 201},
+		{psp.BadBody("valor"), request("POST", psp.PaymentsPath, "k1", payment), 201},
+		{psp.BadBody("not_json"), request("POST", psp.PaymentsPath, "k1", payment), 201},
 		{psp.Redirect(307), request("POST", psp.PaymentsPath, "k1", payment), 307},
 		{psp.CommitStatus(200), request("POST", psp.PaymentsPath, "k1", payment), 200},
-		{psp.BadBody(psp.BreachPixKey).ForLookup(), request("GET", lookup, "", ""), 200},
+		{psp.BadBody("chave").ForLookup(), request("GET", lookup, "", ""), 200},
 		{psp.Redirect(302).ForLookup(), request("GET", lookup, "", ""), 302},
 		{psp.Drop(), request("POST", psp.PaymentsPath, "k1", payment), 0},
 		{psp.ResetConn(), request("POST", psp.PaymentsPath, "k1", payment), 0},
@@ -56,7 +56,7 @@ func TestHandlerSkipsWhatAFaultBreaks(t *testing.T) {
 	}
 	t.Run("without the double", func(t *testing.T) {
 		s, h := mustDouble(t)
-		s.Inject(psp.BadBody(psp.BreachNotJSON))
+		s.Inject(psp.BadBody("not_json"))
 		var f failures
 		serve(Handler(&f, h, nil), request("POST", psp.PaymentsPath, "k1", payment))
 		if len(f.msgs) != 1 || !strings.Contains(f.msgs[0], "the body is not JSON") {
@@ -127,7 +127,7 @@ func TestHandlerSkipsWhenTheJournalCannotTell(t *testing.T) {
 		want   string
 	}{
 		{"a broken answer alongside", func(*psp.Config) {}, func(s *psp.Server, h http.Handler) {
-			s.Inject(psp.BadBody(psp.BreachAmount))
+			s.Inject(psp.BadBody("valor"))
 			before := countOf(brokenAlongside)
 			serve(h, request("POST", psp.PaymentsPath, "k2", payment))
 			if got := countOf(brokenAlongside) - before; got != 1 {
@@ -194,7 +194,7 @@ func TestHandlerPairsAnAnswerWithItsOwnFault(t *testing.T) {
 		checked := Handler(&f, h, s)
 		own := row{Operation: "POST " + psp.PaymentsPath, Status: 201, Skipped: "fault bad_body"}
 		before := countOf(own)
-		s.Inject(psp.BadBody(psp.BreachAmount))
+		s.Inject(psp.BadBody("valor"))
 		broken := make(chan int)
 		go func() { broken <- serve(checked, request("POST", psp.PaymentsPath, "k1", payment)) }()
 		time.Sleep(time.Second / 2)

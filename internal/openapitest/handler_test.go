@@ -254,7 +254,7 @@ func TestHandlerPassesTheConnectionThrough(t *testing.T) {
 	}
 
 	s, h := mustDouble(t)
-	s.Inject(psp.BadBody(psp.BreachCut))
+	s.Inject(psp.BadBody("cut"))
 	cut := served(Handler(&f, h, s))
 	defer cut.Close()
 	r := request("POST", cut.URL+psp.PaymentsPath, "k1", payment)

@@ -94,7 +94,7 @@ func (c *handler) breaker(before uint64, status int) string {
 		return "not in the journal"
 	}
 	mine := 0
-	var broken []psp.FaultKind
+	var broken []string
 	for _, e := range requests {
 		if e.Status == status {
 			mine++
@@ -116,8 +116,8 @@ func (c *handler) breaker(before uint64, status int) string {
 // a commit_status of 200 to 299 (its status, unlike the fault's, is in the journal). Drop, reset
 // and down break answers too, but leave none: the journal's status of their requests is 0.
 func breaks(e psp.Request) bool {
-	return e.Fault == psp.FaultBadBody || e.Fault == psp.FaultRedirect ||
-		e.Fault == psp.FaultCommitStatus && e.Status/100 == 2
+	return e.Fault == "bad_body" || e.Fault == "redirect" ||
+		e.Fault == "commit_status" && e.Status/100 == 2
 }
 
 // recorder copies what a handler writes. Flush and Hijack reach the writer it wraps.

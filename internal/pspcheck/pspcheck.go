@@ -42,10 +42,10 @@ func TakesPixKey(key string) (bool, error) {
 	switch {
 	case rec.Code == http.StatusCreated:
 		return true, nil
-	case rec.Code == http.StatusBadRequest && problem.Code == psp.CodeInvalidRequest &&
+	case rec.Code == http.StatusBadRequest && problem.Code == "invalid_request" &&
 		slices.Equal(fields, []string{"chave"}):
 		return false, nil
 	}
 	return false, fmt.Errorf("pspcheck: payment to chave %q: the PSP answered %d %s, want 201, or 400 %s naming chave alone",
-		key, rec.Code, rec.Body, psp.CodeInvalidRequest)
+		key, rec.Code, rec.Body, "invalid_request")
 }

@@ -159,7 +159,7 @@ func TestControlSaysWhatEachFaultKindTakes(t *testing.T) {
 	}
 	s := mustBank(t)
 	a := ctl(s, "POST", control.FaultsPath, `{"faults":[`+strings.Join(faults, ",")+`]}`)
-	wantViolations(t, wantProblem(t, a, 400, psp.CodeInvalidRequest).Violations, want)
+	wantViolations(t, wantProblem(t, a, 400, "invalid_request").Violations, want)
 	wantSettled(t, pay(s, "k1", validBody)) // nothing was queued
 }
 
@@ -169,7 +169,7 @@ func TestControlNamesBadFaultsBeforeTheRoom(t *testing.T) {
 	s := mustBank(t)
 	s.Inject(drops(control.MaxQueuedFaults - 1)...)
 	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"},{"kind":"boom"}]}`),
-		400, psp.CodeInvalidRequest)
+		400, "invalid_request")
 	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[1]", Reason: `psp: invalid fault: unknown kind "boom"`}})
 	if got, want := s.Stats().Faults, control.MaxQueuedFaults-1; got != want {
 		t.Errorf("%d faults queued, want %d", got, want)

@@ -35,14 +35,14 @@ func TestControlClientDrivesAServer(t *testing.T) {
 	if err := c.Inject(ctx, psp.Status(503), psp.Status(504).ForLookup(), psp.Status(502)); err != nil {
 		t.Fatalf("Inject() error = %v", err)
 	}
-	wantProblem(t, lookUp(s, "k1"), 504, psp.CodeInjectedFault)
-	wantProblem(t, pay(s, "k1", validBody), 503, psp.CodeInjectedFault)
+	wantProblem(t, lookUp(s, "k1"), 504, "injected_fault")
+	wantProblem(t, pay(s, "k1", validBody), 503, "injected_fault")
 	if err := c.ClearFaults(ctx); err != nil {
 		t.Fatalf("ClearFaults() error = %v", err)
 	}
 	wantSettled(t, pay(s, "k1", validBody))
 	wantSettled(t, pay(s, "k2", `{"valor":"0.01","chave":"12345678901"}`))
-	wantProblem(t, lookUp(s, "k3"), 404, psp.CodePaymentNotFound)
+	wantProblem(t, lookUp(s, "k3"), 404, "payment_not_found")
 
 	if got, err := c.BalanceCents(ctx); err != nil || got != s.Stats().BalanceCents {
 		t.Errorf("BalanceCents() = %d, %v; want %d, nil", got, err, s.Stats().BalanceCents)

@@ -1,7 +1,7 @@
 // Package control serves and drives the control API of a psp.Server over HTTP: faults, the
 // ledger, the balance, a reset, the counters and the request journal, under /_psp/. Command
-// psp and command demo share it. The HTTP contract is in docs/psp.md, and NewHandler serves it
-// as an OpenAPI 3.1 document at OpenAPIPath.
+// psp and command demo share it. The HTTP contract is the OpenAPI 3.1 document openapi.json,
+// which NewHandler serves at OpenAPIPath. docs/psp.md says why the double behaves as it does.
 package control
 
 import (
@@ -104,7 +104,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.srv.ServeHTTP(w, r)
 	case !allowed:
 		allow := strings.Join(slices.Sorted(maps.Keys(methods)), ", ")
-		writeProblem(w, http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed,
+		writeProblem(w, http.StatusMethodNotAllowed, "method_not_allowed",
 			fmt.Sprintf("%s takes %s", r.URL.Path, allow), http.Header{"Allow": {allow}})
 	default:
 		if r.URL.Path == OpenAPIPath || h.guard(w, r) { // the document is for anyone
@@ -126,10 +126,10 @@ func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
 			fmt.Sprintf("the control API does not answer for Host %q", r.Host), nil)
 	case h.opts.Token != "" && !h.shell(r) && (!strings.EqualFold(scheme, "Bearer") ||
 		subtle.ConstantTimeCompare([]byte(token), []byte(h.opts.Token)) == 0):
-		writeProblem(w, http.StatusUnauthorized, psp.CodeUnauthorized, "the control token is required in Authorization",
+		writeProblem(w, http.StatusUnauthorized, "unauthorized", "the control token is required in Authorization",
 			http.Header{"Www-Authenticate": {`Bearer realm="psp-control"`}})
 	case r.Method != http.MethodGet && !isJSON(contentType):
-		writeProblem(w, http.StatusUnsupportedMediaType, psp.CodeUnsupportedMediaType,
+		writeProblem(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
 			fmt.Sprintf("Content-Type must be application/json, got %q", contentType), nil)
 	default:
 		return true
@@ -166,10 +166,10 @@ func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case status == http.StatusRequestEntityTooLarge:
-		writeProblem(w, status, psp.CodePayloadTooLarge,
+		writeProblem(w, status, "payload_too_large",
 			fmt.Sprintf("the body must be at most %d bytes", psp.MaxBodyBytes), nil)
 	case len(bad) > 0:
-		writeProblem(w, http.StatusBadRequest, psp.CodeInvalidRequest,
+		writeProblem(w, http.StatusBadRequest, "invalid_request",
 			fmt.Sprintf("the request has %d violation(s); see violacoes", len(bad)), nil, bad...)
 	default:
 		h.srv.Inject(faults...)
@@ -261,7 +261,7 @@ type requestJSON struct {
 	Traceparent    string         `json:"traceparent"`
 	Payload        jsontext.Value `json:"payload"` // see payloadJSON
 	InFlight       bool           `json:"inFlight"`
-	Fault          psp.FaultKind  `json:"fault"`
+	Fault          string         `json:"fault"`
 	Status         int            `json:"status"`
 	Replayed       bool           `json:"replayed"`
 	ElapsedMS      float64        `json:"elapsedMs"`
@@ -272,7 +272,7 @@ type requestJSON struct {
 func (h *handler) getRequests(w http.ResponseWriter, r *http.Request) {
 	filter, bad := readFilter(r.URL.RawQuery)
 	if len(bad) > 0 {
-		writeProblem(w, http.StatusBadRequest, psp.CodeInvalidRequest,
+		writeProblem(w, http.StatusBadRequest, "invalid_request",
 			fmt.Sprintf("the request has %d violation(s); see violacoes", len(bad)), nil, bad...)
 		return
 	}

@@ -42,7 +42,7 @@ func TestControlInjectsFaults(t *testing.T) {
 		wantNoContent(t, ctl(s, "POST", control.FaultsPath,
 			`{"faults":[{"kind":"status","status":503,"retry_after_s":2},{"kind":"late","delay_ms":1500}]}`))
 		a := pay(s, "k1", validBody)
-		wantProblem(t, a, 503, psp.CodeInjectedFault)
+		wantProblem(t, a, 503, "injected_fault")
 		if got := a.header.Get("Retry-After"); got != "2" {
 			t.Errorf("Retry-After = %q, want 2", got)
 		}
@@ -61,7 +61,7 @@ func TestControlInjectsADuplicate(t *testing.T) {
 		s := mustBank(t)
 		wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"duplicate","duration_ms":2000}]}`))
 		start := time.Now()
-		wantProblem(t, pay(s, "k1", validBody), 409, psp.CodeIdempotencyKeyInUse)
+		wantProblem(t, pay(s, "k1", validBody), 409, "idempotency_key_in_use")
 		s.Wait()
 		if got, n := time.Since(start), len(s.Settlements()); got != 2*time.Second || n != 1 {
 			t.Errorf("the copy committed after %v with %d settlements, want 2s and 1", got, n)
@@ -75,8 +75,8 @@ func TestControlInjectsLookupFaults(t *testing.T) {
 	s := mustBank(t)
 	wantNoContent(t, ctl(s, "POST", control.FaultsPath,
 		`{"faults":[{"kind":"status","status":502,"target":"lookup"},{"kind":"status","status":503}]}`))
-	wantProblem(t, lookUp(s, "k1"), 502, psp.CodeInjectedFault)
-	wantProblem(t, pay(s, "k1", validBody), 503, psp.CodeInjectedFault)
+	wantProblem(t, lookUp(s, "k1"), 502, "injected_fault")
+	wantProblem(t, pay(s, "k1", validBody), 503, "injected_fault")
 	wantSettled(t, pay(s, "k1", validBody))
 	if a := lookUp(s, "k1"); a.status != 200 {
 		t.Errorf("lookup = %d %s, want 200", a.status, a.body)
@@ -109,7 +109,7 @@ func TestControlRejectsBadFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mustBank(t)
-			p := wantProblem(t, ctl(s, "POST", control.FaultsPath, tt.body), 400, psp.CodeInvalidRequest)
+			p := wantProblem(t, ctl(s, "POST", control.FaultsPath, tt.body), 400, "invalid_request")
 			var fields []string
 			for _, v := range p.Violations {
 				fields = append(fields, v.Field)
@@ -128,7 +128,7 @@ func TestControlRejectsBadFaults(t *testing.T) {
 func TestControlSaysADelayExceedsTheMaximum(t *testing.T) {
 	s := mustBank(t)
 	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"late","delay_ms":9223372036855}]}`),
-		400, psp.CodeInvalidRequest)
+		400, "invalid_request")
 	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[0]",
 		Reason: "psp: invalid fault: delay_ms 9223372036855 exceeds the maximum 3600000"}})
 	wantSettled(t, pay(s, "k1", validBody))
@@ -138,18 +138,18 @@ func TestControlRefusesFaultsBeyondTheQueue(t *testing.T) {
 	s := mustBank(t)
 	s.Inject(drops(control.MaxQueuedFaults - 1)...)
 	two := `{"faults":[{"kind":"reset"},{"kind":"reset"}]}`
-	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, two), 400, psp.CodeInvalidRequest)
+	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, two), 400, "invalid_request")
 	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults",
 		Reason: "9999 queued, room for 1 more, 2 given"}})
 	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`)) // none was queued
-	wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`), 400, psp.CodeInvalidRequest)
+	wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"}]}`), 400, "invalid_request")
 }
 
 func TestControlFaultsNeedJSON(t *testing.T) {
 	s := mustBank(t)
 	r := httptest.NewRequest("POST", control.FaultsPath, strings.NewReader(`{"faults":[{"kind":"drop"}]}`))
 	r.Header.Set("Content-Type", "text/plain")
-	wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
+	wantProblem(t, serve(s, r), 415, "unsupported_media_type")
 	wantSettled(t, pay(s, "k1", validBody))
 }
 
@@ -170,7 +170,7 @@ func TestControlCountsBothQueuesAgainstTheLimit(t *testing.T) {
 	s.Inject(drops(control.MaxQueuedFaults - 1)...)
 	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset","target":"lookup"}]}`))
 	wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset","target":"lookup"}]}`),
-		400, psp.CodeInvalidRequest)
+		400, "invalid_request")
 }
 
 func TestControlReadsLedgerAndBalance(t *testing.T) {
@@ -219,7 +219,7 @@ func TestControlMethods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a := ctl(s, tt.method, tt.path, "")
-		wantProblem(t, a, 405, psp.CodeMethodNotAllowed)
+		wantProblem(t, a, 405, "method_not_allowed")
 		if got := a.header.Get("Allow"); got != tt.allow {
 			t.Errorf("%s %s: Allow = %q, want %q", tt.method, tt.path, got, tt.allow)
 		}
@@ -230,7 +230,7 @@ func TestStatsOverTheControlSurface(t *testing.T) {
 	s := mustBank(t)
 	wantSettled(t, pay(s, "k1", validBody))
 	lookUp(s, "k1")
-	wantProblem(t, lookUp(s, "k2"), 404, psp.CodePaymentNotFound)
+	wantProblem(t, lookUp(s, "k2"), 404, "payment_not_found")
 	got := ctl(s, http.MethodGet, control.StatsPath, "")
 	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1,` +
 		`"lookups":2,"closed_keys":1}` + "\n"

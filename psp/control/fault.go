@@ -17,14 +17,14 @@ import (
 // {"kind":"down","duration_ms":5000,"target":"lookup"}. A nil pointer is an absent member; an
 // absent target aims the fault at payments.
 type faultJSON struct {
-	Kind        psp.FaultKind `json:"kind"`
-	Status      *int          `json:"status,omitempty"`
-	RetryAfterS *count        `json:"retry_after_s,omitempty"`
-	DelayMS     *count        `json:"delay_ms,omitempty"`
-	DurationMS  *count        `json:"duration_ms,omitempty"`
-	Breach      *psp.Breach   `json:"breach,omitempty"`
-	Member      *string       `json:"member,omitempty"`
-	Target      *psp.Target   `json:"target,omitempty"`
+	Kind        string  `json:"kind"`
+	Status      *int    `json:"status,omitempty"`
+	RetryAfterS *count  `json:"retry_after_s,omitempty"`
+	DelayMS     *count  `json:"delay_ms,omitempty"`
+	DurationMS  *count  `json:"duration_ms,omitempty"`
+	Breach      *string `json:"breach,omitempty"`
+	Member      *string `json:"member,omitempty"`
+	Target      *string `json:"target,omitempty"`
 }
 
 // The endings of faultUsage: whether a kind may be aimed at lookups.
@@ -34,19 +34,19 @@ const (
 )
 
 // faultUsage says what each kind takes, in the JSON form, and whether it takes a lookup target.
-var faultUsage = map[psp.FaultKind]string{
-	psp.FaultStatus:    `"status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600)` + forLookups,
-	psp.FaultSlow:      `"delay_ms" (milliseconds, 0 to 3600000)` + noTarget,
-	psp.FaultLate:      `"delay_ms" (milliseconds, 0 to 3600000)` + forLookups,
-	psp.FaultDrop:      "no parameters" + noTarget,
-	psp.FaultReset:     "no parameters" + forLookups,
-	psp.FaultDown:      `"duration_ms" (milliseconds, 0 to 3600000)` + forLookups,
-	psp.FaultDuplicate: `"duration_ms" (milliseconds, 0 to 3600000)` + noTarget,
-	psp.FaultCommitStatus: `"status" (200 to 299 but 201, 204 and 205, or 500 to 599), optionally ` +
+var faultUsage = map[string]string{
+	"status":    `"status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600)` + forLookups,
+	"slow":      `"delay_ms" (milliseconds, 0 to 3600000)` + noTarget,
+	"late":      `"delay_ms" (milliseconds, 0 to 3600000)` + forLookups,
+	"drop":      "no parameters" + noTarget,
+	"reset":     "no parameters" + forLookups,
+	"down":      `"duration_ms" (milliseconds, 0 to 3600000)` + forLookups,
+	"duplicate": `"duration_ms" (milliseconds, 0 to 3600000)` + noTarget,
+	"commit_status": `"status" (200 to 299 but 201, 204 and 205, or 500 to 599), optionally ` +
 		`"retry_after_s" (whole seconds, 1 to 3600)` + noTarget,
-	psp.FaultBadBody: `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
+	"bad_body": `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
 		`"member" (endToEndId, valor, chave, status or horario) with missing only` + forLookups,
-	psp.FaultRedirect: `"status" (300 to 399)` + forLookups,
+	"redirect": `"status" (300 to 399)` + forLookups,
 }
 
 // encodeFault is the JSON form of f. Durations are whole milliseconds, truncated. RetryAfter is
@@ -71,7 +71,7 @@ func decodeFault(data []byte) (psp.Fault, error) {
 		return psp.Fault{}, err
 	}
 	f := w.fault()
-	if _, known := faultUsage[f.Kind]; !known || f.Target != psp.TargetPayment && f.Target != psp.TargetLookup {
+	if _, known := faultUsage[f.Kind]; !known || f.Target != "" && f.Target != "lookup" {
 		return psp.Fault{}, f.Validate() // unknown kind or target
 	}
 	// Writing f back must give what was read: this catches missing members, members the kind
@@ -104,26 +104,26 @@ func (n *count) within(member string, unit time.Duration) error {
 // wire is the JSON form of a valid f.
 func wire(f psp.Fault) faultJSON {
 	w := faultJSON{Kind: f.Kind}
-	if f.Target != psp.TargetPayment {
+	if f.Target != "" {
 		w.Target = &f.Target
 	}
 	ms := count(f.Duration.Milliseconds())
 	switch f.Kind {
-	case psp.FaultStatus, psp.FaultCommitStatus:
+	case "status", "commit_status":
 		w.Status = &f.Status
 		if f.RetryAfter > 0 {
 			s := count((f.RetryAfter + time.Second - 1) / time.Second)
 			w.RetryAfterS = &s
 		}
-	case psp.FaultSlow, psp.FaultLate:
+	case "slow", "late":
 		w.DelayMS = &ms
-	case psp.FaultDown, psp.FaultDuplicate:
+	case "down", "duplicate":
 		w.DurationMS = &ms
-	case psp.FaultRedirect:
+	case "redirect":
 		w.Status = &f.Status
-	case psp.FaultBadBody:
+	case "bad_body":
 		w.Breach = &f.Breach
-		if f.Breach == psp.BreachMissing {
+		if f.Breach == "missing" {
 			w.Member = &f.Member
 		}
 	}
@@ -138,8 +138,8 @@ func (w faultJSON) fault() psp.Fault {
 		Status:     *cmp.Or(w.Status, new(int)),
 		RetryAfter: time.Duration(*cmp.Or(w.RetryAfterS, &none)) * time.Second,
 		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, &none)) * time.Millisecond,
-		Breach:     *cmp.Or(w.Breach, new(psp.Breach)),
+		Breach:     *cmp.Or(w.Breach, new(string)),
 		Member:     *cmp.Or(w.Member, new(string)),
-		Target:     *cmp.Or(w.Target, new(psp.Target)),
+		Target:     *cmp.Or(w.Target, new(string)),
 	}
 }

@@ -17,7 +17,7 @@ func TestFaultJSON(t *testing.T) {
 		{psp.Status(503), `{"kind":"status","status":503}`},
 		{psp.Status(400), `{"kind":"status","status":400}`},
 		{psp.Status(599), `{"kind":"status","status":599}`},
-		{psp.Fault{Kind: psp.FaultStatus, Status: 429, RetryAfter: 2 * time.Second}, `{"kind":"status","status":429,"retry_after_s":2}`},
+		{psp.Fault{Kind: "status", Status: 429, RetryAfter: 2 * time.Second}, `{"kind":"status","status":429,"retry_after_s":2}`},
 		{psp.Slow(1500 * time.Millisecond), `{"kind":"slow","delay_ms":1500}`},
 		{psp.Slow(0), `{"kind":"slow","delay_ms":0}`},
 		{psp.Late(3 * time.Second), `{"kind":"late","delay_ms":3000}`},
@@ -30,34 +30,34 @@ func TestFaultJSON(t *testing.T) {
 		{psp.Duplicate(psp.MaxFaultDuration), `{"kind":"duplicate","duration_ms":3600000}`},
 		{psp.Slow(psp.MaxFaultDuration), `{"kind":"slow","delay_ms":3600000}`},
 		{psp.Late(psp.MaxFaultDuration), `{"kind":"late","delay_ms":3600000}`},
-		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: psp.MaxFaultDuration}, `{"kind":"status","status":503,"retry_after_s":3600}`},
+		{psp.Fault{Kind: "status", Status: 503, RetryAfter: psp.MaxFaultDuration}, `{"kind":"status","status":503,"retry_after_s":3600}`},
 		{psp.CommitStatus(502), `{"kind":"commit_status","status":502}`},
 		{psp.CommitStatus(500), `{"kind":"commit_status","status":500}`},
 		{psp.CommitStatus(599), `{"kind":"commit_status","status":599}`},
 		{psp.CommitStatus(200), `{"kind":"commit_status","status":200}`},
 		{psp.CommitStatus(202), `{"kind":"commit_status","status":202}`},
 		{psp.CommitStatus(299), `{"kind":"commit_status","status":299}`},
-		{psp.Fault{Kind: psp.FaultCommitStatus, Status: 504, RetryAfter: 2 * time.Second}, `{"kind":"commit_status","status":504,"retry_after_s":2}`},
-		{psp.BadBody(psp.BreachNotJSON), `{"kind":"bad_body","breach":"not_json"}`},
-		{psp.BadBody(psp.BreachShort), `{"kind":"bad_body","breach":"short"}`},
-		{psp.BadBody(psp.BreachCut), `{"kind":"bad_body","breach":"cut"}`},
-		{psp.BadBody(psp.BreachAmount), `{"kind":"bad_body","breach":"valor"}`},
-		{psp.BadBody(psp.BreachPixKey), `{"kind":"bad_body","breach":"chave"}`},
-		{psp.BadBody(psp.BreachEndToEndID), `{"kind":"bad_body","breach":"end_to_end_id"}`},
-		{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "horario"}, `{"kind":"bad_body","breach":"missing","member":"horario"}`},
-		{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "endToEndId"}, `{"kind":"bad_body","breach":"missing","member":"endToEndId"}`},
+		{psp.Fault{Kind: "commit_status", Status: 504, RetryAfter: 2 * time.Second}, `{"kind":"commit_status","status":504,"retry_after_s":2}`},
+		{psp.BadBody("not_json"), `{"kind":"bad_body","breach":"not_json"}`},
+		{psp.BadBody("short"), `{"kind":"bad_body","breach":"short"}`},
+		{psp.BadBody("cut"), `{"kind":"bad_body","breach":"cut"}`},
+		{psp.BadBody("valor"), `{"kind":"bad_body","breach":"valor"}`},
+		{psp.BadBody("chave"), `{"kind":"bad_body","breach":"chave"}`},
+		{psp.BadBody("end_to_end_id"), `{"kind":"bad_body","breach":"end_to_end_id"}`},
+		{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "horario"}, `{"kind":"bad_body","breach":"missing","member":"horario"}`},
+		{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "endToEndId"}, `{"kind":"bad_body","breach":"missing","member":"endToEndId"}`},
 		{psp.Redirect(307), `{"kind":"redirect","status":307}`},
 		{psp.Redirect(300), `{"kind":"redirect","status":300}`},
 		{psp.Redirect(399), `{"kind":"redirect","status":399}`},
 		{psp.Status(503).ForLookup(), `{"kind":"status","status":503,"target":"lookup"}`},
-		{psp.Fault{Kind: psp.FaultStatus, Status: 429, RetryAfter: time.Second, Target: psp.TargetLookup},
+		{psp.Fault{Kind: "status", Status: 429, RetryAfter: time.Second, Target: "lookup"},
 			`{"kind":"status","status":429,"retry_after_s":1,"target":"lookup"}`},
 		{psp.Redirect(307).ForLookup(), `{"kind":"redirect","status":307,"target":"lookup"}`},
 		{psp.ResetConn().ForLookup(), `{"kind":"reset","target":"lookup"}`},
 		{psp.Down(5 * time.Second).ForLookup(), `{"kind":"down","duration_ms":5000,"target":"lookup"}`},
 		{psp.Late(1500 * time.Millisecond).ForLookup(), `{"kind":"late","delay_ms":1500,"target":"lookup"}`},
-		{psp.BadBody(psp.BreachCut).ForLookup(), `{"kind":"bad_body","breach":"cut","target":"lookup"}`},
-		{psp.Fault{Kind: psp.FaultBadBody, Breach: psp.BreachMissing, Member: "valor", Target: psp.TargetLookup},
+		{psp.BadBody("cut").ForLookup(), `{"kind":"bad_body","breach":"cut","target":"lookup"}`},
+		{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "valor", Target: "lookup"},
 			`{"kind":"bad_body","breach":"missing","member":"valor","target":"lookup"}`},
 	}
 	for _, tt := range tests {
@@ -78,9 +78,9 @@ func TestFaultJSONRounds(t *testing.T) {
 		fault psp.Fault
 		json  string
 	}{
-		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 1500 * time.Millisecond}, `{"kind":"status","status":503,"retry_after_s":2}`},
-		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: time.Nanosecond}, `{"kind":"status","status":503,"retry_after_s":1}`},
-		{psp.Fault{Kind: psp.FaultStatus, Status: 503, RetryAfter: 0}, `{"kind":"status","status":503}`},
+		{psp.Fault{Kind: "status", Status: 503, RetryAfter: 1500 * time.Millisecond}, `{"kind":"status","status":503,"retry_after_s":2}`},
+		{psp.Fault{Kind: "status", Status: 503, RetryAfter: time.Nanosecond}, `{"kind":"status","status":503,"retry_after_s":1}`},
+		{psp.Fault{Kind: "status", Status: 503, RetryAfter: 0}, `{"kind":"status","status":503}`},
 		{psp.Slow(1999 * time.Microsecond), `{"kind":"slow","delay_ms":1}`},
 	}
 	for _, tt := range tests {
@@ -194,7 +194,7 @@ func TestFaultTargetErrorsSayWhy(t *testing.T) {
 // of each kind, aimed at lookups, is valid exactly when its usage says so.
 func TestFaultUsageSaysWhichKindsTakeALookupTarget(t *testing.T) {
 	valid := []psp.Fault{psp.Status(503), psp.Slow(0), psp.Late(0), psp.Drop(), psp.ResetConn(), psp.Down(0),
-		psp.Redirect(307), psp.CommitStatus(502), psp.BadBody(psp.BreachCut), psp.Duplicate(0)}
+		psp.Redirect(307), psp.CommitStatus(502), psp.BadBody("cut"), psp.Duplicate(0)}
 	if len(valid) != len(faultUsage) {
 		t.Fatalf("%d kinds tried, want the %d of faultUsage", len(valid), len(faultUsage))
 	}
@@ -209,7 +209,7 @@ func TestFaultUsageSaysWhichKindsTakeALookupTarget(t *testing.T) {
 
 func TestEncodeFaultRefusesAnInvalidFault(t *testing.T) {
 	for _, f := range []psp.Fault{{}, psp.Status(200), psp.Slow(-time.Second), psp.Duplicate(-time.Second),
-		{Kind: psp.FaultDrop, Status: 503}, psp.Drop().ForLookup(), {Kind: psp.FaultDrop, Target: "payment"}} {
+		{Kind: "drop", Status: 503}, psp.Drop().ForLookup(), {Kind: "drop", Target: "payment"}} {
 		if got, err := encodeFault(f); !errors.Is(err, psp.ErrInvalidFault) || got != nil {
 			t.Errorf("encodeFault(%+v) = %s, %v; want nothing, %v", f, got, err, psp.ErrInvalidFault)
 		}

@@ -22,7 +22,7 @@ func TestDecodeFaults(t *testing.T) {
   {"kind": "drop"}
 ]}`
 	got, err := control.DecodeFaults([]byte(in))
-	want := []psp.Fault{{Kind: psp.FaultStatus, Status: 503, RetryAfter: 2 * time.Second},
+	want := []psp.Fault{{Kind: "status", Status: 503, RetryAfter: 2 * time.Second},
 		psp.Down(5 * time.Second).ForLookup(), psp.Drop()}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("DecodeFaults() error = %v, faults mismatch (-want +got):\n%s", err, diff)
@@ -128,7 +128,7 @@ func TestControlAndDecodeFaultsAgree(t *testing.T) {
 			if !ok {
 				t.Fatalf("DecodeFaults() error = %v, want a *FaultsError", err)
 			}
-			p := wantProblem(t, ctl(mustBank(t), "POST", control.FaultsPath, tt.body), 400, psp.CodeInvalidRequest)
+			p := wantProblem(t, ctl(mustBank(t), "POST", control.FaultsPath, tt.body), 400, "invalid_request")
 			if len(p.Violations) != 1+len(tt.after) {
 				t.Fatalf("violacoes = %+v, want %d", p.Violations, 1+len(tt.after))
 			}
@@ -149,7 +149,7 @@ func TestControlRefusesABodyThatBreaksOff(t *testing.T) {
 	s := mustBank(t)
 	r := controlRequest("POST", control.FaultsPath, "")
 	r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"faults": [{"kind": "drop"}]}`), iotest.ErrReader(errors.New("cut"))))
-	p := wantProblem(t, serve(s, r), 400, psp.CodeInvalidRequest)
+	p := wantProblem(t, serve(s, r), 400, "invalid_request")
 	wantViolations(t, p.Violations, []psp.Violation{{Field: "body", Reason: "cut"}})
 	wantSettled(t, pay(s, "k1", validBody)) // nothing was queued
 }

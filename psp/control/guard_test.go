@@ -49,7 +49,7 @@ func TestControlChangesNeedJSON(t *testing.T) {
 				s := mustGuarded(t)
 				r := controlRequest(c.method, c.path, c.body)
 				r.Header.Set("Content-Type", contentType)
-				wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
+				wantProblem(t, serve(s, r), 415, "unsupported_media_type")
 				if !c.unchanged(s) {
 					t.Errorf("%s %s with %s changed the Server", c.method, c.path, name)
 				}
@@ -85,7 +85,7 @@ func TestControlTokenIsRequired(t *testing.T) {
 				r := controlRequest(c.method, c.path, c.body)
 				r.Header.Set("Authorization", authorization)
 				a := serve(s, r)
-				wantProblem(t, a, 401, psp.CodeUnauthorized)
+				wantProblem(t, a, 401, "unauthorized")
 				if got, want := a.header.Get("WWW-Authenticate"), `Bearer realm="psp-control"`; got != want {
 					t.Errorf("%s %s: WWW-Authenticate = %q, want %q", c.method, c.path, got, want)
 				}
@@ -100,7 +100,7 @@ func TestControlTokenIsRequired(t *testing.T) {
 				}
 				r := controlRequest("GET", path, "")
 				r.Header.Set("Authorization", authorization)
-				wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized)
+				wantProblem(t, serve(s, r), 401, "unauthorized")
 			}
 		})
 	}
@@ -142,7 +142,7 @@ func TestControlHostIsChecked(t *testing.T) {
 			}
 			r := paymentRequest("k9", validBody)
 			r.Host = host
-			wantProblem(t, serve(s, r), 503, psp.CodeInjectedFault) // payments are not checked: the queued fault answers
+			wantProblem(t, serve(s, r), 503, "injected_fault") // payments are not checked: the queued fault answers
 			r = paymentRequest("k9", validBody)
 			r.Host = host
 			wantSettled(t, serve(s, r))
@@ -164,9 +164,9 @@ func TestControlChecksInOrder(t *testing.T) {
 	s := mustGuarded(t, func(o *control.Options) { o.Token, o.Hosts = "ctl", []string{"psp.test"} })
 	r := controlRequest("POST", control.ResetPath, "")
 	r.Host, r.Header["Content-Type"] = "psp.test", nil
-	wantProblem(t, serve(s, r), 401, psp.CodeUnauthorized)
+	wantProblem(t, serve(s, r), 401, "unauthorized")
 	r.Header.Set("Authorization", "Bearer ctl")
-	wantProblem(t, serve(s, r), 415, psp.CodeUnsupportedMediaType)
+	wantProblem(t, serve(s, r), 415, "unsupported_media_type")
 	r.Header.Set("Content-Type", "application/json")
 	wantNoContent(t, serve(s, r))
 }

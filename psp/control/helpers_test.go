@@ -116,7 +116,7 @@ func wantProblem(tb testing.TB, a answer, status int, code string) psp.Problem {
 		tb.Fatalf("decoding the problem %s: %v", a.body, err)
 	}
 	if p.Code != code || p.Status != status || p.Title != http.StatusText(status) ||
-		p.Type != psp.ProblemTypePrefix+code || p.Detail == "" {
+		p.Type != "urn:pixretry:psp:problem:"+code || p.Detail == "" {
 		tb.Errorf("problem = %+v, want code %q, status %d, its title and type, a detail", p, code, status)
 	}
 	return p
@@ -125,7 +125,7 @@ func wantProblem(tb testing.TB, a answer, status int, code string) psp.Problem {
 // wantSettled checks that a is a fresh 201.
 func wantSettled(tb testing.TB, a answer) {
 	tb.Helper()
-	if a.status != http.StatusCreated || a.header.Get(psp.ReplayedHeader) != "" {
+	if a.status != http.StatusCreated || a.header.Get("Idempotent-Replayed") != "" {
 		tb.Fatalf("answer = %d %v %s, want a fresh 201", a.status, a.header, a.body)
 	}
 }

@@ -36,7 +36,7 @@ func TestControlServesTheOpenAPIDocument(t *testing.T) {
 	}
 	for _, method := range []string{"POST", "HEAD", "PUT", "DELETE"} {
 		a := ctl(s, method, control.OpenAPIPath, "")
-		wantProblem(t, a, 405, psp.CodeMethodNotAllowed)
+		wantProblem(t, a, 405, "method_not_allowed")
 		if got := a.header.Get("Allow"); got != "GET" {
 			t.Errorf("%s %s: Allow = %q, want GET", method, control.OpenAPIPath, got)
 		}
@@ -79,7 +79,7 @@ func TestControlPathsAre404WithoutTheControlAPI(t *testing.T) {
 	for _, path := range []string{control.FaultsPath, control.SettlementsPath, control.BalancePath, control.ResetPath,
 		control.StatsPath, control.RequestsPath, control.PagePath, control.OpenAPIPath} {
 		for _, method := range []string{"GET", "POST", "DELETE"} {
-			wantProblem(t, ctl(h, method, path, ""), 404, psp.CodeNotFound)
+			wantProblem(t, ctl(h, method, path, ""), 404, "not_found")
 		}
 	}
 }

@@ -83,7 +83,7 @@ type pageRequest struct {
 	Seq                        uint64
 	Arrived, Method, Path, Key string
 	Token                      int
-	Fault                      psp.FaultKind
+	Fault                      string
 	Status                     int
 	InFlight, Replayed         bool
 	Elapsed, Payload           string

@@ -232,7 +232,7 @@ func TestPageWithATokenShowsNothingWithoutIt(t *testing.T) {
 	for _, authorization := range []string{"Bearer ctl-wrong", "Basic ctl-secret", "Bearer " + token} {
 		r := controlRequest(http.MethodGet, control.PagePath, "")
 		r.Header.Set("Authorization", authorization)
-		wantProblem(t, serve(s, r), http.StatusUnauthorized, psp.CodeUnauthorized)
+		wantProblem(t, serve(s, r), http.StatusUnauthorized, "unauthorized")
 	}
 
 	_, doc = getPage(t, s, "Bearer ctl-secret")
@@ -260,7 +260,7 @@ func TestPageTakesGETOnly(t *testing.T) {
 	for _, method := range []string{http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		r := controlRequest(method, control.PagePath, `{"faults":[{"kind":"drop"}]}`)
 		a := serve(s, r)
-		wantProblem(t, a, http.StatusMethodNotAllowed, psp.CodeMethodNotAllowed)
+		wantProblem(t, a, http.StatusMethodNotAllowed, "method_not_allowed")
 		if got := a.header.Get("Allow"); got != "GET" {
 			t.Errorf("%s %s: Allow = %q, want GET", method, control.PagePath, got)
 		}
@@ -300,7 +300,7 @@ func TestPageIsBounded(t *testing.T) {
 		r.RequestURI = psp.PaymentsPath + "?" + quotes
 		serve(s, r)
 	}
-	missing := psp.BadBody(psp.BreachMissing)
+	missing := psp.BadBody("missing")
 	missing.Member = "endToEndId"
 	s.Inject(slices.Repeat([]psp.Fault{missing.ForLookup()}, control.MaxQueuedFaults)...)
 	if requests, dropped := s.Requests(psp.RequestFilter{}); len(requests) < 50 || dropped == 0 {

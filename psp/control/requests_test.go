@@ -116,10 +116,10 @@ func seqsOf(tb testing.TB, a answer) (seqs []uint64, count int, dropped int64) {
 
 func TestControlFiltersRequests(t *testing.T) {
 	s := mustBank(t)
-	wantSettled(t, pay(s, "k1", validBody))                          // 1
-	wantProblem(t, pay(s, "k+1", `{}`), 400, psp.CodeInvalidRequest) // 2
-	pay(s, "k1", validBody)                                          // 3, replayed
-	lookUp(s, "k1")                                                  // 4, 200
+	wantSettled(t, pay(s, "k1", validBody))                     // 1
+	wantProblem(t, pay(s, "k+1", `{}`), 400, "invalid_request") // 2
+	pay(s, "k1", validBody)                                     // 3, replayed
+	lookUp(s, "k1")                                             // 4, 200
 	tests := map[string][]uint64{
 		"":                           {1, 2, 3, 4},
 		"?key=k1":                    {1, 3, 4},
@@ -191,7 +191,7 @@ func TestControlRejectsBadRequestFilters(t *testing.T) {
 	s := mustBank(t)
 	pay(s, "k1", validBody)
 	for query, want := range tests {
-		p := wantProblem(t, ctl(s, "GET", control.RequestsPath+"?"+query, ""), 400, psp.CodeInvalidRequest)
+		p := wantProblem(t, ctl(s, "GET", control.RequestsPath+"?"+query, ""), 400, "invalid_request")
 		wantViolations(t, p.Violations, want)
 	}
 }

@@ -96,7 +96,7 @@ func TestCloseWaitsForHeldAnswers(t *testing.T) {
 func TestCloseWaitsForDuplicates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustServer(t, psp.DefaultConfig(), nil)
-		s.Inject(psp.Fault{Kind: psp.FaultDuplicate})
+		s.Inject(psp.Fault{Kind: "duplicate"})
 		if _, err := s.Client(policy).Send(t.Context(), payment); err != nil {
 			t.Fatalf("Send() error = %v", err)
 		}
