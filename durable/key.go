@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"pixretry/durable/durabledriver"
-	"pixretry/pix"
 )
 
 // mark records, before an attempt leaves, one more attempt under the intent's current key
@@ -74,23 +73,9 @@ func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, 
 	}
 	p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: new key", slog.String("id", in.ID),
 		slog.String("key", key), slog.String("past_key", in.Key), slog.String("error", why.Error()))
-	if o, ok := p.observer().(keyRotations); ok {
-		o.KeyRotated(ctx, in.Key, key)
+	if p.cfg.Client != nil {
+		p.cfg.Client.KeyRotated(ctx, in.Key, key)
 	}
 	p.cfg.Testing.crash("rotated")
 	return key, nil
-}
-
-// keyRotations is a pix.Observer that also learns of each key given up for a new one, as
-// pix/pixotel's Observer does: pix never gives a key up, the Payer does.
-type keyRotations interface {
-	KeyRotated(ctx context.Context, from, to string)
-}
-
-// observer is the Observer of the Payer's Client, or nil.
-func (p *Payer[TTx]) observer() pix.Observer {
-	if p.cfg.Client == nil {
-		return nil
-	}
-	return p.cfg.Client.Observer
 }

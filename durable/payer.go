@@ -24,8 +24,8 @@ type Config struct {
 	// [pix.Client.Resume], which sends it again or looks it up and makes its own short
 	// retries. The Payer uses a copy whose KeyTTL is Config.KeyTTL. That copy must be valid
 	// ([pix.Client.Validate]), or the Config is invalid. Nil makes a Payer whose Start fails.
-	// If its Observer also has a method KeyRotated(ctx, from, to string), as pix/pixotel's
-	// has, the Payer calls it for each key it gives up for a new one, once committed.
+	// The Payer reports each key it gives up for a new one, once committed, with
+	// [pix.Client.KeyRotated].
 	Client *pix.Client
 	// KeyTTL is how long the PSP remembers a completed key. It must not exceed the PSP's. Past
 	// an intent's FirstSent + KeyTTL, less pix's margin, its key is looked up and never sent

@@ -51,7 +51,7 @@ type Client struct {
 	// ends the attempt. Otherwise the payment ends with [ErrKeyExpired].
 	KeyTTL time.Duration
 	// Logger receives one record per attempt and one per payment or lookup. If nil, nothing is
-	// logged.
+	// logged. Its records say what the events of [Observer] say, and are written from them.
 	//
 	// A payment attempt logs "pix attempt", at Info if it settled and at Warn if it failed. Its
 	// attributes are attempt, key, outcome, error (on failure only), transient, wait and
@@ -101,11 +101,7 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // the error is an [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable
 // with errors.Is and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
-	key := uuid.NewString()
-	ctx, w := c.watch(ctx, CallSend, key)
-	r, err := c.send(ctx, key, p, false, time.Time{})
-	w.ended(r, err, false)
-	return r, err
+	return c.send(ctx, CallSend, uuid.NewString(), p, time.Time{})
 }
 
 // SendWithKey is [Client.Send] under the caller's Idempotency-Key, for a payment whose key
@@ -122,10 +118,16 @@ func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 // definitively for the key. That holds even when no attempt was made, or when the PSP refused
 // the first attempt with, say, a 401.
 func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receipt, error) {
-	ctx, w := c.watch(ctx, CallSendWithKey, key)
-	r, err := c.send(ctx, key, p, true, time.Time{})
-	w.ended(r, err, false)
-	return r, err
+	return c.send(ctx, CallSendWithKey, key, p, time.Time{})
+}
+
+// KeyRotated reports to c.Observer, if any, that the caller gave the key from up for a new key,
+// to, after a lookup proved that nothing was paid under from ([ErrNoSettlement]). It sends
+// nothing, and c.Logger logs nothing of it.
+func (c *Client) KeyRotated(ctx context.Context, from, to string) {
+	if c.Observer != nil {
+		c.Observer.KeyRotated(ctx, from, to)
+	}
 }
 
 // defaultKeyTTL is the KeyTTL of a Client that sets none, the PSP's usual.
@@ -160,13 +162,3 @@ func (c *Client) endpoint() (*url.URL, error) {
 	}
 	return u.JoinPath("v1/pix/payments"), nil
 }
-
-// logger is c.Logger, or one that discards.
-func (c *Client) logger() *slog.Logger {
-	if c.Logger == nil {
-		return discard
-	}
-	return c.Logger
-}
-
-var discard = slog.New(slog.DiscardHandler)

@@ -4,8 +4,10 @@
 // PSP stores the outcome under the key and replays it, so a resend never pays twice.
 // Transient failures are tried again under a [retry.Policy], with a deadline per attempt.
 // Every other answer ends the call at once. A [Breaker] in [Client.Breaker] stops the attempts
-// while the PSP is failing. A [Client.Observer] learns of every call and attempt, for metrics
-// and traces. Package pix/pixotel makes one on OpenTelemetry.
+// while the PSP is failing. A call reports what it did as typed events, and only so: an
+// [Observer] in [Client.Observer] learns of every call and attempt, and of each key the caller
+// gives up. [Client.Logger] writes its records from the same events, and package pix/pixotel
+// makes OpenTelemetry metrics and spans of them.
 //
 // The promise holds while the PSP remembers the key, so it holds on one condition:
 // [Client.KeyTTL] is no longer than the PSP's own key TTL. No attempt under a key is then in

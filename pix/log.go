@@ -6,40 +6,121 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"pixretry/retry"
 )
 
-// journal is what the log records of one payment or lookup share.
-type journal struct {
-	ctx   context.Context // the caller's
-	log   *slog.Logger
-	key   string
-	start time.Time
+// logger is the Observer that writes Client.Logger's records: one consumer of a Client's
+// events, beside the caller's Observer. It keeps the start of each call in the call's context,
+// for the elapsed time of its attempts. Client.Logger's doc is the contract of its records.
+type logger struct{ log *slog.Logger }
+
+// callStart is the context key of the instant a call started.
+type callStart struct{}
+
+func (logger) CallStarted(ctx context.Context, _ Call) context.Context {
+	return context.WithValue(ctx, callStart{}, time.Now())
 }
 
-// journal starts the records of a call for key.
-func (c *Client) journal(ctx context.Context, key string) journal {
-	return journal{ctx: ctx, log: c.logger(), key: key, start: time.Now()}
-}
+func (logger) AttemptStarted(ctx context.Context, _ Attempt) context.Context { return ctx }
 
-// logAttempt writes attempt a's record, msg, at level, with outcome, and error on failure.
-func (j *journal) logAttempt(msg string, level slog.Level, a retry.Attempt, outcome ...slog.Attr) {
-	if !j.log.Enabled(j.ctx, level) {
+func (logger) Inject(context.Context, http.Header) {}
+
+// KeyRotated logs nothing: the caller that gives a key up logs it.
+func (logger) KeyRotated(context.Context, string, string) {}
+
+// AttemptEnded logs "pix attempt" or "pix lookup attempt": at Info when the PSP answered for
+// the key, else at Warn with the error.
+func (l logger) AttemptEnded(ctx context.Context, a Attempt) {
+	msg, level, outcome := "pix attempt", slog.LevelInfo, string(a.Outcome)
+	if a.Method == http.MethodGet {
+		msg = "pix lookup attempt"
+	}
+	switch {
+	case a.Outcome == OutcomeLookupFound:
+		outcome = "found"
+	case a.Outcome == OutcomeLookupNone:
+		outcome = "not found"
+	case a.Err != nil:
+		level, outcome = slog.LevelWarn, reason(a.Err)
+	}
+	if !l.log.Enabled(ctx, level) {
 		return
 	}
-	wait := time.Duration(0)
-	if a.Stop == retry.StopNone {
-		wait = a.Wait
+	attrs := []slog.Attr{slog.Int("attempt", a.Number), slog.String("key", a.Key), slog.String("outcome", outcome)}
+	if level == slog.LevelWarn {
+		attrs = append(attrs, slog.String("error", a.Err.Error()))
 	}
-	attrs := append([]slog.Attr{slog.Int("attempt", a.Number), slog.String("key", j.key)}, outcome...)
-	attrs = append(attrs, slog.Bool("transient", a.Transient), slog.Duration("wait", wait),
-		slog.Duration("elapsed", time.Since(j.start)))
-	j.log.LogAttrs(j.ctx, level, msg, attrs...)
+	start, _ := ctx.Value(callStart{}).(time.Time)
+	attrs = append(attrs, slog.Bool("transient", a.Outcome == OutcomeTransient), slog.Duration("wait", a.Wait),
+		slog.Duration("elapsed", time.Since(start)))
+	l.log.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// CallEnded logs the end of a payment or a lookup. A Resume logs none of its own: its resend
+// and its lookup log theirs.
+func (l logger) CallEnded(ctx context.Context, c Call) {
+	key, attempts := slog.String("key", c.Key), slog.Int("attempts", c.Attempts)
+	lookup := c.Kind == CallLookup
+	switch {
+	case c.Kind == CallResume:
+	case c.Err == nil && lookup:
+		l.log.LogAttrs(ctx, slog.LevelInfo, "pix lookup found", key, attempts,
+			slog.String("endToEndId", c.Receipt.EndToEndID))
+	case c.Err == nil:
+		l.log.LogAttrs(ctx, slog.LevelInfo, "pix payment settled", key, attempts,
+			slog.String("endToEndId", c.Receipt.EndToEndID), slog.Bool("replayed", c.Receipt.Replayed))
+	case lookup && errors.Is(c.Err, ErrNoSettlement):
+		l.log.LogAttrs(ctx, slog.LevelInfo, "pix lookup found nothing", key, attempts)
+	default:
+		msg := "pix payment failed"
+		if lookup {
+			msg = "pix lookup failed"
+		}
+		l.log.LogAttrs(ctx, slog.LevelError, msg, key, attempts,
+			slog.Bool("outcome_unknown", errors.Is(c.Err, ErrOutcomeUnknown)), slog.String("error", c.Err.Error()))
+	}
+}
+
+// tee reports each event to the caller's Observer, then to the Logger's. The Logger's context
+// values go on top of the caller's.
+type tee struct{ obs, log Observer }
+
+func (t tee) CallStarted(ctx context.Context, c Call) context.Context {
+	return t.log.CallStarted(t.obs.CallStarted(ctx, c), c)
+}
+
+func (t tee) CallEnded(ctx context.Context, c Call) {
+	t.obs.CallEnded(ctx, c)
+	t.log.CallEnded(ctx, c)
+}
+
+func (t tee) AttemptStarted(ctx context.Context, a Attempt) context.Context {
+	return t.log.AttemptStarted(t.obs.AttemptStarted(ctx, a), a)
+}
+
+func (t tee) Inject(ctx context.Context, h http.Header) { t.obs.Inject(ctx, h) }
+
+func (t tee) AttemptEnded(ctx context.Context, a Attempt) {
+	t.obs.AttemptEnded(ctx, a)
+	t.log.AttemptEnded(ctx, a)
+}
+
+func (t tee) KeyRotated(ctx context.Context, from, to string) { t.obs.KeyRotated(ctx, from, to) }
+
+// observer is where a call reports its events: c.Observer, a logger for c.Logger, both, or nil
+// when the Client has neither.
+func (c *Client) observer() Observer {
+	switch {
+	case c.Logger == nil:
+		return c.Observer
+	case c.Observer == nil:
+		return logger{c.Logger}
+	}
+	return tee{c.Observer, logger{c.Logger}}
 }
 
 // settledOutcome is the outcome of a receipt, replayed or not.

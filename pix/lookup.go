@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -42,9 +41,9 @@ func (c *Client) Lookup(ctx context.Context, key string) (Receipt, error) {
 // looking is what the attempts of one lookup share. It lives for one call and is used by
 // that call's goroutine only, as a sending is.
 type looking struct {
-	journal
 	probe
 	client *Client
+	key    string
 	target string // the lookup's URL
 	// payment is Resume's payment, which the settlement found must be for, or nil.
 	payment *Payment
@@ -58,31 +57,32 @@ type looking struct {
 	unknown bool
 }
 
-// lookup makes the lookup of Lookup and Resume, a call of its own for c.Observer.
+// lookup makes the lookup of Lookup and Resume, a call of its own for the Observer.
 func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent time.Time) (Receipt, error) {
 	ctx, w := c.watch(ctx, CallLookup, key)
-	r, err := c.look(ctx, key, p, firstSent)
-	w.ended(r, err, true)
+	l := &looking{client: c, key: key, payment: p, firstSent: firstSent}
+	r, err := l.look(ctx, w.obs)
+	w.ended(r, err, true, l.last.Number)
 	return r, err
 }
 
 // look checks the key, the payment if any and the Client, then makes the attempts.
-func (c *Client) look(ctx context.Context, key string, p *Payment, firstSent time.Time) (Receipt, error) {
-	l := &looking{journal: c.journal(ctx, key), client: c, payment: p, firstSent: firstSent}
-	err := validateKey(key)
-	if err == nil && p != nil {
-		err = p.Validate()
+func (l *looking) look(ctx context.Context, obs Observer) (Receipt, error) {
+	err := validateKey(l.key)
+	if err == nil && l.payment != nil {
+		err = l.payment.Validate()
 	}
 	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
 	l.unknown = true
-	u, err := c.lookupURL(key)
+	c := l.client
+	u, err := c.lookupURL(l.key)
 	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
 	l.target = u.String()
-	l.probe = c.probe(key, http.MethodGet, l.target, u)
+	l.probe = newProbe(obs, l.key, http.MethodGet, l.target, u, c.Quota != nil)
 	r, err := retry.Do(ctx, c.Policy, l.attempt, retry.WithClassifier(transient), retry.WithObserver(l.observe),
 		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
 	if err == nil {
@@ -91,9 +91,7 @@ func (c *Client) look(ctx context.Context, key string, p *Payment, firstSent tim
 	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
-	r.IdempotencyKey, r.Replayed, r.Attempts = key, true, l.last.Number
-	l.log.LogAttrs(ctx, slog.LevelInfo, "pix lookup found", slog.String("key", key),
-		slog.Int("attempts", r.Attempts), slog.String("endToEndId", r.EndToEndID))
+	r.IdempotencyKey, r.Replayed, r.Attempts = l.key, true, l.last.Number
 	return r, nil
 }
 
@@ -144,35 +142,19 @@ func (l *looking) forPayment(r Receipt) error {
 		ErrKeyReused, valor(r.AmountCents), r.PixKey, l.info)
 }
 
-// observe logs one lookup attempt, which retry.Do reports before any wait, and reports its end
-// to the Observer.
+// observe takes note of one lookup attempt, which retry.Do reports before any wait, and
+// reports its end.
 func (l *looking) observe(a retry.Attempt) {
 	l.last = a
 	l.ended(a)
-	const msg = "pix lookup attempt"
-	switch {
-	case a.Err == nil:
-		l.logAttempt(msg, slog.LevelInfo, a, slog.String("outcome", "found"))
-	case errors.Is(a.Err, ErrNoSettlement):
-		l.logAttempt(msg, slog.LevelInfo, a, slog.String("outcome", "not found"))
-	default:
-		l.logAttempt(msg, slog.LevelWarn, a, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
-	}
 }
 
-// failed logs the end of a lookup that found no receipt and returns its error. ErrNoSettlement
-// is the PSP's proof, and comes back as it is. Any other error is an OutcomeUnknownError, once
-// the key and the payment are valid.
+// failed returns the error of a lookup that found no receipt. ErrNoSettlement is the PSP's
+// proof, and comes back as it is. Any other error is an OutcomeUnknownError, once the key and
+// the payment are valid.
 func (l *looking) failed(err error) error {
-	if errors.Is(err, ErrNoSettlement) {
-		l.log.LogAttrs(l.ctx, slog.LevelInfo, "pix lookup found nothing", slog.String("key", l.key),
-			slog.Int("attempts", l.last.Number))
-		return err
-	}
-	if l.unknown {
+	if l.unknown && !errors.Is(err, ErrNoSettlement) {
 		err = &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Err: err}
 	}
-	l.log.LogAttrs(l.ctx, slog.LevelError, "pix lookup failed", slog.String("key", l.key),
-		slog.Int("attempts", l.last.Number), slog.Bool("outcome_unknown", l.unknown), slog.String("error", err.Error()))
 	return err
 }

@@ -8,18 +8,25 @@ import (
 	"pixretry/retry"
 )
 
-// Observer learns what a Client's calls do, for metrics and traces (see [Client.Observer]).
-// Package pix/pixotel implements it with OpenTelemetry.
+// Observer learns what a Client's calls do, for metrics, traces and logs (see
+// [Client.Observer]). Its events are pix's one report of a call: [Client.Logger] writes its
+// records from them, and package pix/pixotel turns them into OpenTelemetry metrics and spans.
 //
-// A call is Send, SendWithKey, Resume or Lookup. Resume's lookup is a call of its own,
-// reported inside Resume's. Every call that starts ends: CallStarted and CallEnded come in
-// pairs, and so do AttemptStarted and AttemptEnded. An attempt that the breaker or the key
-// deadline refused was not sent, and is not reported: the call ends with its refusal.
+// A call is Send, SendWithKey, Resume or Lookup. Resume's resend under the key (kind
+// [CallResend]) and its lookup are calls of their own, reported inside Resume's. Every call
+// that starts ends: CallStarted and CallEnded come in pairs, and so do AttemptStarted and
+// AttemptEnded. An attempt that the breaker or the key deadline refused was not sent, and is
+// not reported: the call ends with its refusal.
 //
 // The context that CallStarted returns is the one the call's attempts, and Resume's lookup, run
 // under, and CallEnded gets it back. So does AttemptStarted for its attempt. An Observer keeps
 // a span in it. Inject gets each attempt's context and the request's headers, before the
 // request leaves, and may add headers such as a traceparent.
+//
+// KeyRotated learns that the caller gave a payment's key, from, up for a new one, to, after a
+// lookup proved that nothing was paid under from ([ErrNoSettlement]). pix never gives a key
+// up: its caller does, such as a durable payer, and reports it with [Client.KeyRotated]. ctx
+// is the caller's.
 //
 // pix calls an Observer from the goroutine of the call, and from many goroutines at once when
 // the Client is used concurrently. Its methods must not block.
@@ -29,6 +36,7 @@ type Observer interface {
 	AttemptStarted(ctx context.Context, a Attempt) context.Context
 	Inject(ctx context.Context, h http.Header)
 	AttemptEnded(ctx context.Context, a Attempt)
+	KeyRotated(ctx context.Context, from, to string)
 }
 
 // CallKind names a call of a Client.
@@ -40,9 +48,12 @@ const (
 	CallSendWithKey CallKind = "send_with_key"
 	CallResume      CallKind = "resume"
 	CallLookup      CallKind = "lookup"
+	// CallResend is Resume's resend of its payment under the key, before the key deadline.
+	// It is a call inside Resume's, and not a payment of its own.
+	CallResend CallKind = "resend"
 )
 
-// Call is one call of a Client, as an [Observer] learns of it. Outcome, Err and Duration are
+// Call is one call of a Client, as an [Observer] learns of it. The fields from Outcome on are
 // known when it ends.
 type Call struct {
 	Kind CallKind
@@ -51,6 +62,10 @@ type Call struct {
 	Outcome  Outcome       // how the call ended
 	Err      error         // the call's error, or nil
 	Duration time.Duration // from the start of the call to its end
+	// Attempts counts the attempts the call sent itself, those of the calls inside it not
+	// counted: a Resume's are its resend's and its lookup's.
+	Attempts int
+	Receipt  Receipt // the call's receipt, or the zero Receipt when Err is not nil
 }
 
 // Attempt is one request of a call, as an [Observer] learns of it. The fields from Status on

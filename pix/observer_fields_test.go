@@ -38,7 +38,8 @@ func TestObserverLearnsWhatEachAttemptCarries(t *testing.T) {
 		if perr, ok := errors.AsType[*pix.Error](o.attempts[0].Err); !ok || perr.Status != 503 || o.attempts[1].Err != nil {
 			t.Errorf("the attempts' Err = %v, %v; want the 503, then nil", o.attempts[0].Err, o.attempts[1].Err)
 		}
-		want := []pix.Call{{Kind: pix.CallSend, Key: r.IdempotencyKey, Outcome: pix.OutcomeSettled, Duration: 50 * time.Millisecond}}
+		want := []pix.Call{{Kind: pix.CallSend, Key: r.IdempotencyKey, Outcome: pix.OutcomeSettled,
+			Duration: 50 * time.Millisecond, Attempts: 2, Receipt: r}}
 		if diff := cmp.Diff(want, o.calls); diff != "" {
 			t.Errorf("calls ended (-want +got):\n%s", diff)
 		}

@@ -170,8 +170,10 @@ func TestObserverSeesEveryCallAndAttempt(t *testing.T) {
 			},
 			want: []string{
 				`resume started in ""`,
-				`POST 1 started in "resume"`,
-				`POST 1 ended in "resume/POST 1": 201 replayed after 0s, wait 0s, stop success`,
+				`resend started in "resume"`,
+				`POST 1 started in "resume/resend"`,
+				`POST 1 ended in "resume/resend/POST 1": 201 replayed after 0s, wait 0s, stop success`,
+				`resend ended in "resume/resend": replayed after 0s`,
 				`resume ended in "resume": replayed after 0s`,
 			},
 		},

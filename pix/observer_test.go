@@ -3,8 +3,12 @@ package pix_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"pixretry/pix"
 )
@@ -73,6 +77,10 @@ func (o *observed) AttemptEnded(ctx context.Context, a pix.Attempt) {
 	o.add(line)
 }
 
+func (o *observed) KeyRotated(ctx context.Context, from, to string) {
+	o.add(fmt.Sprintf("key %s rotated to %s in %q", from, to, nameOf(ctx)))
+}
+
 // all returns the lines so far.
 func (o *observed) all() []string {
 	o.mu.Lock()
@@ -86,3 +94,20 @@ func observedBy(o *observed) func(*pix.Client) {
 }
 
 var _ pix.Observer = (*observed)(nil)
+
+// A key rotation reaches the Observer with the caller's context, and is no record of the
+// Logger's. A Client without an Observer takes it in silence.
+func TestKeyRotatedReachesTheObserver(t *testing.T) {
+	o := &observed{}
+	logs := &logRecorder{}
+	c := &pix.Client{Observer: o, Logger: slog.New(logs)}
+	c.KeyRotated(within(t.Context(), "payer"), "order-1", "order-2")
+	want := []string{`key order-1 rotated to order-2 in "payer"`}
+	if diff := cmp.Diff(want, o.all()); diff != "" {
+		t.Errorf("the Observer's lines (-want +got):\n%s", diff)
+	}
+	if got := logs.all(); len(got) != 0 {
+		t.Errorf("Logger records = %v, want none", got)
+	}
+	(&pix.Client{}).KeyRotated(t.Context(), "order-1", "order-2")
+}

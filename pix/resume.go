@@ -27,14 +27,14 @@ import (
 func (c *Client) Resume(ctx context.Context, unknown *OutcomeUnknownError, p Payment) (Receipt, error) {
 	ctx, w := c.watch(ctx, CallResume, unknown.Key)
 	r, lookedUp, err := c.resume(ctx, unknown, p)
-	w.ended(r, err, lookedUp)
+	w.ended(r, err, lookedUp, 0)
 	return r, err
 }
 
 // resume is Resume's work. Its bool reports that it ended with a lookup.
 func (c *Client) resume(ctx context.Context, unknown *OutcomeUnknownError, p Payment) (Receipt, bool, error) {
 	if c.keyExpired(unknown.FirstSent) == nil {
-		r, err := c.send(ctx, unknown.Key, p, true, unknown.FirstSent)
+		r, err := c.send(ctx, CallResend, unknown.Key, p, unknown.FirstSent)
 		if !errors.Is(err, ErrKeyExpired) {
 			return r, false, err
 		}

@@ -3,7 +3,6 @@ package pix
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -15,9 +14,9 @@ import (
 // and is used by that call's goroutine only (retry.Do calls the attempt and the observer
 // synchronously).
 type sending struct {
-	journal
 	probe
 	client   *Client
+	key      string
 	payment  Payment
 	endpoint string
 	body     []byte
@@ -32,39 +31,46 @@ type sending struct {
 	mayHaveSettled bool
 }
 
-// send checks the key and the payment, then the Client, then makes the attempts. A fresh key
+// send makes a call of kind to pay p under key: Send, SendWithKey, or Resume's resend.
+// firstSent is when the key's first attempt left, for a key resumed by Resume, or zero.
+func (c *Client) send(ctx context.Context, kind CallKind, key string, p Payment, firstSent time.Time) (Receipt, error) {
+	ctx, w := c.watch(ctx, kind, key)
+	s := &sending{client: c, key: key, payment: p, firstSent: firstSent}
+	r, err := s.pay(ctx, w.obs, kind != CallSend)
+	w.ended(r, err, false, s.last.Number)
+	return r, err
+}
+
+// pay checks the key and the payment, then the Client, then makes the attempts. A fresh key
 // has no history at the PSP. A key of the caller's (resumed) may already hold this payment's
 // settlement, so the outcome stays unknown until the PSP answers definitively for it. An
 // invalid payment or key is the exception, since the PSP could never have accepted it.
-//
-// firstSent is when the key's first attempt left, for a key resumed by Resume, or zero.
-func (c *Client) send(ctx context.Context, key string, p Payment, resumed bool, firstSent time.Time) (Receipt, error) {
-	s := &sending{journal: c.journal(ctx, key), client: c, payment: p, firstSent: firstSent}
-	err := validateKey(key)
+func (s *sending) pay(ctx context.Context, obs Observer, resumed bool) (Receipt, error) {
+	err := validateKey(s.key)
 	if err == nil {
-		err = p.Validate()
+		err = s.payment.Validate()
 	}
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
 	s.mayHaveSettled = resumed
-	endpoint, err := c.endpoint()
+	endpoint, err := s.client.endpoint()
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
-	s.endpoint, s.body = endpoint.String(), p.body()
-	s.probe = c.probe(key, http.MethodPost, s.endpoint, endpoint)
+	s.endpoint, s.body = endpoint.String(), s.payment.body()
+	s.probe = newProbe(obs, s.key, http.MethodPost, s.endpoint, endpoint, s.client.Quota != nil)
 	if err := s.admitFirst(ctx); err != nil {
 		return Receipt{}, s.failed(err)
 	}
+	c := s.client
 	r, err := retry.Do(ctx, c.Policy, s.attempt, retry.WithClassifier(transient), retry.WithObserver(s.observe), retry.WithRand(c.Jitter),
 		retry.WithQuota(c.Quota))
 	s.release(err)
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
-	r.IdempotencyKey, r.Attempts = key, s.last.Number
-	s.settled(r)
+	r.IdempotencyKey, r.Attempts = s.key, s.last.Number
 	return r, nil
 }
 
@@ -116,22 +122,17 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 }
 
 // observe takes note of one attempt, which retry.Do reports before any wait, and reports its
-// end to the Observer. A failed attempt is logged here. The successful one is logged by
-// settled, which has its receipt. An attempt that the breaker or the key deadline refused was
-// not sent: it is neither counted, logged nor reported, and failed logs its end.
+// end. An attempt that the breaker or the key deadline refused was not sent: it is neither
+// counted nor reported, and the call ends with its refusal.
 func (s *sending) observe(a retry.Attempt) {
 	if errors.Is(a.Err, ErrCircuitOpen) || errors.Is(a.Err, ErrKeyExpired) {
 		return
 	}
 	s.last = a
 	s.ended(a)
-	if a.Err == nil {
-		return
-	}
-	if !provesNothingSettled(a.Err) {
+	if a.Err != nil && !provesNothingSettled(a.Err) {
 		s.mayHaveSettled = true
 	}
-	s.logAttempt("pix attempt", slog.LevelWarn, a, slog.String("outcome", reason(a.Err)), slog.String("error", a.Err.Error()))
 }
 
 // provesNothingSettled reports whether a failed attempt proves that the PSP did not settle the
@@ -150,14 +151,7 @@ func provesNothingSettled(err error) bool {
 	return ok && e.Op == "dial"
 }
 
-// settled logs the successful attempt and the end of the payment.
-func (s *sending) settled(r Receipt) {
-	s.logAttempt("pix attempt", slog.LevelInfo, s.last, slog.String("outcome", string(settledOutcome(r.Replayed))))
-	s.log.LogAttrs(s.ctx, slog.LevelInfo, "pix payment settled", slog.String("key", s.key),
-		slog.Int("attempts", r.Attempts), slog.String("endToEndId", r.EndToEndID), slog.Bool("replayed", r.Replayed))
-}
-
-// failed logs the end of a payment that did not settle and returns its error. The error is an
+// failed returns the error of a payment that did not settle. The error is an
 // OutcomeUnknownError when the PSP may hold the settlement and its last word is not
 // definitive for this key and this payment. Two refusals are definitive. Insufficient funds is
 // the key's stored outcome, and key reused means the key holds another payment. A key
@@ -169,7 +163,5 @@ func (s *sending) failed(err error) error {
 	if unknown {
 		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, FirstSent: s.firstSent, Err: err}
 	}
-	s.log.LogAttrs(s.ctx, slog.LevelError, "pix payment failed", slog.String("key", s.key),
-		slog.Int("attempts", s.last.Number), slog.Bool("outcome_unknown", unknown), slog.String("error", err.Error()))
 	return err
 }

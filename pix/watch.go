@@ -20,25 +20,27 @@ type watch struct {
 	start time.Time
 }
 
-// watch reports the start of a call to c.Observer, if any, and returns the context the call
-// runs under.
+// watch reports the start of a call to c's observer, if any, and returns the context the
+// call runs under.
 func (c *Client) watch(ctx context.Context, kind CallKind, key string) (context.Context, watch) {
-	if c.Observer == nil {
+	obs := c.observer()
+	if obs == nil {
 		return ctx, watch{}
 	}
 	call := Call{Kind: kind, Key: key}
-	ctx = c.Observer.CallStarted(ctx, call)
-	return ctx, watch{obs: c.Observer, ctx: ctx, call: call, start: time.Now()}
+	ctx = obs.CallStarted(ctx, call)
+	return ctx, watch{obs: obs, ctx: ctx, call: call, start: time.Now()}
 }
 
-// ended reports the end of the call, with its receipt or its error. lookedUp says that the
-// call ended with a lookup: a receipt is then lookup_found.
-func (w *watch) ended(r Receipt, err error, lookedUp bool) {
+// ended reports the end of the call, with its receipt or its error and the attempts it sent.
+// lookedUp says that the call ended with a lookup: a receipt is then lookup_found.
+func (w *watch) ended(r Receipt, err error, lookedUp bool, attempts int) {
 	if w.obs == nil {
 		return
 	}
 	c := w.call
 	c.Outcome, c.Err, c.Duration = callOutcome(r, err, lookedUp), err, time.Since(w.start)
+	c.Attempts, c.Receipt = attempts, r
 	w.obs.CallEnded(w.ctx, c)
 }
 
@@ -83,10 +85,11 @@ type probe struct {
 	replayed bool            // the 201 that ended the call was a replay
 }
 
-// probe returns the probe of a call under key whose requests go to target, which is u. Without
-// an Observer, it reports nothing.
-func (c *Client) probe(key, method, target string, u *url.URL) probe {
-	return probe{obs: c.Observer, lookup: method == http.MethodGet, quota: c.Quota != nil,
+// newProbe returns the probe that reports to obs the attempts of a call under key, whose
+// requests go to target, which is u. quota says that the Client has a Quota. A nil obs hears
+// nothing.
+func newProbe(obs Observer, key, method, target string, u *url.URL, quota bool) probe {
+	return probe{obs: obs, lookup: method == http.MethodGet, quota: quota,
 		base: Attempt{Key: key, Method: method, URL: target, ServerAddress: u.Hostname(), ServerPort: port(u)}}
 }
 

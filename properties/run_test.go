@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -58,8 +57,8 @@ type callSpec struct {
 // runScenario plays sc against a fresh PSP (psptest) inside a synctest bubble, behind the wire
 // recorder and the gateway, the clients dialling it through the line. It returns once every call
 // and every PSP handler has returned, a duplicate fault's first copy included: slow and late
-// faults outlive the client. The error reports a PSP that would not start or a log that breaks
-// pix's contract.
+// faults outlive the client. The error reports a PSP that would not start or events that break
+// pix.Observer's contract.
 func runScenario(sc scenario) (Trace, error) {
 	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
 	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
@@ -91,7 +90,7 @@ func runScenario(sc scenario) (Trace, error) {
 	chains := chainsOf(sc.Calls)
 	var wg sync.WaitGroup
 	done := make([]chan struct{}, len(sc.Calls))
-	logErrs := make([]error, len(sc.Calls))
+	eventErrs := make([]error, len(sc.Calls))
 	for i, spec := range sc.Calls {
 		done[i] = make(chan struct{})
 		wg.Go(func() {
@@ -102,7 +101,7 @@ func runScenario(sc scenario) (Trace, error) {
 			}
 			c, err := run.call(spec)
 			if err != nil {
-				logErrs[i] = fmt.Errorf("call %d breaks pix's log contract: %w", i, err)
+				eventErrs[i] = fmt.Errorf("call %d breaks pix.Observer's contract: %w", i, err)
 			}
 			c.Chain = chains[i]
 			tr.Calls[i] = c
@@ -111,7 +110,7 @@ func runScenario(sc scenario) (Trace, error) {
 	wg.Wait()
 	srv.Close() // once every handler has returned, a duplicate's first copy included
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.Stats().BalanceCents
-	return tr, errors.Join(logErrs...)
+	return tr, errors.Join(eventErrs...)
 }
 
 // chainsOf numbers the payment of each call (Call.Chain): a reconciliation pays the payment of
@@ -182,7 +181,7 @@ func (run *runner) firstSent(key string) time.Time {
 }
 
 // call makes one call with a client of its own: its own recorders and jitter source. The error
-// reports a log that breaks pix's contract (parseRecords).
+// reports events that break pix.Observer's contract (eventLog.phases).
 func (run *runner) call(spec callSpec) (Call, error) {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
@@ -194,10 +193,10 @@ func (run *runner) call(spec callSpec) (Call, error) {
 		guard.lookupBudget = run.sc.Policy.AttemptsMax
 	}
 	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers}
-	logs := newLogStore()
+	events := &eventLog{}
 	client := &pix.Client{BaseURL: run.url, Token: runToken, HTTPClient: &http.Client{Transport: trips},
 		Policy: run.sc.Policy, AttemptTimeout: run.sc.AttemptTimeout, KeyTTL: run.sc.ClientKeyTTL,
-		Logger: slog.New(logs), Jitter: draws.next}
+		Observer: events, Jitter: draws.next}
 	breaker := &recordingBreaker{next: run.breaker, trips: guard}
 	if run.breaker != nil {
 		client.Breaker = breaker
@@ -221,7 +220,7 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	c.End = time.Now()
 	c.Phase, c.Lookup = guard.phases(trips.Take(), network.events, draws.taken())
 	c.Tickets = breaker.taken()
-	pay, look, err := parseRecords(logs.recorded())
+	pay, look, err := events.phases()
 	c.Attempts, c.Summary, c.Lookup.Attempts, c.Lookup.Summary = pay.Attempts, pay.Summary, look.Attempts, look.Summary
 	return c, err
 }

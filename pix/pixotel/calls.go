@@ -10,9 +10,9 @@ import (
 )
 
 // CallStarted starts the call's span, pix.send, pix.send_with_key, pix.resume or pix.lookup,
-// unless the tracer cannot record.
+// unless the tracer cannot record. Resume's resend has no span: its attempts are Resume's.
 func (o *Observer) CallStarted(ctx context.Context, c pix.Call) context.Context {
-	if !o.tracing {
+	if !o.tracing || c.Kind == pix.CallResend {
 		return ctx
 	}
 	ctx, _ = o.tracer.Start(ctx, "pix."+string(c.Kind), trace.WithSpanKind(trace.SpanKindInternal),
@@ -21,8 +21,12 @@ func (o *Observer) CallStarted(ctx context.Context, c pix.Call) context.Context 
 }
 
 // CallEnded counts the call in pix.lookups, or in pix.payments and pix.payment.duration, and
-// a breaker's refusal in pix.breaker.refusals. It ends the call's span.
+// a breaker's refusal in pix.breaker.refusals. It ends the call's span. Resume's resend is part
+// of Resume's payment, which counts it.
 func (o *Observer) CallEnded(ctx context.Context, c pix.Call) {
+	if c.Kind == pix.CallResend {
+		return
+	}
 	if c.Kind == pix.CallLookup {
 		o.lookups.Add(ctx, 1, o.sets.lookup[c.Outcome].add...)
 	} else {
