@@ -2,7 +2,9 @@
 # The modules' checks (make modules): each module's go.mod and go.sum are what `go mod tidy`
 # makes of them on their own, outside the workspace (GOWORK=off), as a user who requires one
 # module gets it; and the weight of the core: a throwaway module that imports only pixretry/pix,
-# through a replace to this checkout, has none of the heavy modules in its build list.
+# through a replace to this checkout, has none of the heavy modules in its build list; a user of
+# pix and OpenTelemetry (pix/pixotel) gets no River; and each of durable's engines compiles only
+# its own database driver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 failed=0
@@ -41,4 +43,23 @@ if grep -E "$heavy" <<<"$all"; then
   echo "modules: the core is heavy: the modules above have no place in a pix user's build" >&2
   failed=1
 fi
+
+otel="$(cd pix/pixotel && GOWORK=off go list -m all)"
+if grep -E 'github.com/riverqueue/|github.com/jackc/pgx|modernc.org/' <<<"$otel"; then
+  echo "modules: pix/pixotel's build list holds the modules above: a user of pix and OpenTelemetry gets no River" >&2
+  failed=1
+fi
+
+# compiles reports whether package $1 compiles a package whose path matches $2.
+compiles() { go list -deps "$1" | grep -E "$2"; }
+sqlite='^modernc.org/sqlite|/riversqlite$'
+pgx='^github.com/jackc/pgx|/riverpgxv5$'
+for check in "./durable $sqlite|$pgx" "./durable/durablesqlite $pgx" "./durable/durablepgx $sqlite"; do
+  read -r pkg pattern <<<"$check"
+  if compiles "$pkg" "$pattern"; then
+    echo "modules: $pkg compiles the packages above, another engine's" >&2
+    failed=1
+  fi
+done
+echo "modules: durable compiles no database driver, durablesqlite no pgx, durablepgx no SQLite"
 exit $failed
