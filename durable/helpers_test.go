@@ -43,7 +43,7 @@ func testConfig(url string) Config {
 		PollInterval: 20 * time.Millisecond, JobTimeout: 5 * time.Second}
 }
 
-// mustSQLite opens a fresh SQLite database in the test's directory, migrated as NewSQLite
+// mustSQLite opens a fresh SQLite database in the test's directory, migrated as New on SQLite
 // leaves one: a copy of a database migrated once per test binary. River's migrations, run anew
 // for each test, took half of the package's CPU under -race. The tests of opening and migrating
 // use mustEmptySQLite.
@@ -77,7 +77,7 @@ func mustOpenSQLite(tb testing.TB, path string) *sql.DB {
 	return db
 }
 
-// migratedSQLite is the file of a database that NewSQLite migrated, made once, closed, so that
+// migratedSQLite is the file of a database that New on SQLite migrated, made once, closed, so that
 // SQLite has written its whole content back from the WAL into the file.
 var migratedSQLite = sync.OnceValues(func() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "durable-template-")
@@ -119,7 +119,7 @@ func mustPayer(tb testing.TB, db *sql.DB, cfg Config) *Payer[*sql.Tx] {
 	tb.Helper()
 	p, err := New(context.Background(), durablesqlite.New(db), cfg)
 	if err != nil {
-		tb.Fatalf("NewSQLite() error = %v", err)
+		tb.Fatalf("New() error = %v", err)
 	}
 	return p
 }

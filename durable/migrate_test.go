@@ -151,7 +151,7 @@ func TestSQLiteUpgradesVersion1(t *testing.T) {
 	}
 	defer other.Close()
 	if _, err := New(ctx, durablesqlite.New(other), Config{}); err != nil {
-		t.Fatalf("NewSQLite() on an upgraded database: error = %v", err)
+		t.Fatalf("New() on an upgraded database: error = %v", err)
 	}
 	checkIndexOnly(t, db)
 	checkUpgraded(t, l, p, want)
@@ -221,7 +221,7 @@ func TestPostgresUpgradesVersion1(t *testing.T) {
 }
 
 // A program older than the database's schema refuses it rather than misread it.
-func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
+func TestNewOnSQLiteRefusesANewerSchema(t *testing.T) {
 	t.Parallel()
 	db, _ := mustEmptySQLite(t)
 	mustPayer(t, db, Config{})
@@ -230,7 +230,7 @@ func TestNewSQLiteRefusesANewerSchema(t *testing.T) {
 	}
 	_, err := New(context.Background(), durablesqlite.New(db), Config{})
 	if !errors.Is(err, errSchemaAhead) {
-		t.Errorf("NewSQLite() on a schema at version %d: error = %v, want errSchemaAhead", len(schemaSteps)+1, err)
+		t.Errorf("New() on a schema at version %d: error = %v, want errSchemaAhead", len(schemaSteps)+1, err)
 	}
 }
 
@@ -244,7 +244,7 @@ func TestMigrationStepIsAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := New(context.Background(), durablesqlite.New(db), Config{}); err == nil {
-		t.Fatal("NewSQLite() with step 2 failing: error = nil, want one")
+		t.Fatal("New() with step 2 failing: error = nil, want one")
 	}
 	// A step that left its transaction open would hold SQLite's one connection: bound the wait.
 	ctx, cancel := context.WithTimeout(context.Background(), stallAfter())
@@ -260,9 +260,9 @@ func TestMigrationStepIsAllOrNothing(t *testing.T) {
 	mustPay(t, mustPayer(t, db, Config{}), "a", payment(100)) // first_sent was rolled back with the step
 }
 
-// NewSQLite waits for the migration lock that another process holds, rather than fail, and
+// New on SQLite waits for the migration lock that another process holds, rather than fail, and
 // migrates once it is free.
-func TestNewSQLiteWaitsForAnotherProcessMigrating(t *testing.T) {
+func TestNewOnSQLiteWaitsForAnotherProcessMigrating(t *testing.T) {
 	t.Parallel()
 	db, path := mustSQLite(t)
 	release := mustHoldLock(t, path+".migrate.lock") // as another process migrating would
@@ -273,11 +273,11 @@ func TestNewSQLiteWaitsForAnotherProcessMigrating(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		t.Fatalf("NewSQLite() returned %v while another process held the migration lock, want it to wait", err)
+		t.Fatalf("New() returned %v while another process held the migration lock, want it to wait", err)
 	case <-time.After(200 * time.Millisecond):
 	}
 	release()
 	if err := <-done; err != nil {
-		t.Errorf("NewSQLite() once the lock was free: error = %v", err)
+		t.Errorf("New() once the lock was free: error = %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 package durable
 
-// How OpenSQLite, NewSQLite and Start open a database, and what they refuse.
+// How durablesqlite.Open, New on SQLite and Start open a database, and what they refuse.
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// OpenSQLite sets the file up as its doc says: WAL, synchronous=FULL, a busy timeout of 10 s,
+// durablesqlite.Open sets the file up as its doc says: WAL, synchronous=FULL, a busy timeout of 10 s,
 // and one connection.
-func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
+func TestSQLiteOpenConfiguresTheFile(t *testing.T) {
 	t.Parallel()
 	db, path := mustEmptySQLite(t)
 	if _, err := os.Stat(path); err != nil {
@@ -45,7 +45,7 @@ func TestOpenSQLiteConfiguresTheFile(t *testing.T) {
 
 // The path is a file name, not a URI: %41 stays %41, and the database lies beside its lock
 // files.
-func TestOpenSQLiteTakesThePathAsItIs(t *testing.T) {
+func TestSQLiteOpenTakesThePathAsItIs(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a%41.db")
 	db, err := durablesqlite.Open(path)
@@ -57,12 +57,12 @@ func TestOpenSQLiteTakesThePathAsItIs(t *testing.T) {
 		t.Errorf("the database file: %v, want it at %s", err, path)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "aA.db")); err == nil {
-		t.Errorf("OpenSQLite decoded %%41 in %s to aA.db", path)
+		t.Errorf("durablesqlite.Open decoded %%41 in %s to aA.db", path)
 	}
 }
 
 // A refused path is named in the error, which is all the caller gets.
-func TestOpenSQLiteNamesTheRefusedPath(t *testing.T) {
+func TestSQLiteOpenNamesTheRefusedPath(t *testing.T) {
 	t.Chdir(t.TempDir()) // where a lock file for the path "" would land
 	_, err := durablesqlite.Open("")
 	if want := `durablesqlite: path "" is empty or holds ? or #`; err == nil || err.Error() != want {
@@ -70,8 +70,8 @@ func TestOpenSQLiteNamesTheRefusedPath(t *testing.T) {
 	}
 }
 
-// OpenSQLite closes what it opened when it fails: nothing of the database outlives the call.
-func TestOpenSQLiteFailsWithoutLeaking(t *testing.T) {
+// durablesqlite.Open closes what it opened when it fails: nothing of the database outlives the call.
+func TestSQLiteOpenFailsWithoutLeaking(t *testing.T) {
 	// Not parallel: goleak would see the goroutines of the tests beside it.
 	for _, tt := range []struct {
 		name string
@@ -104,16 +104,16 @@ func TestOpenSQLiteFailsWithoutLeaking(t *testing.T) {
 	}
 }
 
-// Each lock file sits beside the database under its own name: OpenSQLite, NewSQLite and Start
+// Each lock file sits beside the database under its own name: durablesqlite.Open, New on SQLite and Start
 // fail with the file system's error when theirs cannot be made.
 func TestLockFilesThatCannotBeMadeAreReported(t *testing.T) {
 	t.Parallel()
-	// NewSQLite's migration lock: OpenSQLite made it, so it is replaced once the file is open.
+	// New on SQLite's migration lock: durablesqlite.Open made it, so it is replaced once the file is open.
 	t.Run("migration lock", func(t *testing.T) {
 		db, path := mustEmptySQLite(t)
 		blockLockFile(t, path+".migrate.lock")
 		if _, err := New(context.Background(), durablesqlite.New(db), Config{}); !errors.Is(err, syscall.EISDIR) {
-			t.Errorf("NewSQLite() error = %v, want EISDIR", err)
+			t.Errorf("New() error = %v, want EISDIR", err)
 		}
 	})
 	t.Run("run lock", func(t *testing.T) {
@@ -173,30 +173,30 @@ func openFilesAt(tb testing.TB, path string) int {
 	return n
 }
 
-// NewSQLite refuses what it cannot work: a database it cannot read, one without a file, a
+// New on SQLite refuses what it cannot work: a database it cannot read, one without a file, a
 // bad Config, and River's refusals.
-func TestNewSQLiteRefusals(t *testing.T) {
+func TestNewOnSQLiteRefusals(t *testing.T) {
 	t.Parallel()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	db, _ := mustEmptySQLite(t)
 	if _, err := New(ended, durablesqlite.New(db), Config{}); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "durablesqlite: ") {
-		t.Errorf("NewSQLite(an ended context) error = %v, want a durablesqlite error wrapping context.Canceled", err)
+		t.Errorf("New(an ended context) error = %v, want a durablesqlite error wrapping context.Canceled", err)
 	}
 	if _, err := New(context.Background(), durablesqlite.New(db), Config{Workers: -1}); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("NewSQLite(Workers -1) error = %v, want ErrInvalidConfig", err)
+		t.Errorf("New(Workers -1) error = %v, want ErrInvalidConfig", err)
 	}
 	// River runs at most 10 000 workers a queue.
 	cfg := testConfig("http://127.0.0.1:1")
 	cfg.Workers = 10_001
 	_, err := New(context.Background(), durablesqlite.New(db), cfg)
 	if err == nil || errors.Unwrap(err) == nil || !strings.HasPrefix(err.Error(), "durable: ") {
-		t.Errorf("NewSQLite(Workers 10 001) error = %v, want a durable error wrapping River's", err)
+		t.Errorf("New(Workers 10 001) error = %v, want a durable error wrapping River's", err)
 	}
 }
 
 // A database without a file, such as :memory:, has nowhere to put its lock files.
-func TestNewSQLiteRefusesADatabaseWithoutAFile(t *testing.T) {
+func TestNewOnSQLiteRefusesADatabaseWithoutAFile(t *testing.T) {
 	t.Chdir(t.TempDir()) // where a lock file named for no file would land
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
@@ -205,13 +205,13 @@ func TestNewSQLiteRefusesADatabaseWithoutAFile(t *testing.T) {
 	defer db.Close()
 	_, err = New(context.Background(), durablesqlite.New(db), Config{})
 	if want := "durablesqlite: the database has no file; use Open"; err == nil || err.Error() != want {
-		t.Errorf("NewSQLite(:memory:) error = %v, want %q", err, want)
+		t.Errorf("New(:memory:) error = %v, want %q", err, want)
 	}
 }
 
-// NewSQLite refuses the Workers that Validate refuses, River's limit passed, with a Client or
+// New on SQLite refuses the Workers that Validate refuses, River's limit passed, with a Client or
 // without one: a Payer that only stores intents takes no count that a working one would refuse.
-func TestNewSQLiteRefusesWhatValidateRefuses(t *testing.T) {
+func TestNewOnSQLiteRefusesWhatValidateRefuses(t *testing.T) {
 	t.Parallel()
 	withClient := mustPSP(t).config()
 	withClient.Workers = 10_001
@@ -221,14 +221,14 @@ func TestNewSQLiteRefusesWhatValidateRefuses(t *testing.T) {
 		}
 		db, _ := mustEmptySQLite(t)
 		if _, err := New(context.Background(), durablesqlite.New(db), cfg); !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("%s: NewSQLite() error = %v, want ErrInvalidConfig", name, err)
+			t.Errorf("%s: New() error = %v, want ErrInvalidConfig", name, err)
 		}
 	}
 }
 
-// River's migrations failing fail NewSQLite, with the database's error, before the intent
+// River's migrations failing fail New on SQLite, with the database's error, before the intent
 // table is made.
-func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
+func TestNewOnSQLiteReportsRiversMigrationFailure(t *testing.T) {
 	t.Parallel()
 	db, _ := mustEmptySQLite(t)
 	if _, err := db.Exec("CREATE TABLE river_migration (unexpected TEXT)"); err != nil {
@@ -237,7 +237,7 @@ func TestNewSQLiteReportsRiversMigrationFailure(t *testing.T) {
 	_, err := New(context.Background(), durablesqlite.New(db), Config{})
 	var e *sqlite.Error
 	if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "durable: ") {
-		t.Fatalf("NewSQLite() over a broken river_migration: error = %v, want a durable error wrapping SQLite's", err)
+		t.Fatalf("New() over a broken river_migration: error = %v, want a durable error wrapping SQLite's", err)
 	}
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'pix_intent'").Scan(&n); err != nil || n != 0 {

@@ -73,7 +73,7 @@ func mustPostgresPayer(tb testing.TB, dsn string, cfg Config) *Payer[pgx.Tx] {
 	tb.Cleanup(pool.Close)
 	p, err := New(context.Background(), durablepgx.New(pool), cfg)
 	if err != nil {
-		tb.Fatalf("NewPostgres() error = %v", err)
+		tb.Fatalf("New() error = %v", err)
 	}
 	return p
 }
@@ -116,7 +116,7 @@ func TestPostgresMigratesOnceWhenStartedAtOnce(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			if _, err := New(context.Background(), durablepgx.New(pool), Config{}); err != nil {
-				t.Errorf("NewPostgres() at once with others: error = %v", err)
+				t.Errorf("New() at once with others: error = %v", err)
 			}
 		})
 	}

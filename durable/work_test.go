@@ -189,7 +189,7 @@ func TestSQLiteMigratesOnceWhenOpenedAtOnce(t *testing.T) {
 			}
 			defer db.Close()
 			if _, err := New(context.Background(), durablesqlite.New(db), Config{}); err != nil {
-				t.Errorf("NewSQLite() beside others: error = %v", err)
+				t.Errorf("New() beside others: error = %v", err)
 			}
 		})
 	}
@@ -316,7 +316,7 @@ func TestWaitWithoutClientPolls(t *testing.T) {
 	}
 }
 
-func TestOpenSQLiteRefusesBadPaths(t *testing.T) {
+func TestSQLiteOpenRefusesBadPaths(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"", filepath.Join(t.TempDir(), "a?b.db"), filepath.Join(t.TempDir(), "a#b.db")} {
 		if db, err := durablesqlite.Open(path); err == nil {
