@@ -45,15 +45,13 @@ func keyTTLGen(timeout time.Duration) *rapid.Generator[time.Duration] {
 	})
 }
 
-// statusFaultGen draws a status fault: a status from 400 to 599 (those of common often), with
-// or without Retry-After (1–8 s, so above DelayMax as well as below).
-func statusFaultGen(common ...int) *rapid.Generator[psp.Fault] {
+// statusFaultGen draws a fault of kind ("status" or "commit_status") with a status from codes,
+// with or without Retry-After (1–8 s, so above DelayMax as well as below).
+func statusFaultGen(kind string, codes ...*rapid.Generator[int]) *rapid.Generator[psp.Fault] {
 	return rapid.Custom(func(t *rapid.T) psp.Fault {
-		code := rapid.OneOf(rapid.IntRange(400, 599), rapid.SampledFrom(common)).Draw(t, "status")
-		if after := rapid.IntRange(0, 8).Draw(t, "retry_after_s"); after > 0 {
-			return psp.Fault{Kind: "status", Status: code, RetryAfter: time.Duration(after) * time.Second}
-		}
-		return psp.Status(code)
+		f := psp.Fault{Kind: kind, Status: rapid.OneOf(codes...).Draw(t, kind)}
+		f.RetryAfter = time.Duration(rapid.IntRange(0, 8).Draw(t, kind+" Retry-After s")) * time.Second
+		return f
 	})
 }
 
@@ -69,7 +67,7 @@ func downGen() *rapid.Generator[psp.Fault] {
 // contract (contractFaultGen).
 func faultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 	return rapid.OneOf(
-		statusFaultGen(409, 429, 500, 502, 503, 504),
+		statusFaultGen("status", rapid.IntRange(400, 599), rapid.SampledFrom([]int{409, 429, 500, 502, 503, 504})),
 		rapid.Map(holdGen(timeout, ttl), psp.Slow),
 		rapid.Map(holdGen(timeout, ttl), psp.Late),
 		rapid.Map(holdGen(timeout, ttl), psp.Duplicate),
@@ -85,7 +83,7 @@ func faultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 // redirect, a 200 whose body breaks the contract.
 func lookupFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 	return rapid.Map(rapid.OneOf(
-		statusFaultGen(404, 409, 410, 429, 500, 503),
+		statusFaultGen("status", rapid.IntRange(400, 599), rapid.SampledFrom([]int{404, 409, 410, 429, 500, 503})),
 		rapid.Map(holdGen(timeout, ttl), psp.Late),
 		rapid.Just(psp.ResetConn()),
 		downGen(),
@@ -99,14 +97,8 @@ func lookupFaultGen(timeout, ttl time.Duration) *rapid.Generator[psp.Fault] {
 // 201 whose body breaks the contract in any of the ways psp offers, or a redirect before any
 // processing.
 func contractFaultGen() *rapid.Generator[psp.Fault] {
-	commit := rapid.Custom(func(t *rapid.T) psp.Fault {
-		code := rapid.OneOf(rapid.IntRange(500, 599), rapid.SampledFrom([]int{500, 502, 503, 504}),
-			rapid.SampledFrom([]int{200, 202, 203, 206})).Draw(t, "commit status")
-		if after := rapid.IntRange(0, 8).Draw(t, "commit retry_after_s"); after > 0 {
-			return psp.Fault{Kind: "commit_status", Status: code, RetryAfter: time.Duration(after) * time.Second}
-		}
-		return psp.CommitStatus(code)
-	})
+	commit := statusFaultGen("commit_status", rapid.IntRange(500, 599), rapid.SampledFrom([]int{500, 502, 503, 504}),
+		rapid.SampledFrom([]int{200, 202, 203, 206}))
 	body := rapid.OneOf(
 		rapid.Map(rapid.SampledFrom(breaches), psp.BadBody),
 		rapid.Map(rapid.SampledFrom([]string{"endToEndId", "valor", "chave", "status", "horario"}), badBodyWithout),
@@ -115,8 +107,7 @@ func contractFaultGen() *rapid.Generator[psp.Fault] {
 }
 
 // The breaches a bad_body fault can make.
-var breaches = []string{"not_json", "short", "cut", "valor", "chave",
-	"end_to_end_id"}
+var breaches = []string{"not_json", "short", "cut", "valor", "chave", "end_to_end_id"}
 
 // badBodyWithout is a bad_body fault whose 201 lacks member m.
 func badBodyWithout(m string) psp.Fault {

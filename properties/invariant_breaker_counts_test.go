@@ -49,10 +49,8 @@ func countedAs(err error) string {
 
 // breakerCountsPlanted are violations of this invariant, planted in the baseline trace.
 var breakerCountsPlanted = []planted{
-	{"an attempt reported twice", "done called 2 times",
-		func(tr *Trace) { tr.ticket(callSettled, 1).Dones = 2 }},
-	{"an attempt never reported", "done called 0 times",
-		func(tr *Trace) { tr.ticket(callUnknown, 3).Dones = 0 }},
+	{"an attempt reported twice", "done called 2 times", func(tr *Trace) { tr.ticket(callSettled, 1).Dones = 2 }},
+	{"an attempt never reported", "done called 0 times", func(tr *Trace) { tr.ticket(callUnknown, 3).Dones = 0 }},
 	{"a 503 counted as a success", "got status 503 (error <nil>), counted as a success",
 		func(tr *Trace) { tr.ticket(callUnknown, 1).Counted = nil }},
 	{"a timeout counted as a success", "counted as a success",

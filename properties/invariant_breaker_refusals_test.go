@@ -69,8 +69,7 @@ func circuitOpen(err error) error {
 
 // breakerRefusalsPlanted are violations of this invariant, planted in the baseline trace.
 var breakerRefusalsPlanted = []planted{
-	{"a refused attempt sent", "round trips began after it",
-		func(tr *Trace) { refusedButSent(tr, callUnknown, 2) }},
+	{"a refused attempt sent", "round trips began after it", func(tr *Trace) { refusedButSent(tr, callUnknown, 2) }},
 	{"a round trip no attempt admitted", "of them in attempts the breaker admitted",
 		func(tr *Trace) { sentUnasked(tr, callDeadline) }},
 	{"ErrCircuitOpen with no refusal", "yet the breaker refused none",

@@ -3,6 +3,7 @@ package properties
 import (
 	"errors"
 
+	"pixretry/internal/pipenet"
 	"pixretry/pix"
 )
 
@@ -73,7 +74,7 @@ func checkPairs(v *violations, tr Trace) {
 			for j, t := range ph.Trips {
 				sent[t.Number] = true
 				want := 0
-				if j >= len(ph.Lines) || ph.Lines[j].Fault.reachesPSP() {
+				if j >= len(ph.Lines) || ph.Lines[j].Fault.ReachesServer() {
 					want = 1
 				}
 				if arrived[t.Number] != want {
@@ -95,14 +96,11 @@ func hiddenResend(tr *Trace, i, n int) { tr.Wire = append(tr.Wire, *tr.answer(i,
 
 // budgetPlanted are violations of this invariant, planted in the baseline trace.
 var budgetPlanted = []planted{
-	{"more attempts than AttemptsMax", "AttemptsMax is 1",
-		func(tr *Trace) { tr.Policy.AttemptsMax = 1 }},
+	{"more attempts than AttemptsMax", "AttemptsMax is 1", func(tr *Trace) { tr.Policy.AttemptsMax = 1 }},
 	{"an attempt without a round trip", "1 round trips but 2 attempt records",
 		func(tr *Trace) { tr.Calls[callSettled].Trips = tr.Calls[callSettled].Trips[:1] }},
-	{"attempts misnumbered", "is numbered 3",
-		func(tr *Trace) { tr.attempt(callSettled, 2).Number = 3 }},
-	{"Receipt.Attempts wrong", "Receipt.Attempts = 1",
-		func(tr *Trace) { tr.Calls[callSettled].Receipt.Attempts = 1 }},
+	{"attempts misnumbered", "is numbered 3", func(tr *Trace) { tr.attempt(callSettled, 2).Number = 3 }},
+	{"Receipt.Attempts wrong", "Receipt.Attempts = 1", func(tr *Trace) { tr.Calls[callSettled].Receipt.Attempts = 1 }},
 	{"closing record's count wrong", "closing record says 4",
 		func(tr *Trace) { tr.Calls[callUnknown].Summary.Attempts = 4 }},
 	{"OutcomeUnknownError.Attempts wrong", "OutcomeUnknownError.Attempts = 2",
@@ -111,7 +109,7 @@ var budgetPlanted = []planted{
 		func(tr *Trace) { hiddenResend(tr, callSettled, 1) }},
 	{"a request the line stopped before it was written reached the PSP",
 		"round trip 1 became 1 requests at the PSP, want 0", func(tr *Trace) {
-			tr.Calls[callSettled].Lines = []lineEvent{{Fault: lineCutBeforeWrite, Pooled: true}, {}}
+			tr.Calls[callSettled].Lines = []pipenet.Event{{Fault: pipenet.CutBeforeWrite, Pooled: true}, {}}
 		}},
 	{"a request no round trip sent", "a request that no round trip sent",
 		func(tr *Trace) { tr.answer(callRefused, 1).Trip = 99 }},

@@ -134,9 +134,10 @@ var finalErrorPlanted = []planted{
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Code = "invalid_request" }},
 	{"an error that lost the answer's detail", `and detail ""`,
 		func(tr *Trace) { tr.Calls[callRefused].Err.(*pix.Error).Detail = "" }},
-	{"an error that lost the body's error", "the transport's unexpected EOF", func(tr *Trace) {
-		tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
-	}},
+	{"an error that lost the body's error", "the transport's unexpected EOF",
+		func(tr *Trace) {
+			tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
+		}},
 	{"a 201 refused without ErrContract", "after a 201 it did not accept",
 		func(tr *Trace) { tr.trip(callUnknown, 3).Status = 201 }},
 	{"a 200 that is not ErrContract", "ErrContract) = false after a 200", func(tr *Trace) {

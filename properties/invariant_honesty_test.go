@@ -122,10 +122,10 @@ func checkAccepted(v *violations, tr Trace, i int, c Call) {
 		return // invariant 1 reports an answer to no request the PSP received
 	}
 	want := http.StatusCreated
-	if ex.Lookup {
+	if lookup(ex) {
 		want, ex.Request = http.StatusOK, paymentRequest(c.Payment)
 	}
-	if ex.Status != want || !keepsContract(ex) || ex.Lookup && !receiptOf(ex.Body, c.Payment) {
+	if ex.Status != want || !keepsContract(ex) || lookup(ex) && !receiptOf(ex.Body, c.Payment) {
 		v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
 	}
 }
@@ -165,8 +165,7 @@ var honestyPlanted = []planted{
 			r := &tr.Calls[callSettled].Receipt
 			r.SettledAt = r.SettledAt.Add(time.Second)
 		}},
-	{"a receipt not REALIZADO", "for payment",
-		func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
+	{"a receipt not REALIZADO", "for payment", func(tr *Trace) { tr.Calls[callSettled].Receipt.Status = "PENDENTE" }},
 	{"a receipt that hides the replay", "Receipt.Replayed = false",
 		func(tr *Trace) { tr.Calls[callSettled].Receipt.Replayed = false }},
 	{"a found receipt not marked replayed", "Receipt.Replayed = false",

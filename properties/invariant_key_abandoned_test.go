@@ -46,7 +46,7 @@ func (tr Trace) notFoundProof(c Call) string {
 	}
 	ex, ok := tr.exchangeOf(t)
 	switch {
-	case !ok || !ex.Lookup || ex.Key != c.Key():
+	case !ok || !lookup(ex) || ex.Key != c.Key():
 		return fmt.Sprintf("round trip %d, which looked up no key %q at the PSP", t.Number, c.Key())
 	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != "payment_not_found":
 		return fmt.Sprintf("a lookup answered %d %q", ex.Status, problemCode(ex.Body))

@@ -99,6 +99,5 @@ var keysPlanted = []planted{
 		func(tr *Trace) { rekey(tr, callRefused, strings.ToUpper(tr.Calls[callRefused].Key())) }},
 	{"two Sends with one key", "calls [1 2] all made key",
 		func(tr *Trace) { rekey(tr, callRefused, tr.Calls[callUnknown].Key()) }},
-	{"attempts without a key", "without an Idempotency-Key",
-		func(tr *Trace) { rekey(tr, callUnknown, "") }},
+	{"attempts without a key", "without an Idempotency-Key", func(tr *Trace) { rekey(tr, callUnknown, "") }},
 }

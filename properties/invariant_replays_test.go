@@ -20,6 +20,11 @@ func stored(ex Exchange) bool {
 	return false
 }
 
+// scope is a key as the PSP scopes it: per bearer token.
+type scope struct{ token, key string }
+
+func scopeOf(e Exchange) scope { return scope{e.Token, e.Key} }
+
 // checkReplays is invariant 8: replays are byte-identical to the first answer for that key.
 // An answer a fault distorted on its way out (a 2xx that is not a 201 keeping the contract)
 // is not what the PSP stored, and is left out, up to the number of faults that distort. For
@@ -34,12 +39,12 @@ func checkReplays(tr Trace) error {
 	var v violations
 	firsts := map[scope][]Exchange{} // per key, the fresh stored answers, in arrival order
 	for _, ex := range tr.Wire {
-		if !ex.Replayed && !ex.Lookup && stored(ex) {
-			if prev, ok := lastOf(firsts[ex.scope()]); ok && ex.Arrived.Sub(prev.Arrived) < tr.KeyTTL {
+		if !ex.Replayed && !lookup(ex) && stored(ex) {
+			if prev, ok := lastOf(firsts[scopeOf(ex)]); ok && ex.Arrived.Sub(prev.Arrived) < tr.KeyTTL {
 				v.addf("key %q answered afresh twice (%d at %v, %d at %v)", ex.Key, prev.Status, prev.Arrived, ex.Status,
 					ex.Arrived)
 			}
-			firsts[ex.scope()] = append(firsts[ex.scope()], ex)
+			firsts[scopeOf(ex)] = append(firsts[scopeOf(ex)], ex)
 		}
 	}
 	firstReplay := map[scope]Exchange{}
@@ -55,10 +60,10 @@ func checkReplays(tr Trace) error {
 		if !stored(ex) {
 			v.addf("key %q: %d %q is marked as a replay, but the PSP stores no such answer", ex.Key, ex.Status, ex.Body)
 		}
-		want, ok := firstAnswer(firsts[ex.scope()], ex)
+		want, ok := firstAnswer(firsts[scopeOf(ex)], ex)
 		if !ok {
-			if want, ok = firstReplay[ex.scope()]; !ok {
-				firstReplay[ex.scope()] = ex
+			if want, ok = firstReplay[scopeOf(ex)]; !ok {
+				firstReplay[scopeOf(ex)] = ex
 				continue
 			}
 		}
@@ -75,10 +80,10 @@ func checkReplays(tr Trace) error {
 func checkLookupBodies(v *violations, tr Trace, firsts map[scope][]Exchange) {
 	budget := tr.LookupDistortions
 	for _, ex := range tr.Wire {
-		if !ex.Lookup || ex.Status != http.StatusOK {
+		if !lookup(ex) || ex.Status != http.StatusOK {
 			continue
 		}
-		want, ok := firstAnswer(firsts[ex.scope()], ex)
+		want, ok := firstAnswer(firsts[scopeOf(ex)], ex)
 		switch {
 		case !ok || want.Status != http.StatusCreated || bytes.Equal(ex.Body, want.Body):
 		case budget > 0:
@@ -116,15 +121,14 @@ func distorted(ex Exchange) bool {
 var replaysPlanted = []planted{
 	{"a replay with another body", "replayed 201",
 		func(tr *Trace) { rewriteAnswer(tr, callSettled, 2, "150.00", "150.01") }},
-	{"a replay with another status", "replayed 200",
-		func(tr *Trace) { tr.answer(callSettled, 2).Status = 200 }},
+	{"a replay with another status", "replayed 200", func(tr *Trace) { tr.answer(callSettled, 2).Status = 200 }},
 	{"a key answered afresh twice", "answered afresh twice",
 		func(tr *Trace) { tr.answer(callSettled, 2).Replayed = false }},
 	{"a replay of an answer the PSP does not store", "the PSP stores no such answer",
 		func(tr *Trace) { tr.answer(callUnknown, 1).Replayed = true }},
 	{"a lookup that answers another body than the 201", "a lookup answered", func(tr *Trace) {
 		ex := *tr.answer(callSettled, 1)
-		ex.Lookup, ex.Status, ex.Request = true, http.StatusOK, nil
+		ex.Method, ex.Status, ex.Request = http.MethodGet, http.StatusOK, nil
 		ex.Arrived, ex.Answered = ex.Answered.Add(time.Minute), ex.Answered.Add(time.Minute)
 		ex.Body = withBody(ex.Body, `Z"`, `+00:00"`) // the same instant, written otherwise
 		tr.Wire = append(tr.Wire, ex)

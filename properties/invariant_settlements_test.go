@@ -115,10 +115,7 @@ var settlementsPlanted = []planted{
 		func(tr *Trace) { settle(tr, callNoSettlement) }},
 	{"a settlement under a key proven unpaid", "ended with ErrNoSettlement, yet the ledger holds",
 		func(tr *Trace) { settle(tr, callNoSettlement) }},
-	{"a settlement no call made", "belongs to no call",
-		func(tr *Trace) { tr.Ledger[0].AmountCents = 15001 }},
-	{"a success with no settlement", "call 0 succeeded; the ledger holds 0",
-		func(tr *Trace) { tr.Ledger = nil }},
-	{"a refused payment settled", "call 1 was refused",
-		func(tr *Trace) { settle(tr, callRefused) }},
+	{"a settlement no call made", "belongs to no call", func(tr *Trace) { tr.Ledger[0].AmountCents = 15001 }},
+	{"a success with no settlement", "call 0 succeeded; the ledger holds 0", func(tr *Trace) { tr.Ledger = nil }},
+	{"a refused payment settled", "call 1 was refused", func(tr *Trace) { settle(tr, callRefused) }},
 }

@@ -55,6 +55,5 @@ var timelinePlanted = []planted{
 		func(tr *Trace) { tr.attempt(callSettled, 2).Wait = time.Millisecond }},
 	{"a call that returns after its last attempt", "returned 1ms after it",
 		func(tr *Trace) { tr.Calls[callRefused].End = tr.Calls[callRefused].End.Add(time.Millisecond) }},
-	{"a wrong elapsed time", "logged elapsed",
-		func(tr *Trace) { tr.attempt(callUnknown, 2).Elapsed = 0 }},
+	{"a wrong elapsed time", "logged elapsed", func(tr *Trace) { tr.attempt(callUnknown, 2).Elapsed = 0 }},
 }

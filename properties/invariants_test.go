@@ -37,25 +37,14 @@ var invariants = []invariant{
 	{"16 a key is abandoned only on proof", checkKeyAbandoned, keyAbandonedPlanted},
 }
 
-// checkAll joins the violations of every invariant over tr, each under its invariant's name. It
-// is nil when all hold.
-func checkAll(tr Trace) error {
+// checkAll names the invariants tr breaks, in order, and joins their violations, each under its
+// invariant's name. Both are nil when all hold.
+func checkAll(tr Trace) (broken []string, err error) {
 	var errs []error
 	for _, inv := range invariants {
 		if err := inv.check(tr); err != nil {
-			errs = append(errs, fmt.Errorf("invariant %s: %w", inv.name, err))
+			broken, errs = append(broken, inv.name), append(errs, fmt.Errorf("invariant %s: %w", inv.name, err))
 		}
 	}
-	return errors.Join(errs...)
-}
-
-// brokenInvariants names the invariants tr breaks, in order.
-func brokenInvariants(tr Trace) []string {
-	var names []string
-	for _, inv := range invariants {
-		if inv.check(tr) != nil {
-			names = append(names, inv.name)
-		}
-	}
-	return names
+	return broken, errors.Join(errs...)
 }

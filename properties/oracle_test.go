@@ -139,20 +139,23 @@ type payload struct {
 	InfoPagador string `json:"infoPagador,omitempty"`
 }
 
+// payloadOf is p in the contract's terms.
+func payloadOf(p pix.Payment) payload {
+	return payload{psp.FormatAmount(p.AmountCents), p.PixKey, p.Description}
+}
+
 // paymentRequest is the body of the payment request of p.
 func paymentRequest(p pix.Payment) []byte {
-	b, _ := json.Marshal(payload{Valor: psp.FormatAmount(p.AmountCents), Chave: p.PixKey, InfoPagador: p.Description})
+	b, _ := json.Marshal(payloadOf(p))
 	return b
 }
 
 // receiptBody is the body of a 201 answer, and of a lookup's 200.
 type receiptBody struct {
-	EndToEndID  string `json:"endToEndId"`
-	Valor       string `json:"valor"`
-	Chave       string `json:"chave"`
-	InfoPagador string `json:"infoPagador"`
-	Status      string `json:"status"`
-	Horario     string `json:"horario"`
+	payload
+	EndToEndID string `json:"endToEndId"`
+	Status     string `json:"status"`
+	Horario    string `json:"horario"`
 }
 
 // keepsContract reports whether the body of ex, a 201, is a whole receipt for its request:
@@ -176,8 +179,7 @@ var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
 // infoPagador.
 func receiptOf(body []byte, p pix.Payment) bool {
 	var r receiptBody
-	return json.Unmarshal(body, &r) == nil && r.Valor == psp.FormatAmount(p.AmountCents) && r.Chave == p.PixKey &&
-		r.InfoPagador == p.Description
+	return json.Unmarshal(body, &r) == nil && r.payload == payloadOf(p)
 }
 
 // problemCode is the code of a problem+json body, or "" if the body is not one.

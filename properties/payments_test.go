@@ -1,15 +1,27 @@
 package properties
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"go.uber.org/goleak"
 	"pgregory.net/rapid"
 
+	"pixretry/internal/pipenet"
+	"pixretry/pix"
+	"pixretry/retry"
 	"pixretry/retry/retrytest"
 )
+
+// TestMain fails the package if a test leaves a goroutine behind: every run closes its pipes
+// and waits for the PSP's handlers, so none should outlive its bubble.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestOnePaymentKeepsInvariants: one Send, under any policy and fault sequence, then up to two
 // reconciliations under its key, one after the other, keep every invariant. The calls never
@@ -118,10 +130,133 @@ func checkScenarios(gen *rapid.Generator[scenario], cov *retrytest.Coverage) fun
 				t.Fatalf("%v", err)
 			}
 			cov.Add(events(tr))
-			if broken := brokenInvariants(tr); len(broken) > 0 {
-				t.Logf("%v\ntrace:\n%s", checkAll(tr), tr)
+			if broken, err := checkAll(tr); err != nil {
+				t.Logf("%v\ntrace:\n%s", err, tr)
 				t.Fatalf("invariants broken: %s", strings.Join(broken, "; "))
 			}
 		})
 	}
+}
+
+// edgePayments are payments at both sides of each edge of the contract: the largest amount, an
+// e-mail key of 77 bytes and one of 78, 140 characters of description, and every broken input
+// the generators know.
+func edgePayments() []pix.Payment {
+	const key = "pix@example.com"
+	edges := []pix.Payment{{AmountCents: 1, PixKey: key}, {AmountCents: 999_999_999_999, PixKey: key},
+		{AmountCents: 1, PixKey: strings.Repeat("a", 65) + "@example.com"}, // 77 bytes
+		{AmountCents: 1, PixKey: strings.Repeat("a", 66) + "@example.com"}, // 78 bytes
+		{AmountCents: 1, PixKey: key, Description: strings.Repeat("ç", 140)}}
+	for _, a := range invalidAmounts {
+		edges = append(edges, pix.Payment{AmountCents: a, PixKey: key})
+	}
+	for _, k := range invalidPixKeys {
+		edges = append(edges, pix.Payment{AmountCents: 1, PixKey: k})
+	}
+	for _, d := range invalidDescriptions {
+		edges = append(edges, pix.Payment{AmountCents: 1, PixKey: key, Description: d})
+	}
+	return edges
+}
+
+// TestEdgePaymentsKeepInvariants: each edge payment, sent once to a PSP whose balance covers the
+// largest amount, keeps every invariant: pix's validation and the PSP's agree at every edge, on
+// every run. A random payment reaches a given edge only now and then.
+func TestEdgePaymentsKeepInvariants(t *testing.T) {
+	for _, p := range edgePayments() {
+		synctest.Test(t, func(t *testing.T) {
+			tr, err := runScenario(scenario{Policy: retry.Policy{AttemptsMax: 1}, BalanceCents: 999_999_999_999,
+				Calls: []callSpec{{Payment: p, Jitter: []float64{0}}}})
+			if err == nil {
+				_, err = checkAll(tr)
+			}
+			if err != nil {
+				t.Fatalf("payment %+v:\n%v\ntrace:\n%s", p, err, tr)
+			}
+		})
+	}
+}
+
+// paymentEvents are what every payment property must reach in a hundred runs.
+var paymentEvents = []string{
+	"call: retried", "call: settled", "call: settled on a replay", "call: outcome unknown",
+	"call: budget spent", "answer: transport error", "call: the PSP broke the contract",
+}
+
+// events names what happened in tr.
+func events(tr Trace) map[string]bool {
+	seen := map[string]bool{}
+	note := func(event string, happened bool) { seen[event] = seen[event] || happened }
+	for i, c := range tr.Calls {
+		if last, ok := lastOf(c.Tickets); ok && last.Refused != nil {
+			note("breaker: refused a first attempt", len(c.Tickets) == 1)
+			note("breaker: refused a retry", len(c.Tickets) > 1)
+			note("breaker: outcome unknown when refused", errors.Is(c.Err, pix.ErrOutcomeUnknown))
+		}
+		for _, tk := range c.Tickets {
+			for _, t := range c.admittedTrips(tk) {
+				note("breaker: counted a refusal as a success", t.Status/100 == 4 && t.Status != 429 && tk.Counted == nil)
+			}
+		}
+		note("call: "+callOutcome(c), true)
+		note("call: retried", len(c.Attempts) > 1)
+		note("call: budget spent", len(c.Attempts) == tr.Policy.AttemptsMax && c.Err != nil)
+		note("call: the PSP broke the contract", errors.Is(c.Err, pix.ErrContract))
+		note("call: SendWithKey", c.GivenKey != "" && c.Resumed == nil)
+		note("call: resumed", c.Resumed != nil)
+		note("call: resumed, resent", c.Resumed != nil && len(c.Trips) > 0)
+		note("call: resumed, looked up", c.lookedUp())
+		note("call: stopped at the key deadline", stoppedByKeyDeadline(c))
+		note("call: paid again under a new key", c.Chain != i && c.GivenKey == "" && c.Key() != "")
+		note("call: ended by the caller's deadline", !c.Deadline.IsZero() && errors.Is(c.Err, context.DeadlineExceeded))
+		for _, l := range c.Lines {
+			conn := map[bool]string{false: ", fresh connection", true: ", pooled connection"}[l.Pooled]
+			if l.Fault.FailsDial() {
+				conn = ""
+			}
+			note("line: "+l.Fault.String()+conn, l.Fault != pipenet.Intact)
+		}
+		for _, t := range c.Trips {
+			_, err := time.Parse(http.TimeFormat, t.RetryAfter)
+			note("answer: Retry-After as an HTTP-date", err == nil)
+			note("answer: Retry-After", hintOf(t) > 0)
+			note("answer: transport error", t.Err != nil)
+			note("answer: body cut short", t.BodyErr != nil)
+		}
+	}
+	for _, ex := range tr.Wire {
+		if lookup(ex) {
+			note(fmt.Sprintf("lookup: %d %s", ex.Status, problemCode(ex.Body)), true)
+		}
+		note("psp: key closed", problemCode(ex.Body) == "idempotency_key_closed")
+		note("answer: header too long", ex.HeaderBytes > headerLimit)
+		note("psp: no answer", ex.Status == 0)
+		note("psp: replay", ex.Replayed)
+	}
+	return seen
+}
+
+// callOutcome names how a call ended.
+func callOutcome(c Call) string {
+	switch {
+	case c.Err == nil && c.lookedUp():
+		return "found by a lookup"
+	case c.Err == nil && c.Receipt.Replayed:
+		return "settled on a replay"
+	case c.Err == nil:
+		return "settled"
+	case errors.Is(c.Err, pix.ErrNoSettlement):
+		return "no settlement"
+	case errors.Is(c.Err, pix.ErrKeyExpired):
+		return "outcome unknown at the key deadline"
+	case errors.Is(c.Err, pix.ErrOutcomeUnknown):
+		return "outcome unknown"
+	case errors.Is(c.Err, pix.ErrInsufficientFunds):
+		return "insufficient funds"
+	case errors.Is(c.Err, pix.ErrKeyReused):
+		return "key reused"
+	case errors.Is(c.Err, pix.ErrInvalidPayment):
+		return "invalid payment"
+	}
+	return "refused otherwise"
 }

@@ -47,7 +47,7 @@ func TestNoVacuousInvariant(t *testing.T) {
 				if err := inv.check(tr); err == nil || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("invariant %s = %v, want a violation saying %q", inv.name, err, c.want)
 				}
-				if err := checkAll(tr); err == nil || !strings.Contains(err.Error(), c.want) {
+				if _, err := checkAll(tr); err == nil || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("checkAll() = %v, want it to report %q", err, c.want)
 				}
 			})
@@ -126,7 +126,7 @@ func baseline(t *testing.T) Trace {
 // TestBaselineTraceKeepsEveryInvariant: the trace the planted violations start from is valid,
 // so that a violation is the one thing a case changed.
 func TestBaselineTraceKeepsEveryInvariant(t *testing.T) {
-	if err := checkAll(baseline(t)); err != nil {
+	if _, err := checkAll(baseline(t)); err != nil {
 		t.Fatalf("checkAll(baseline) = %v, want nil", err)
 	}
 }

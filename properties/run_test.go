@@ -7,16 +7,17 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"pixretry/internal/pipenet"
 	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 	"pixretry/psp/psptest"
 	"pixretry/retry"
+	"pixretry/retry/retrytest"
 )
 
 // The PSP every run talks to, and the TTL of its keys in a run that draws none.
@@ -33,11 +34,13 @@ type scenario struct {
 	KeyTTL         time.Duration // the PSP's; 0: runKeyTTL
 	ClientKeyTTL   time.Duration // the clients' pix.Client.KeyTTL, at most KeyTTL; 0: KeyTTL
 	BalanceCents   int64
-	Faults         []psp.Fault      // payment faults and lookup faults (psp.Fault.ForLookup)
-	Gateway        []gatewayAnswer  // a gateway's answers to the requests; none: it passes all on
-	Line           []lineStep       // what the network does to the requests; none: nothing
-	Calls          []callSpec       // in the order they are drawn
-	Breaker        *breakerSettings // the breaker every call shares; nil: none
+	Faults         []psp.Fault             // payment faults and lookup faults (psp.Fault.ForLookup)
+	Gateway        []psptest.GatewayAnswer // a gateway's answers to the requests; none: it passes all on
+	// Line is what the network does to the requests; none: nothing. Its calls never share an
+	// instant (startGen), as a pipenet.Line needs.
+	Line    []pipenet.Step
+	Calls   []callSpec       // in the order they are drawn
+	Breaker *breakerSettings // the breaker every call shares; nil: none
 }
 
 // callSpec is one call of a scenario.
@@ -62,28 +65,27 @@ type callSpec struct {
 func runScenario(sc scenario) (Trace, error) {
 	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
 	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
-	wire := &wireRecorder{}
+	wire := &roundtrip.Handler{KeyParam: psp.LookupParam}
 	srv, err := psptest.NewServerBehind(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
 		KeyTTL: sc.KeyTTL}, func(double *psp.Server) http.Handler {
-		wire.next = &gateway{next: double, queue: sc.Gateway}
+		wire.Next = &psptest.Gateway{Next: double, Queue: sc.Gateway}
 		return wire
 	})
 	if err != nil {
 		return Trace{}, err
 	}
 	defer srv.Close()
-	network := &line{steps: sc.Line}
+	network := pipenet.NewLine(sc.Line...)
 	// pix's default transport's header limit: pix must report an answer it cannot read.
 	transport := srv.Transport().Clone()
-	transport.DialContext, transport.MaxResponseHeaderBytes = network.dial(transport.DialContext), headerLimit
+	transport.DialContext, transport.MaxResponseHeaderBytes = network.Dial(transport.DialContext), headerLimit
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
 	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, KeyTTL: sc.KeyTTL, ClientKeyTTL: sc.ClientKeyTTL,
-		SlowestFault: slowest(sc.Faults, ""), SlowestLookup: slowest(sc.Faults, "lookup"),
-		Distortions: distortions(sc.Faults, ""), LookupDistortions: distortions(sc.Faults, "lookup"),
 		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
-	run := &runner{url: srv.URL, transport: transport, line: network, sc: sc,
-		sentAt: map[string]time.Time{}}
+	tr.SlowestFault, tr.Distortions = faultsAt(sc.Faults, "")
+	tr.SlowestLookup, tr.LookupDistortions = faultsAt(sc.Faults, "lookup")
+	run := &runner{url: srv.URL, transport: transport, line: network, sc: sc}
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
 	}
@@ -109,7 +111,7 @@ func runScenario(sc scenario) (Trace, error) {
 	}
 	wg.Wait()
 	srv.Close() // once every handler has returned, a duplicate's first copy included
-	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.exchanges(), srv.Settlements(), srv.Stats().BalanceCents
+	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.Exchanges(), srv.Settlements(), srv.Stats().BalanceCents
 	return tr, errors.Join(eventErrs...)
 }
 
@@ -156,28 +158,18 @@ func (run *runner) reconciliation(c Call, spec callSpec) callSpec {
 type runner struct {
 	url       string
 	transport http.RoundTripper
-	line      *line
+	line      *pipenet.Line
 	numbers   atomic.Int64
 	breaker   pix.Breaker
 	sc        scenario
-	mu        sync.Mutex
-	sentAt    map[string]time.Time // each key's first payment request in the run
-}
-
-// sent notes a payment request under key, leaving now.
-func (run *runner) sent(key string) {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	if _, ok := run.sentAt[key]; !ok {
-		run.sentAt[key] = time.Now()
-	}
+	sentAt    sync.Map // each key's first payment request in the run: a time.Time
 }
 
 // firstSent is when the first payment request under key left, or zero if none has.
 func (run *runner) firstSent(key string) time.Time {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	return run.sentAt[key]
+	at, _ := run.sentAt.Load(key)
+	t, _ := at.(time.Time)
+	return t
 }
 
 // call makes one call with a client of its own: its own recorders and jitter source. The error
@@ -186,17 +178,17 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	time.Sleep(spec.After)
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	network := &lineTripper{next: run.transport, line: run.line}
-	draws := &drawSource{cycle: spec.Jitter}
+	network := &pipenet.Tripper{Next: run.transport, Line: run.line}
+	draws := &retrytest.Cycle{Draws: spec.Jitter}
 	guard := &attemptGuard{next: network, budget: run.sc.Policy.AttemptsMax, stop: stop, run: run, draws: draws}
 	if spec.Resume != nil {
 		guard.lookupBudget = run.sc.Policy.AttemptsMax
 	}
-	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers}
+	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers, KeyParam: psp.LookupParam}
 	events := &eventLog{}
 	client := &pix.Client{BaseURL: run.url, Token: runToken, HTTPClient: &http.Client{Transport: trips},
 		Policy: run.sc.Policy, AttemptTimeout: run.sc.AttemptTimeout, KeyTTL: run.sc.ClientKeyTTL,
-		Observer: events, Jitter: draws.next}
+		Observer: events, Jitter: draws.Next}
 	breaker := &recordingBreaker{next: run.breaker, trips: guard}
 	if run.breaker != nil {
 		client.Breaker = breaker
@@ -218,7 +210,7 @@ func (run *runner) call(spec callSpec) (Call, error) {
 		c.Receipt, c.Err = client.SendWithKey(ctx, spec.Key, spec.Payment)
 	}
 	c.End = time.Now()
-	c.Phase, c.Lookup = guard.phases(trips.Take(), network.events, draws.taken())
+	c.Phase, c.Lookup = guard.phases(trips.Take(), network.Events(), draws.Taken())
 	c.Tickets = breaker.taken()
 	pay, look, err := events.phases()
 	c.Attempts, c.Summary, c.Lookup.Attempts, c.Lookup.Summary = pay.Attempts, pay.Summary, look.Attempts, look.Summary
@@ -232,20 +224,20 @@ var errPastBudget = errors.New("the client sent a request past AttemptsMax")
 // on until budget payment requests, or lookupBudget lookups, have gone. It refuses the next one
 // and ends the call's context with errPastBudget. The refused request is recorded, so invariant
 // 1 reports the client. Without the guard, a client that never stops would hang the suite in
-// one virtual instant. It tells run of each payment request's key, and notes which round trips
-// were lookups and how many of draws the call took before its first.
+// one virtual instant. It tells run of each payment request's key, and notes how many of draws
+// the call took before its first lookup.
 type attemptGuard struct {
 	next         http.RoundTripper
 	budget       int
 	lookupBudget int // 0 but for a Resume
 	stop         context.CancelCauseFunc
 	run          *runner
-	draws        *drawSource
+	draws        *retrytest.Cycle
 
 	mu          sync.Mutex
 	payments    int
-	lookups     map[int64]string // the round trips that were lookups, by number: the key looked up
-	drawsBefore int              // the draws taken before the first lookup
+	lookups     int
+	drawsBefore int // the draws taken before the first lookup
 }
 
 func (g *attemptGuard) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -268,15 +260,13 @@ func (g *attemptGuard) admit(req *http.Request) bool {
 		if g.payments > g.budget {
 			return false
 		}
-		g.run.sent(req.Header.Get("Idempotency-Key"))
+		g.run.sentAt.LoadOrStore(req.Header.Get("Idempotency-Key"), time.Now())
 		return true
 	}
-	if g.lookups == nil {
-		g.lookups, g.drawsBefore = map[int64]string{}, len(g.draws.taken())
+	if g.lookups++; g.lookups == 1 {
+		g.drawsBefore = len(g.draws.Taken())
 	}
-	number, _ := strconv.ParseInt(req.Header.Get(roundtrip.Header), 10, 64)
-	g.lookups[number] = req.URL.Query().Get(psp.LookupParam)
-	return len(g.lookups) <= g.lookupBudget
+	return g.lookups <= g.lookupBudget
 }
 
 // begun is how many payment round trips the call has begun.
@@ -287,14 +277,14 @@ func (g *attemptGuard) begun() int {
 }
 
 // phases splits a call's round trips, with their line events, and its draws into its payment
-// phase and its lookup phase. A lookup's Trip gets the key it looked up.
-func (g *attemptGuard) phases(trips []Trip, lines []lineEvent, draws []float64) (pay, look Phase) {
+// phase and its lookup phase.
+func (g *attemptGuard) phases(trips []Trip, lines []pipenet.Event, draws []float64) (pay, look Phase) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for j, t := range trips {
 		ph := &pay
-		if key, ok := g.lookups[t.Number]; ok {
-			ph, t.Key = &look, key
+		if t.Method == http.MethodGet {
+			ph = &look
 		}
 		ph.Trips = append(ph.Trips, t)
 		if j < len(lines) { // the guard's refusal reached no line
@@ -302,55 +292,24 @@ func (g *attemptGuard) phases(trips []Trip, lines []lineEvent, draws []float64) 
 		}
 	}
 	split := len(draws)
-	if g.lookups != nil {
+	if g.lookups > 0 {
 		split = g.drawsBefore
 	}
 	pay.Draws, look.Draws = draws[:split:split], draws[split:]
 	return pay, look
 }
 
-// slowest is the longest a slow or late fault among faults aimed at target holds a request.
-func slowest(faults []psp.Fault, target string) time.Duration {
-	var d time.Duration
+// faultsAt reads the faults aimed at target: the longest a slow or late fault holds a request,
+// and how many distort a success on its way out (bad_body, and commit_status with a 2xx).
+func faultsAt(faults []psp.Fault, target string) (slowest time.Duration, distortions int) {
 	for _, f := range faults {
-		if f.Target == target && (f.Kind == "slow" || f.Kind == "late") {
-			d = max(d, f.Duration)
+		switch {
+		case f.Target != target:
+		case f.Kind == "slow" || f.Kind == "late":
+			slowest = max(slowest, f.Duration)
+		case f.Kind == "bad_body" || f.Kind == "commit_status" && f.Status < 300:
+			distortions++
 		}
 	}
-	return d
-}
-
-// distortions counts the faults aimed at target that distort a success on its way out:
-// bad_body, and commit_status with a 2xx.
-func distortions(faults []psp.Fault, target string) int {
-	n := 0
-	for _, f := range faults {
-		if f.Target == target && (f.Kind == "bad_body" || f.Kind == "commit_status" && f.Status < 300) {
-			n++
-		}
-	}
-	return n
-}
-
-// drawSource hands out the draws of cycle in order, starting again at the end, and remembers
-// them. It is safe for concurrent use. cycle must not be empty.
-type drawSource struct {
-	mu    sync.Mutex
-	cycle []float64
-	took  []float64
-}
-
-// next is the source handed to pix.Client.Jitter.
-func (d *drawSource) next() float64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.took = append(d.took, d.cycle[len(d.took)%len(d.cycle)])
-	return d.took[len(d.took)-1]
-}
-
-// taken returns the draws handed out so far.
-func (d *drawSource) taken() []float64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]float64(nil), d.took...)
+	return slowest, distortions
 }

@@ -1,8 +1,13 @@
 package properties
 
 import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 	"time"
 
+	"pixretry/internal/pipenet"
 	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
@@ -55,11 +60,11 @@ type Call struct {
 // Phase is one retried exchange of a call: its payment attempts, or its lookup attempts. The
 // n-th attempt record, round trip, line event and draw are one attempt's.
 type Phase struct {
-	Attempts []Attempt   // the phase's attempt records
-	Summary  *Summary    // its closing record; nil when the phase did not happen
-	Trips    []Trip      // its round trips; a lookup's Key is the key it looked up
-	Lines    []lineEvent // what the line did to each round trip
-	Draws    []float64   // the jitter draws taken for its waits
+	Attempts []Attempt       // the phase's attempt records
+	Summary  *Summary        // its closing record; nil when the phase did not happen
+	Trips    []Trip          // its round trips; a lookup's Key is the key it looked up
+	Lines    []pipenet.Event // what the line did to each round trip
+	Draws    []float64       // the jitter draws taken for its waits
 }
 
 // paired reports whether the phase has one round trip per attempt record, and a closing record.
@@ -154,20 +159,10 @@ type Summary struct {
 type Trip = roundtrip.Trip
 
 // Exchange is one request as the PSP's handler saw it, and the handler's answer.
-type Exchange struct {
-	Trip        int64 // the number of the round trip that sent it (roundtrip.Header); 0: none
-	Arrived     time.Time
-	Answered    time.Time // when the status line was written; zero when none was
-	Token       string
-	Lookup      bool   // a status lookup (GET), not a payment request
-	Key         string // the Idempotency-Key, or the key a lookup looked up
-	Request     []byte
-	Status      int // 0: the connection was closed without an answer
-	Body        []byte
-	Replayed    bool // the answer carried Idempotent-Replayed: true
-	Hijacked    bool // the handler took the connection over (to close it)
-	HeaderBytes int  // the size of the answer's header fields, as "Name: value\r\n" lines
-}
+type Exchange = roundtrip.Exchange
+
+// lookup reports whether ex is a status lookup (a GET), not a payment request.
+func lookup(ex Exchange) bool { return ex.Method == http.MethodGet }
 
 // exchangeOf is the request that round trip t became, paired by t's number. It is false when
 // none arrived.
@@ -188,11 +183,6 @@ func (tr Trace) unreadable(t Trip) bool {
 	ex, ok := tr.exchangeOf(t)
 	return t.Err != nil && ok && ex.HeaderBytes > headerLimit
 }
-
-// scope is a key as the PSP scopes it: per bearer token.
-type scope struct{ token, key string }
-
-func (e Exchange) scope() scope { return scope{e.Token, e.Key} }
 
 // chains returns the calls of each payment of tr (Call.Chain), in order, the payments in the
 // order of their first calls.
@@ -226,33 +216,52 @@ func (c Call) admittedTrips(tk Ticket) []Trip {
 	return c.Trips[min(tk.TripsBefore, len(c.Trips)):end]
 }
 
-// lineEvent is what the line, the network between the clients and the PSP, did to one round
-// trip, and on which connection.
-type lineEvent struct {
-	Fault  lineFault
-	Pooled bool // the connection had carried an earlier request
+// String prints the trace for a failure report: each call with its attempts and round trips,
+// its lookup's after them, then the PSP's side of the wire and its books. Instants are offsets
+// from the first call.
+func (tr Trace) String() string {
+	var b strings.Builder
+	var t0 time.Time
+	if len(tr.Calls) > 0 {
+		t0 = slices.MinFunc(tr.Calls, func(a, b Call) int { return a.Start.Compare(b.Start) }).Start
+	}
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return "+" + t.Sub(t0).String()
+	}
+	for i, c := range tr.Calls {
+		fmt.Fprintf(&b, "call %d (payment of call %d) key %q %s→%s receipt %+v err %v\n", i, c.Chain, c.Key(),
+			at(c.Start), at(c.End), c.Receipt, c.Err)
+		if c.Resumed != nil {
+			fmt.Fprintf(&b, "  resumes key %q first sent at %s\n", c.Resumed.Key, at(c.Resumed.FirstSent))
+		}
+		for k, ph := range c.phases() {
+			for j, a := range ph.Attempts {
+				fmt.Fprintf(&b, "  %sattempt %d at %s outcome %q transient=%v wait=%v error %q\n", phaseKinds[k], a.Number,
+					at(a.At), a.Outcome, a.Transient, a.Wait, a.Error)
+				if j < len(ph.Trips) {
+					t := ph.Trips[j]
+					fmt.Fprintf(&b, "    trip %d %s→%s status %d retry-after %q replayed=%v err %v body err %v\n",
+						t.Number, at(t.Start), at(t.End), t.Status, t.RetryAfter, t.Replayed, t.Err, t.BodyErr)
+				}
+			}
+		}
+	}
+	for _, ex := range tr.Wire {
+		what := "pays"
+		if lookup(ex) {
+			what = "looks up"
+		}
+		fmt.Fprintf(&b, "psp %s trip %d %s key %q → %d replayed=%v hijacked=%v at %s %s\n", at(ex.Arrived), ex.Trip,
+			what, ex.Key, ex.Status, ex.Replayed, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
+	}
+	for _, s := range tr.Ledger {
+		fmt.Fprintf(&b, "ledger %s key %q %d cents at %s\n", s.EndToEndID, s.IdempotencyKey, s.AmountCents,
+			at(s.SettledAt))
+	}
+	fmt.Fprintf(&b, "balance %d → %d cents; keys kept %v, by the clients %v\n", tr.BalanceStart, tr.BalanceEnd,
+		tr.KeyTTL, tr.ClientKeyTTL)
+	return b.String()
 }
-
-// lineFault is what the line does to one request. It breaks a connection before the request was
-// written or after. A client cannot tell the two apart from the inside.
-type lineFault int
-
-const (
-	lineIntact         lineFault = iota
-	lineRefused                  // the dial is refused: nothing was sent
-	lineCutBeforeWrite           // the connection breaks as the request is written: the PSP receives nothing
-	lineCutAfterWrite            // the answer is lost: the PSP received the request and answered
-	lineClosedIdle               // the peer closed the connection before the request went out
-	lineNoSuchHost               // the PSP's name does not resolve: nothing was sent, and a retry will not help
-)
-
-func (f lineFault) String() string {
-	return [...]string{"intact", "refused", "cut before write", "cut after write", "closed while idle",
-		"no such host"}[f]
-}
-
-// reachesPSP reports whether a request the line treated this way arrives at the PSP.
-func (f lineFault) reachesPSP() bool { return f == lineIntact || f == lineCutAfterWrite }
-
-// failsDial reports whether f fails the dial, before any connection exists.
-func (f lineFault) failsDial() bool { return f == lineRefused || f == lineNoSuchHost }

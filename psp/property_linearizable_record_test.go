@@ -16,6 +16,7 @@ import (
 
 	"pixretry/psp"
 	"pixretry/psp/psptest"
+	"pixretry/retry/retrytest"
 )
 
 // linPlan is a history to record: what each client sends, in order.
@@ -65,17 +66,17 @@ func drawPlan(t *rapid.T) linPlan {
 // drawSend draws a request. Shrinking brings pauses to 0 (all at once) and drops faults.
 func drawSend(t *rapid.T) linSend {
 	s := linSend{
-		Pause: msRange(0, 20).Draw(t, "pause"),
+		Pause: retrytest.Millis(0, 20).Draw(t, "pause"),
 		Token: rapid.SampledFrom(linTokens).Draw(t, "token"),
 		Key:   rapid.SampledFrom(linKeys).Draw(t, "key"),
 		Cents: rapid.SampledFrom(linAmounts).Draw(t, "cents"),
 		Fault: psp.Fault{Kind: rapid.SampledFrom(linFaults).Draw(t, "fault")},
 	}
 	if s.Fault.Kind == "slow" {
-		s.Fault.Duration = msRange(1, 30).Draw(t, "delay") // the key stays in flight: the same payload meets 409
+		s.Fault.Duration = retrytest.Millis(1, 30).Draw(t, "delay") // the key stays in flight: the same payload meets 409
 	}
 	if rapid.IntRange(0, 3).Draw(t, "client gives up") == 3 {
-		s.Timeout = msRange(1, 40).Draw(t, "timeout")
+		s.Timeout = retrytest.Millis(1, 40).Draw(t, "timeout")
 	}
 	return s
 }

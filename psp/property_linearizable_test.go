@@ -12,6 +12,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
+
+	"pixretry/retry/retrytest"
 )
 
 // TestPSPIsLinearizable: many clients send at once under several tokens and keys, with payloads
@@ -21,15 +23,16 @@ import (
 // -race it is the PSP's data-race test. A failure writes porcupine's visualization to failurePath.
 // RAPID_CHECKS sets the number of histories, 100 by default.
 func TestPSPIsLinearizable(t *testing.T) {
-	var cov coverage
-	var operations atomic.Int64
+	var cov retrytest.Coverage
+	var operations, histories atomic.Int64
 	rapid.Check(t, func(t *rapid.T) {
 		plan := drawPlan(t)
 		var history []porcupine.Operation
 		var ledger error
 		rapid.SyncTest(t, func(t *rapid.T) { history, ledger = recordHistory(plan, nil) })
-		cov.addSeen(historyEvents(plan, history))
+		cov.Add(historyEvents(plan, history))
 		operations.Add(int64(len(history)))
+		histories.Add(1)
 		if res, info := porcupine.CheckOperationsVerbose(keyModel, history, checkTimeout); res != porcupine.Ok {
 			t.Fatalf("the PSP's history of %d operations is %s under keyModel; see %s",
 				len(history), res, visualize(info, failurePath()))
@@ -38,8 +41,8 @@ func TestPSPIsLinearizable(t *testing.T) {
 			t.Fatalf("after a linearizable history: %v", ledger)
 		}
 	})
-	t.Logf("%d operations per history on average; %v", operations.Load()/int64(max(cov.runs, 1)), &cov)
-	cov.require(t, 100, append(answerEvents[:], "a same-key burst")...)
+	t.Logf("%d operations per history on average", operations.Load()/max(histories.Load(), 1))
+	cov.Require(t, 100, append(answerEvents[:], "a same-key burst")...)
 }
 
 // TestPlantedBugsAreNotLinearizable: each planted bug, through the same plans, recorder and

@@ -28,6 +28,7 @@ import (
 
 	"pixretry/psp"
 	"pixretry/psp/psptest"
+	"pixretry/retry/retrytest"
 )
 
 // Two tokens share a few keys, so keys collide across tokens, expire, and get reused.
@@ -44,7 +45,7 @@ var (
 func TestPSPMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
-		ttl := rapid.OneOf(msRange(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
+		ttl := rapid.OneOf(retrytest.Millis(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
 		rapid.SyncTest(t, func(t *rapid.T) {
 			srv, err := psptest.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
 			if err != nil {
@@ -138,7 +139,7 @@ func (mc *pspMachine) get(sc scope) reply {
 // advance lets virtual time pass: up to 10 s, exactly the key lifetime, or just past it.
 func (mc *pspMachine) advance(t *rapid.T) {
 	ttl := mc.m.ttl
-	by := rapid.OneOf(msRange(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond}))
+	by := rapid.OneOf(retrytest.Millis(1, 10_000), rapid.SampledFrom([]time.Duration{ttl, ttl + time.Millisecond}))
 	time.Sleep(by.Draw(t, "advance by"))
 }
 
@@ -157,14 +158,14 @@ func (mc *pspMachine) fault(t *rapid.T) {
 		rapid.Map(rapid.IntRange(400, 599), psp.Status),
 		rapid.Custom(func(t *rapid.T) psp.Fault {
 			f := psp.Status(rapid.IntRange(400, 599).Draw(t, "status"))
-			f.RetryAfter = msRange(1, 5000).Draw(t, "Retry-After")
+			f.RetryAfter = retrytest.Millis(1, 5000).Draw(t, "Retry-After")
 			return f
 		}),
-		rapid.Map(msRange(0, 5000), psp.Slow),
-		rapid.Map(msRange(0, 5000), psp.Late),
+		rapid.Map(retrytest.Millis(0, 5000), psp.Slow),
+		rapid.Map(retrytest.Millis(0, 5000), psp.Late),
 		rapid.Just(psp.Drop()),
 		rapid.Just(psp.ResetConn()),
-		rapid.Map(msRange(0, 10_000), psp.Down),
+		rapid.Map(retrytest.Millis(0, 10_000), psp.Down),
 	).Draw(t, "fault")
 	s := mc.request(t, rapid.Bool().Draw(t, "under a live key"))
 	mc.srv.Inject(f)

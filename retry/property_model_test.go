@@ -221,7 +221,7 @@ func runDo(c doCase) doRun {
 		run.Starts = append(run.Starts, time.Since(start))
 		return n, c.step(n).play(ctx)
 	}
-	opts := []retry.Option{retry.WithRand(cycleOf(c.Draws)), observed.option()}
+	opts := []retry.Option{retry.WithRand((&retrytest.Cycle{Draws: c.Draws}).Next), observed.option()}
 	for i, name := range c.NoOps { // after the real options, then before them, in turn
 		opts = slices.Insert(opts, (1-i%2)*len(opts), noOps[name])
 	}
@@ -415,14 +415,3 @@ func (v *violations) addf(format string, args ...any) { *v = append(*v, fmt.Erro
 
 // err joins the violations, nil when there are none.
 func (v violations) err() error { return errors.Join(v...) }
-
-// cycleOf returns a source of draws for retry.WithRand that yields us in order, starting
-// again at the end. us must not be empty. The source is not safe for concurrent use.
-func cycleOf(us []float64) func() float64 {
-	taken := 0
-	return func() float64 {
-		u := us[taken%len(us)]
-		taken++
-		return u
-	}
-}

@@ -7,5 +7,8 @@
 // closes its connection reaches the client as the transport error it would be on a network
 // (EOF or unexpected EOF while reading the response).
 //
+// A Line between the two breaks connections as a network does, one Fault per request: a refused
+// dial, a cut before or after the request was written, a pooled connection the peer closed.
+//
 // Make the Server inside the bubble that uses it and Close it before the bubble ends.
 package pipenet

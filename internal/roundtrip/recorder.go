@@ -1,5 +1,6 @@
-// Package roundtrip records the round trips an HTTP client makes, as its transport sees them:
-// what a client under test sent, rather than its own account of it.
+// Package roundtrip records the round trips an HTTP client makes, as its transport sees them
+// (Recorder), and the requests a server receives, as its handler sees them (Handler): what a
+// client under test sent and what reached the server, rather than their own accounts of it.
 package roundtrip
 
 import (
@@ -12,8 +13,8 @@ import (
 	"time"
 )
 
-// Header carries a round trip's number on the request, when a Recorder numbers them. A
-// server-side recorder reads it to pair the request it receives with the Trip that sent it.
+// Header carries a round trip's number on the request, when a Recorder numbers them. A Handler
+// reads it to pair the request it receives with the Trip that sent it.
 const Header = "Round-Trip"
 
 // Trip is one round trip as a client's transport saw it.
@@ -21,12 +22,13 @@ type Trip struct {
 	Number     int64 // the number sent in Header; 0 when the Recorder does not number
 	Start      time.Time
 	End        time.Time // when the answer's header arrived, or the round trip failed
-	Key        string    // the Idempotency-Key sent
-	Status     int       // 0 when the round trip failed
-	RetryAfter string    // the answer's Retry-After
-	Replayed   bool      // the answer carried Idempotent-Replayed: true
-	Err        error     // the transport's error
-	BodyErr    error     // the first error reading the answer's body, other than EOF: a truncated answer
+	Method     string
+	Key        string // the Idempotency-Key sent, or a GET's Recorder.KeyParam
+	Status     int    // 0 when the round trip failed
+	RetryAfter string // the answer's Retry-After
+	Replayed   bool   // the answer carried Idempotent-Replayed: true
+	Err        error  // the transport's error
+	BodyErr    error  // the first error reading the answer's body, other than EOF: a truncated answer
 }
 
 // Recorder is an http.RoundTripper that records each round trip it passes to Next. It is safe
@@ -38,6 +40,9 @@ type Recorder struct {
 	// first), records it in Trip.Number and sends it in Header. Recorders that share Numbers
 	// number their round trips apart.
 	Numbers *atomic.Int64
+	// KeyParam, when not empty, is the query parameter that gives a GET its Key, as in
+	// Handler.KeyParam.
+	KeyParam string
 
 	mu    sync.Mutex
 	trips []*Trip
@@ -46,7 +51,10 @@ type Recorder struct {
 // RoundTrip records req's round trip through Next and returns its result. The answer's body
 // notes in the Trip the first error that reading it meets.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := &Trip{Start: time.Now(), Key: req.Header.Get("Idempotency-Key")}
+	trip := &Trip{Start: time.Now(), Method: req.Method, Key: req.Header.Get("Idempotency-Key")}
+	if r.KeyParam != "" && req.Method == http.MethodGet {
+		trip.Key = req.URL.Query().Get(r.KeyParam)
+	}
 	if r.Numbers != nil {
 		trip.Number = r.Numbers.Add(1)
 		req = req.Clone(req.Context()) // a RoundTripper must not modify the caller's request

@@ -75,9 +75,10 @@ func TestRecorderRecordsEachRoundTrip(t *testing.T) {
 		}
 		got := rec.Take()
 		want := []roundtrip.Trip{
-			{Start: start, End: start, Key: "k1", Status: 503, RetryAfter: "2"},
-			{Start: start, End: start.Add(time.Second), Key: "k1", Status: 201},
-			{Start: start.Add(time.Second), End: start.Add(time.Second), Key: "k1", Status: 201, Replayed: true},
+			{Start: start, End: start, Method: "POST", Key: "k1", Status: 503, RetryAfter: "2"},
+			{Start: start, End: start.Add(time.Second), Method: "POST", Key: "k1", Status: 201},
+			{Start: start.Add(time.Second), End: start.Add(time.Second), Method: "POST", Key: "k1", Status: 201,
+				Replayed: true},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Take() diff (-want +got):\n%s", diff)

@@ -9,6 +9,8 @@
 // every answer the double still holds (a slow or late fault), which in virtual time costs
 // nothing. A Server works outside a bubble too, in real time.
 //
+// A Gateway in front of the double answers some requests itself, as a proxy would.
+//
 // The property suite, the herd report, the demo's tests and pix's tests build their runs on it.
 package psptest
 
@@ -28,7 +30,7 @@ import (
 var ErrClosed = errors.New("psptest: server closed")
 
 // Server is a psp.Server served over in-memory pipes, optionally behind a handler of the
-// caller's (a recorder, a gateway, the control API). Its methods are safe for concurrent use.
+// caller's (a recorder, a Gateway, the control API). Its methods are safe for concurrent use.
 type Server struct {
 	// Server is the double: Inject faults, read Stats and Settlements through it.
 	*psp.Server

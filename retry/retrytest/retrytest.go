@@ -1,7 +1,7 @@
 // Package retrytest holds what the property tests of retry and of its callers share: oracles
 // that restate retry's contracts as plain rules, computed another way, so that no suite grades
-// retry with its own answers; the generators of durations, draws and policies; and Coverage,
-// which shows what the generators reach.
+// retry with its own answers; the generators of durations, draws and policies; Cycle, a jitter
+// source that replays drawn draws; and Coverage, which shows what the generators reach.
 package retrytest
 
 import (
@@ -69,6 +69,31 @@ func Durations(lo, hi time.Duration) *rapid.Generator[time.Duration] {
 func Draws() *rapid.Generator[[]float64] {
 	u := rapid.Map(rapid.Uint64Range(0, 1<<53-1), func(k uint64) float64 { return float64(k) / (1 << 53) })
 	return rapid.SliceOfN(u, 1, 4)
+}
+
+// Cycle is a jitter source (pix.Client.Jitter, retry.WithRand) that hands out Draws in order,
+// starting again at the end, and remembers what it handed out. Draws must not be empty. It is
+// safe for concurrent use.
+type Cycle struct {
+	Draws []float64
+
+	mu    sync.Mutex
+	taken []float64
+}
+
+// Next hands out the next draw.
+func (c *Cycle) Next() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.taken = append(c.taken, c.Draws[len(c.taken)%len(c.Draws)])
+	return c.taken[len(c.taken)-1]
+}
+
+// Taken returns the draws handed out so far.
+func (c *Cycle) Taken() []float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.taken)
 }
 
 // InvalidPolicy draws a policy that breaks one rule, at its edge or beyond: AttemptsMax below

@@ -1,6 +1,7 @@
 package retrytest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -34,5 +35,16 @@ func TestOraclesFollowTheContract(t *testing.T) {
 		if got := TransientStatus(code); got != want {
 			t.Errorf("TransientStatus(%d) = %v, want %v", code, got, want)
 		}
+	}
+}
+
+func TestCycleStartsAgainAndRemembers(t *testing.T) {
+	c := &Cycle{Draws: []float64{0.25, 0.5}}
+	var got []float64
+	for range 3 {
+		got = append(got, c.Next())
+	}
+	if want := []float64{0.25, 0.5, 0.25}; !slices.Equal(got, want) || !slices.Equal(c.Taken(), want) {
+		t.Errorf("Next() ×3 = %v, Taken() = %v, want %v", got, c.Taken(), want)
 	}
 }
