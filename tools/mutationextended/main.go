@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"pixretry/tools/internal/mutant"
@@ -109,18 +110,72 @@ func run(ctx context.Context, opts options, acceptedFile string, args []string, 
 	if opts.properties != "" {
 		return runProperties(ctx, opts, accepted, dirs, out)
 	}
+	groups, err := testedBy(dirs)
+	if err != nil {
+		return err
+	}
 	var passes []*pass
-	for _, dir := range dirs {
-		p, err := runPackage(ctx, dir, opts, accepted, newProgress())
+	for _, g := range groups {
+		ps, err := runPasses(ctx, g.dirs, []suite{{dir: g.tests}}, opts, accepted, newProgress())
 		if err != nil {
 			return err
 		}
-		if err := p.compare(ctx, opts.compare, opts, out); err != nil {
-			return err
+		for _, p := range ps {
+			if err := p.compare(ctx, opts.compare, opts, out); err != nil {
+				return err
+			}
 		}
-		passes = append(passes, p)
+		passes = append(passes, ps...)
 	}
 	return judge(passes, accepted, mutant.PassExtended, dirs, module, out)
+}
+
+// group is packages whose mutants run against the tests of one package.
+type group struct {
+	tests string   // the package whose tests run
+	dirs  []string // tests first, then the packages without tests of their own below it
+}
+
+// testedBy groups dirs by the tests that run their mutants: a package's own, or, for a package
+// without test files, those of the nearest package above it in dirs that has some, as a
+// database engine's driver (durable/durablesqlite) is tested by the payer that uses it
+// (durable). It fails for a package without tests and none above it.
+func testedBy(dirs []string) ([]*group, error) {
+	byTests := map[string]*group{}
+	var groups []*group
+	for _, dir := range dirs {
+		tests, err := testsOf(dir, dirs)
+		if err != nil {
+			return nil, err
+		}
+		g := byTests[tests]
+		if g == nil {
+			g = &group{tests: tests, dirs: []string{tests}}
+			byTests[tests] = g
+			groups = append(groups, g)
+		}
+		if dir != tests {
+			g.dirs = append(g.dirs, dir)
+		}
+	}
+	return groups, nil
+}
+
+// testsOf is dir if it has test files, else the nearest package above it in dirs that has.
+func testsOf(dir string, dirs []string) (string, error) {
+	for d := dir; d != "." && d != "/"; d = filepath.Dir(d) {
+		if d != dir && !slices.Contains(dirs, d) {
+			continue
+		}
+		tests, err := filepath.Glob(filepath.Join(d, "*_test.go"))
+		if err != nil {
+			return "", err
+		}
+		if len(tests) > 0 {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("mutationextended: %s has no tests, and no package above it in the pass has", dir)
 }
 
 // packages expands ./... into the module's packages but commands and those the list skips,
