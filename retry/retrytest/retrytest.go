@@ -55,12 +55,13 @@ func TransientStatus(code int) bool {
 
 // The generators shrink toward the plainest case.
 
-// Millis draws a duration from lo to hi milliseconds: counterexamples read in round numbers.
+// Millis draws a whole number of milliseconds from lo to hi, both included: counterexamples
+// read in round numbers.
 func Millis(lo, hi int) *rapid.Generator[time.Duration] {
 	return rapid.Map(rapid.IntRange(lo, hi), func(n int) time.Duration { return time.Duration(n) * time.Millisecond })
 }
 
-// Durations draws a duration from lo to hi.
+// Durations draws a duration from lo to hi, both included.
 func Durations(lo, hi time.Duration) *rapid.Generator[time.Duration] {
 	return rapid.Map(rapid.Int64Range(int64(lo), int64(hi)), func(n int64) time.Duration { return time.Duration(n) })
 }
@@ -96,8 +97,10 @@ func (c *Cycle) Taken() []float64 {
 	return slices.Clone(c.taken)
 }
 
-// InvalidPolicy draws a policy that breaks one rule, at its edge or beyond: AttemptsMax below
-// 1, a negative delay, DelayMax below DelayBase.
+// InvalidPolicy draws a policy that breaks exactly one rule of retry.Policy, at its edge or
+// beyond, its other fields as in {AttemptsMax: 3, DelayBase: 1s, DelayMax: 2s}: AttemptsMax 0 or
+// below; DelayBase from −1ns to −1h; DelayMax from −1ns to −1s, DelayBase then −2s so that
+// DelayMax stays at or above it; or DelayMax below DelayBase (1s) by 1ns to 1s.
 func InvalidPolicy() *rapid.Generator[retry.Policy] {
 	return rapid.Custom(func(t *rapid.T) retry.Policy {
 		p := retry.Policy{AttemptsMax: 3, DelayBase: time.Second, DelayMax: 2 * time.Second}
@@ -124,7 +127,7 @@ type Coverage struct {
 	events map[string]int
 }
 
-// Add counts one run, in which the events set true in seen happened.
+// Add counts one run, in which the events set true in seen happened; an event set false did not.
 func (cov *Coverage) Add(seen map[string]bool) {
 	cov.mu.Lock()
 	defer cov.mu.Unlock()
