@@ -125,8 +125,8 @@ func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receip
 // to, after a lookup proved that nothing was paid under from ([ErrNoSettlement]). It sends
 // nothing, and c.Logger logs nothing of it.
 func (c *Client) KeyRotated(ctx context.Context, from, to string) {
-	if c.Observer != nil {
-		c.Observer.KeyRotated(ctx, from, to)
+	if o := c.observer(); o != nil {
+		o.KeyRotated(ctx, from, to)
 	}
 }
 

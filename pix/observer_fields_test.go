@@ -2,6 +2,7 @@ package pix_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -47,29 +48,47 @@ func TestObserverLearnsWhatEachAttemptCarries(t *testing.T) {
 }
 
 // TestObserverInjectsIntoEachRequest: every request carries what the Observer's Inject wrote
-// under the attempt's context, here its name, as the PSP's journal shows.
+// under the attempt's context, here its name, as the PSP's journal shows. Beside a Logger, the
+// Observer hears every event it hears alone, and the Logger writes its records.
 func TestObserverInjectsIntoEachRequest(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		f.psp.Inject(psp.Status(503))
-		c := f.client(quiet, observedBy(&observed{}))
-		unknown := &pix.OutcomeUnknownError{Key: "order-1"}
-		if _, err := c.SendWithKey(t.Context(), "order-1", payment); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Resume(t.Context(), unknown, payment); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		requests, _ := f.psp.Requests(psp.RequestFilter{})
-		for _, r := range requests {
-			got = append(got, r.Method+" "+r.Traceparent)
-		}
-		want := []string{"POST send_with_key/POST 1", "POST send_with_key/POST 2", "GET resume/lookup/GET 1"}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("the requests' traceparents (-want +got):\n%s", diff)
-		}
-	})
+	for _, logged := range []bool{false, true} {
+		t.Run(fmt.Sprintf("logged=%v", logged), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, psp.Config{})
+				f.psp.Inject(psp.Status(503))
+				o := &observed{}
+				c := f.client(quiet, observedBy(o))
+				if logged {
+					c.Logger = slogOf(f.log)
+				}
+				unknown := &pix.OutcomeUnknownError{Key: "order-1"}
+				if _, err := c.SendWithKey(t.Context(), "order-1", payment); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.Resume(t.Context(), unknown, payment); err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				requests, _ := f.psp.Requests(psp.RequestFilter{})
+				for _, r := range requests {
+					got = append(got, r.Method+" "+r.Traceparent)
+				}
+				want := []string{"POST send_with_key/POST 1", "POST send_with_key/POST 2", "GET resume/lookup/GET 1"}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("the requests' traceparents (-want +got):\n%s", diff)
+				}
+				if got, want := len(o.calls), 3; got != want { // send_with_key, resume and its lookup
+					t.Errorf("the Observer heard %d calls end, want %d", got, want)
+				}
+				if got, want := len(o.attempts), 3; got != want {
+					t.Errorf("the Observer heard %d attempts end, want %d", got, want)
+				}
+				if got := len(f.log.all()); logged != (got > 0) {
+					t.Errorf("the Logger wrote %d records, want some only when the Client has it", got)
+				}
+			})
+		})
+	}
 }
 
 // TestObserverLearnsThePSPsPort: an attempt's ServerAddress and ServerPort come from BaseURL,

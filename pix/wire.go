@@ -68,8 +68,8 @@ func (c *Client) roundTrip(req *http.Request) (answer, error) {
 	req = req.WithContext(ctx)
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "application/json, application/problem+json")
-	if c.Observer != nil {
-		c.Observer.Inject(ctx, req.Header)
+	if o := c.observer(); o != nil {
+		o.Inject(ctx, req.Header)
 	}
 	resp, err := c.do(req)
 	if err != nil {

@@ -3,6 +3,7 @@ package pixotel_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -142,6 +143,36 @@ func TestExpiredKeyIsLookedUp(t *testing.T) {
 		}
 		if diff := cmp.Diff(wantSpans, r.spanLines(perRequest...)); diff != "" {
 			t.Errorf("spans (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestResumesResendCountsOnce: Resume of a key the PSP still remembers resends the payment
+// under it. The resend is part of Resume's payment: pix.payments counts Resume once, and the
+// resend neither.
+func TestResumesResendCountsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, psp.Drop(), psp.Status(503), psp.Status(503), psp.Status(503))
+		_, err := r.client.Send(t.Context(), payment)
+		unknown, ok := errors.AsType[*pix.OutcomeUnknownError](err)
+		if !ok {
+			t.Fatalf("Send() error = %v, want an OutcomeUnknownError", err)
+		}
+		if _, err := r.client.Resume(t.Context(), unknown, payment); err != nil {
+			t.Fatalf("Resume() error = %v", err)
+		}
+		var got []string
+		for _, p := range r.points(t) {
+			if strings.HasPrefix(p, "pix.payments{") || strings.HasPrefix(p, "pix.payments ") {
+				got = append(got, p)
+			}
+		}
+		want := []string{
+			"pix.payments{outcome=replayed,pix.call=resume} 1",
+			"pix.payments{outcome=unknown,pix.call=send} 1",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("pix.payments points (-want +got):\n%s", diff)
 		}
 	})
 }
