@@ -15,7 +15,10 @@ import (
 	"pixretry/tools/internal/mutant"
 )
 
+// TestMain runs the tests outside the repository's go.work: their fixtures are modules of
+// their own under testdata, which no workspace lists.
 func TestMain(m *testing.M) {
+	os.Setenv("GOWORK", "off")
 	goleak.VerifyTestMain(m)
 }
 

@@ -13,7 +13,10 @@ import (
 	"go.uber.org/goleak"
 )
 
+// TestMain runs the tests outside the repository's go.work: their fixtures are modules of
+// their own under testdata, which no workspace lists.
 func TestMain(m *testing.M) {
+	os.Setenv("GOWORK", "off")
 	goleak.VerifyTestMain(m)
 }
 
