@@ -12,8 +12,8 @@ import (
 )
 
 // checkKeys is invariant 4: the same Idempotency-Key on every attempt of a payment, and two
-// payments never share a key. Every round trip of a call, its lookups included, every record it
-// logged, its receipt and its *pix.OutcomeUnknownError carry the call's key (the one
+// payments never share a key. Every round trip of a call, its lookups included, every attempt it
+// reported, its receipt and its *pix.OutcomeUnknownError carry the call's key (the one
 // SendWithKey or Resume was given, if any); a key Send made is a UUID version 4 that no other
 // Send made. (A caller may hand a Send's key to Resume on purpose, to reconcile: that is the
 // same payment.)
@@ -51,7 +51,7 @@ func checkCallKey(v *violations, i int, c Call, key string) {
 		}
 		for _, a := range ph.Attempts {
 			if a.Key != key {
-				v.addf("call %d: %sattempt %d logged key %q, the call's key is %q", i, phaseKinds[k], a.Number, a.Key, key)
+				v.addf("call %d: %sattempt %d reported key %q, the call's key is %q", i, phaseKinds[k], a.Number, a.Key, key)
 			}
 		}
 		if ph.Summary != nil && ph.Summary.Key != key {
@@ -85,7 +85,7 @@ var keysPlanted = []planted{
 		func(tr *Trace) { tr.trip(callSettled, 2).Key = tr.Calls[callRefused].Key() }},
 	{"another key looked up", "lookup round trip 1 sent key \"other\"",
 		func(tr *Trace) { tr.lookupTrip(callFound, 1).Key = "other" }},
-	{"another key in an attempt record", "attempt 2 logged key",
+	{"another key in an attempt event", "attempt 2 reported key",
 		func(tr *Trace) { tr.attempt(callUnknown, 2).Key = "other" }},
 	{"another key in the closing record", "closing record has key",
 		func(tr *Trace) { tr.Calls[callRefused].Summary.Key = "other" }},

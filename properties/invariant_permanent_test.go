@@ -6,9 +6,9 @@ import (
 )
 
 // checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
-// the first permanent failure. Every attempt before the last failed and was logged transient;
+// the first permanent failure. Every attempt before the last failed and was reported transient;
 // no round trip before the last got a final answer, by the wire's account (transientTrip); and
-// each logged verdict is the wire's class of that round trip. A lookup's attempts are held to
+// each reported verdict is the wire's class of that round trip. A lookup's attempts are held to
 // the same rule.
 func checkPermanentStops(tr Trace) error {
 	var v violations
@@ -41,7 +41,7 @@ func checkStops(v *violations, tr Trace, i int, ph Phase, kind string) {
 				i, kind, a.Number, t.Status, kind, a.Number+1)
 		}
 		if a.Error != "" && a.Transient != transient {
-			v.addf("call %d: %sattempt %d logged transient=%v for a round trip with status %d, error %v",
+			v.addf("call %d: %sattempt %d reported transient=%v for a round trip with status %d, error %v",
 				i, kind, a.Number, a.Transient, t.Status, t.Err)
 		}
 	}
@@ -54,12 +54,12 @@ var errNoHost = &net.OpError{Op: "dial", Net: "tcp",
 // permanentPlanted are violations of this invariant, planted in the baseline trace.
 var permanentPlanted = []planted{
 	{"an answer whose header pix cannot read, retried",
-		"logged transient=true for a round trip with status 0, error read tcp: read: connection reset", func(tr *Trace) {
+		"reported transient=true for a round trip with status 0, error read tcp: read: connection reset", func(tr *Trace) {
 			lostConnection(tr, callUnknown, 2, errReset)
 			tr.answer(callUnknown, 2).HeaderBytes = headerLimit + 1
 		}},
 	{"a name that does not resolve, retried",
-		"logged transient=true for a round trip with status 0, error dial tcp: lookup psp.invalid: no such host",
+		"reported transient=true for a round trip with status 0, error dial tcp: lookup psp.invalid: no such host",
 		func(tr *Trace) { lostConnection(tr, callUnknown, 2, errNoHost) }},
 	{"an attempt after a permanent failure", "failed permanently",
 		func(tr *Trace) { tr.attempt(callUnknown, 1).Transient = false }},
@@ -67,15 +67,15 @@ var permanentPlanted = []planted{
 		func(tr *Trace) { tr.attempt(callSettled, 1).Error = "" }},
 	{"an attempt after a final answer on the wire", "got a final answer (400)",
 		func(tr *Trace) { tr.trip(callUnknown, 1).Status = 400 }},
-	{"a verdict that contradicts the wire", "logged transient=true for a round trip with status 422",
+	{"a verdict that contradicts the wire", "reported transient=true for a round trip with status 422",
 		func(tr *Trace) { tr.attempt(callRefused, 1).Transient = true }},
 	{"a lookup's verdict that contradicts the wire",
-		"lookup attempt 1 logged transient=true for a round trip with status 404",
+		"lookup attempt 1 reported transient=true for a round trip with status 404",
 		func(tr *Trace) {
 			a := &tr.Calls[callNoSettlement].Lookup.Attempts[0]
 			a.Error, a.Transient = "pix: PSP answered 404 payment_not_found", true
 		}},
-	{"a 201 cut short judged permanent", "logged transient=false for a round trip with status 201",
+	{"a 201 cut short judged permanent", "reported transient=false for a round trip with status 201",
 		func(tr *Trace) {
 			tr.trip(callUnknown, 3).Status, tr.trip(callUnknown, 3).BodyErr = 201, io.ErrUnexpectedEOF
 			tr.attempt(callUnknown, 3).Transient = false

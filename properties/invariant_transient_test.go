@@ -14,7 +14,7 @@ import (
 // checkTransientRetried is invariant 11: a transient failure is retried while the budget, the
 // hint and the deadlines allow. A call whose last round trip failed transiently by the wire's
 // account (transientTrip: a lost connection, a timeout, a body cut short, a 5xx but 501 and 505,
-// a 409, a 429), whatever the client logged, made AttemptsMax attempts, or was answered a
+// a 409, a 429), whatever the client reported, made AttemptsMax attempts, or was answered a
 // Retry-After above DelayMax, or met its caller's deadline (stoppedForDeadline), or had its
 // retry refused by the breaker (stoppedByBreaker) or by the key deadline, when that retry would
 // not have ended before it (stoppedByKeyDeadline). A lookup's attempts are held to the same rule
@@ -82,7 +82,7 @@ func stoppedForDeadline(p retry.Policy, c Call, k int) bool {
 	return !a.At.Add(wait).Before(c.Deadline)
 }
 
-// stopAfter ends call i at its attempt n, logged as a permanent failure and returned. The later
+// stopAfter ends call i at its attempt n, reported as a permanent failure and returned. The later
 // round trips never happened.
 func stopAfter(tr *Trace, i, n int) {
 	c := &tr.Calls[i]
@@ -93,7 +93,7 @@ func stopAfter(tr *Trace, i, n int) {
 	c.Err = &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n, Err: errors.New(c.Attempts[n-1].Error)}
 }
 
-// expiredAfter ends call i after its attempt n and the wait logged after it, as the key
+// expiredAfter ends call i after its attempt n and the wait reported after it, as the key
 // deadline does: attempt n+1 was not sent, and the call returned pix.ErrKeyExpired. The later
 // round trips never happened.
 func expiredAfter(tr *Trace, i, n int) {

@@ -18,7 +18,7 @@ func checkValidation(tr Trace) error {
 		local := errors.Is(c.Err, pix.ErrInvalidPayment) && len(c.Trips) == 0 && len(c.Lookup.Trips) == 0
 		switch {
 		case errors.Is(c.Err, pix.ErrInvalidPayment) && len(c.Attempts) > 0 && len(c.Trips) == 0:
-			v.addf("call %d refused locally (%v), yet logged %d attempts", i, c.Err, len(c.Attempts))
+			v.addf("call %d refused locally (%v), yet reported %d attempts", i, c.Err, len(c.Attempts))
 		case local && validByContract(c.Payment):
 			v.addf("call %d: payment %+v refused locally (%v), but the contract accepts it", i, c.Payment, c.Err)
 		case !local && !validByContract(c.Payment):
@@ -41,7 +41,7 @@ var validationPlanted = []planted{
 		func(tr *Trace) { tr.Calls[callRefused].Payment.PixKey = "Pix@Example.com" }},
 	{"a description of 141 characters sent", "breaks the contract, yet pix sent it",
 		func(tr *Trace) { tr.Calls[callRefused].Payment.Description = strings.Repeat("ç", 141) }},
-	{"a local refusal that logged attempts", "yet logged 1 attempts",
+	{"a local refusal that reported attempts", "yet reported 1 attempts",
 		func(tr *Trace) { tr.Calls[callLocal].Attempts = []Attempt{{Number: 1}} }},
 	{"a request the PSP found invalid", "the PSP refused request", func(tr *Trace) {
 		tr.answer(callRefused, 1).Status = 400
