@@ -31,9 +31,9 @@ test:
 # the product module.
 #
 # lint: go vet, staticcheck and globals (no package-level variable assigned outside its
-# declaration, tests included: tools/globals) on the product modules, staticcheck on tools/. CI runs it after make
-# test, whose race build both reuse; from empty caches, building staticcheck alone takes about a
-# minute on 2 cores.
+# declaration, tests included: tools/globals) on the product modules, staticcheck on tools/. CI
+# runs it after make test, whose race build both reuse; from empty caches, building staticcheck
+# alone takes about a minute on 2 cores.
 lint:
 	go vet $(race) $(pkgs)
 	"$$(go -C tools tool -n globals)" $(pkgs)
