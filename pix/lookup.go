@@ -114,7 +114,7 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 		ctx, cancel = context.WithTimeout(ctx, l.client.AttemptTimeout)
 		defer cancel()
 	}
-	a, err := l.client.get(ctx, l.target)
+	a, err := l.client.get(ctx, l.obs, l.target)
 	if err != nil {
 		return Receipt{}, err
 	}

@@ -104,7 +104,7 @@ func (s *sending) attemptContext(ctx context.Context) (context.Context, context.
 
 // exchange posts the payment and turns the answer into a receipt or an error.
 func (s *sending) exchange(ctx context.Context) (Receipt, error) {
-	a, err := s.client.post(ctx, s.endpoint, s.key, s.body)
+	a, err := s.client.post(ctx, s.obs, s.endpoint, s.key, s.body)
 	if err != nil {
 		return Receipt{}, err
 	}
