@@ -94,6 +94,30 @@ func TestLoggerGetsARecordPerPaymentWithoutTokens(t *testing.T) {
 	}
 }
 
+// TestLoggerShowsTheKeyInOneForm: a record's key is the key as the ledger knows it, and
+// key_header the Idempotency-Key as sent, only when it differs.
+func TestLoggerShowsTheKeyInOneForm(t *testing.T) {
+	var buf bytes.Buffer
+	s := mustServer(t, func(c *psp.Config) { c.Logger = slog.New(slog.NewTextHandler(&buf, nil)) })
+	pay(s, `"k1"`, validBody)
+	pay(s, "k1", validBody)
+	pay(s, `"k1`, validBody) // not a key: not echoed, not logged
+	want := []string{
+		`level=INFO msg="psp: payment" status=201 key=k1 key_header="\"k1\"" replayed=false fault=none`,
+		`level=INFO msg="psp: payment" status=201 key=k1 replayed=true fault=none`,
+		`level=INFO msg="psp: payment" status=400 key="" replayed=false fault=none`,
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d records, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, line := range lines {
+		if !strings.HasSuffix(line, " "+want[i]) {
+			t.Errorf("record %d = %q, want it to end %q", i, line, want[i])
+		}
+	}
+}
+
 func TestDefaultConfig(t *testing.T) {
 	cfg := psp.DefaultConfig()
 	if len(cfg.Tokens) != 1 || cfg.Tokens[0] != "test-token" || cfg.BalanceCents != 100000 ||

@@ -11,11 +11,16 @@ import (
 // Request is one request the Server received, as its journal keeps it. The journal keeps no
 // bearer token, only its position in Config.Tokens.
 type Request struct {
-	Seq         uint64    // 1 for the Server's first request, one more for each next; Reset does not restart it
-	Arrived     time.Time // when the Server began to serve it
-	Method      string
-	Path        string // the request target as received: the path, with the query if any
-	Key         string // the Idempotency-Key as received (several joined with ", "), else the idempotency_key parameter
+	Seq     uint64    // 1 for the Server's first request, one more for each next; Reset does not restart it
+	Arrived time.Time // when the Server began to serve it
+	Method  string
+	Path    string // the request target as received: the path, with the query if any
+	// Key is the key as the ledger and lookups know it: what the Idempotency-Key means, so
+	// `"abc"` and abc are both abc. A header that means no key (several, a broken quoted
+	// string, a character outside 0x21 to 0x7E) is kept as received. Without the header (or
+	// with an empty one), Key is the idempotency_key parameter.
+	Key         string
+	KeyHeader   string // the Idempotency-Key as received, several joined with ", "; "" for none
 	Token       int    // the position of its bearer token in Config.Tokens, from 1; 0 for none or an unknown one
 	Traceparent string // its traceparent header (W3C Trace Context) as received, cut to 128 bytes; "" if none
 	// Payload is the body as far as the Server read it: a payment's, once its token, key and
@@ -32,7 +37,10 @@ type Request struct {
 
 // RequestFilter selects requests from the journal. Its zero value selects them all.
 type RequestFilter struct {
-	Key    string // if not empty, only the requests whose Key is Key
+	// Key, if not empty, selects only the requests whose Key is the key it means, read as an
+	// Idempotency-Key is read (or Key itself, if it means none): `"abc"` and abc both select
+	// abc. A key that itself starts with a double quote is written quoted: `"\"abc\""` selects "abc".
+	Key    string
 	Status int    // if not 0, only the requests answered with Status
 	After  uint64 // only the requests whose Seq is greater
 }
@@ -50,9 +58,10 @@ func (s *Server) Requests(filter RequestFilter) (requests []Request, dropped int
 const maxTraceparentLen = 128
 
 // entryOverhead is what a journal entry costs besides the text it counts, in bytes. Its
-// Request takes 176 bytes, a size class of the allocator. The strings it keeps are rounded up
+// Request takes 192 bytes, a size class of the allocator. The strings it keeps are rounded up
 // to size classes, by at most 16 bytes each at a key's or a traceparent's usual length, and the
-// path and method keep the protocol of their request line (9 bytes).
+// path and method keep the protocol of their request line (9 bytes). The key mostly shares the
+// bytes of its header, but both are counted.
 const entryOverhead = 256
 
 // journal keeps the latest requests a Server received, at most maxEntries of them in at most
@@ -76,19 +85,25 @@ func newJournal(cfg Config) *journal {
 // size is what e counts against the journal's bytes: its text, the payload's capacity (a clone
 // rounds it up to the allocation), and entryOverhead.
 func (e *Request) size() int {
-	return entryOverhead + len(e.Method) + len(e.Path) + len(e.Key) + len(e.Traceparent) + cap(e.Payload)
+	return entryOverhead + len(e.Method) + len(e.Path) + len(e.Key) + len(e.KeyHeader) + len(e.Traceparent) +
+		cap(e.Payload)
 }
 
 // arrival is the entry of r as it arrives, what became of it still unknown.
 func (s *Server) arrival(r *http.Request) *Request {
 	traceparent := r.Header.Get("Traceparent")
+	keys := r.Header.Values(IdempotencyKeyHeader)
 	e := &Request{Arrived: time.Now(), Method: r.Method, Path: r.RequestURI,
-		Key:         strings.Join(r.Header.Values(IdempotencyKeyHeader), ", "),
+		KeyHeader:   strings.Join(keys, ", "),
 		Token:       s.tokenIndex(r.Header) + 1,
 		Traceparent: strings.Clone(traceparent[:min(len(traceparent), maxTraceparentLen)]), // not the long header whole
 	}
 	if e.Path == "" { // a request made for a client (http.NewRequest), served in process
 		e.Path = r.URL.RequestURI()
+	}
+	e.Key = e.KeyHeader // several headers mean no key
+	if len(keys) == 1 {
+		e.Key = keyOrAsSent(keys[0])
 	}
 	if e.Key == "" {
 		e.Key = r.URL.Query().Get(LookupParam)
@@ -147,11 +162,12 @@ func (j *journal) dropOldest() {
 
 // read returns copies of the entries f selects, oldest first, and the dropped count.
 func (j *journal) read(f RequestFilter) ([]Request, int64) {
+	key := keyOrAsSent(f.Key)
 	j.mu.Lock()
 	var found []Request
 	for i := range j.n {
 		e := j.ring[(j.head+i)%j.maxEntries]
-		if e.Seq > f.After && (f.Key == "" || e.Key == f.Key) && (f.Status == 0 || e.Status == f.Status) {
+		if e.Seq > f.After && (f.Key == "" || e.Key == key) && (f.Status == 0 || e.Status == f.Status) {
 			found = append(found, *e)
 		}
 	}

@@ -23,11 +23,11 @@ func wantJournal(tb testing.TB, s *psp.Server, filter psp.RequestFilter, want []
 	}
 }
 
-// posted is the journal's entry of a payment request made by paymentRequest, answered at once
-// with status, before its payload is filled in.
+// posted is the journal's entry of a payment request made by paymentRequest with a plain key,
+// answered at once with status, before its payload is filled in.
 func posted(seq uint64, at time.Time, key string, status int) psp.Request {
-	return psp.Request{Seq: seq, Arrived: at, Method: http.MethodPost, Path: psp.PaymentsPath, Key: key, Token: 1,
-		Status: status}
+	return psp.Request{Seq: seq, Arrived: at, Method: http.MethodPost, Path: psp.PaymentsPath, Key: key,
+		KeyHeader: key, Token: 1, Status: status}
 }
 
 // withPayload is r with payload, as a string.
@@ -50,8 +50,8 @@ func TestJournalRecordsAPayment(t *testing.T) {
 		start := time.Now()
 		wantSettled(t, serve(s, r))
 		wantJournal(t, s, psp.RequestFilter{}, []psp.Request{{Seq: 1, Arrived: start, Method: "POST",
-			Path: "/v1/pix/payments", Key: "order-42", Token: 2, Traceparent: traceparent, Payload: []byte(validBody),
-			Status: 201, Elapsed: 1500 * time.Microsecond}}, 0)
+			Path: "/v1/pix/payments", Key: "order-42", KeyHeader: "order-42", Token: 2, Traceparent: traceparent,
+			Payload: []byte(validBody), Status: 201, Elapsed: 1500 * time.Microsecond}}, 0)
 	})
 }
 
@@ -145,14 +145,15 @@ func TestJournalRecordsEveryAnswer(t *testing.T) {
 			lookup(9, "k9", 404),
 			{Seq: 10, Arrived: start, Method: "GET", Path: "/v1/pix/refunds?x=1", Status: 404},
 			{Seq: 11, Arrived: start, Method: "PUT", Path: psp.PaymentsPath, Status: 405},
-			{Seq: 12, Arrived: start, Method: "POST", Path: psp.PaymentsPath, Key: "k5", Status: 401},
+			{Seq: 12, Arrived: start, Method: "POST", Path: psp.PaymentsPath, Key: "k5", KeyHeader: "k5", Status: 401},
 		}
 		wantJournal(t, s, psp.RequestFilter{}, want, 0)
 	})
 }
 
-// TestJournalKeepsTheKeyAsReceived: the Idempotency-Key as sent, or a lookup's parameter.
-func TestJournalKeepsTheKeyAsReceived(t *testing.T) {
+// TestJournalKeepsTheKeyAndItsHeader: Key is the key the Idempotency-Key means, else the header
+// as received, else a lookup's parameter; KeyHeader is the header as received.
+func TestJournalKeepsTheKeyAndItsHeader(t *testing.T) {
 	s := mustServer(t)
 	pay(s, `"k\"1"`, validBody) // a structured-field string
 	twice := paymentRequest("a", validBody)
@@ -163,14 +164,19 @@ func TestJournalKeepsTheKeyAsReceived(t *testing.T) {
 	both.Header.Set(psp.IdempotencyKeyHeader, "from-header")
 	serve(s, both)
 	serve(s, httptest.NewRequest("DELETE", psp.PaymentsPath, nil))
+	wantProblem(t, pay(s, `"k1`, validBody), 400, "idempotency_key_invalid")   // a quote not closed
+	wantProblem(t, pay(s, `"k\1"`, validBody), 400, "idempotency_key_invalid") // a bad escape
+	wantProblem(t, pay(s, `"k 1"`, validBody), 400, "idempotency_key_invalid") // a space in the key
 
 	requests, _ := s.Requests(psp.RequestFilter{})
-	var keys []string
+	var keys [][2]string
 	for _, r := range requests {
-		keys = append(keys, r.Key)
+		keys = append(keys, [2]string{r.Key, r.KeyHeader})
 	}
-	if diff := cmp.Diff([]string{`"k\"1"`, "a, b", "k+1", "from-header", ""}, keys); diff != "" {
-		t.Errorf("keys mismatch (-want +got):\n%s", diff)
+	want := [][2]string{{`k"1`, `"k\"1"`}, {"a, b", "a, b"}, {"k+1", ""}, {"from-header", "from-header"}, {"", ""},
+		{`"k1`, `"k1`}, {`"k\1"`, `"k\1"`}, {`"k 1"`, `"k 1"`}}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("{Key, KeyHeader} mismatch (-want +got):\n%s", diff)
 	}
 	if got, want := requests[2].Path, psp.PaymentsPath+"?idempotency_key=k%2B1"; got != want {
 		t.Errorf("path of the lookup = %q, want %q, as received", got, want)
@@ -242,6 +248,7 @@ func TestJournalFilters(t *testing.T) {
 		}{
 			{psp.RequestFilter{}, []psp.Request{first, second, third, fourth}},
 			{psp.RequestFilter{Key: "k2"}, []psp.Request{second, fourth}},
+			{psp.RequestFilter{Key: `"k2"`}, []psp.Request{second, fourth}}, // read as an Idempotency-Key
 			{psp.RequestFilter{Status: 201}, []psp.Request{first, third}},
 			{psp.RequestFilter{After: 1}, []psp.Request{second, third, fourth}},
 			{psp.RequestFilter{Key: "k1", After: 1}, []psp.Request{third}},
@@ -253,6 +260,28 @@ func TestJournalFilters(t *testing.T) {
 			wantJournal(t, s, tt.filter, tt.want, 0)
 		}
 	})
+}
+
+// TestJournalFilterReadsAKeyAsAHeader: the filter's Key means what it would mean as an
+// Idempotency-Key, so a key that itself holds quotes is selected by its quoted form only.
+func TestJournalFilterReadsAKeyAsAHeader(t *testing.T) {
+	s := mustServer(t)
+	wantSettled(t, pay(s, `"\"k\""`, validBody)) // the key "k", quotes included
+	wantSettled(t, pay(s, "k", validBody))
+	tests := map[string][]uint64{"k": {2}, `"k"`: {2}, `"\"k\""`: {1}, `\"k\"`: nil}
+	for key, want := range tests {
+		requests, _ := s.Requests(psp.RequestFilter{Key: key})
+		var seqs []uint64
+		for _, r := range requests {
+			seqs = append(seqs, r.Seq)
+		}
+		if diff := cmp.Diff(want, seqs); diff != "" {
+			t.Errorf("Requests(Key %s): Seqs mismatch (-want +got):\n%s", key, diff)
+		}
+	}
+	if ledger := s.Settlements(); len(ledger) != 2 || ledger[0].IdempotencyKey != `"k"` || ledger[1].IdempotencyKey != "k" {
+		t.Errorf("ledger = %+v, want the keys \"k\" and k", ledger)
+	}
 }
 
 // TestJournalKeepsTheLatestJournalMax: the oldest requests go first, counted as dropped.

@@ -11,7 +11,9 @@ import (
 )
 
 // LookupParam is the query parameter of a status lookup, GET PaymentsPath?idempotency_key=KEY:
-// the key looked up, percent-encoded. It is the key itself, not a structured-field string.
+// the key looked up, percent-encoded. It is the key itself, not a structured-field string, so
+// a payment sent with Idempotency-Key `"abc"` is looked up as abc. The parameter `"abc"` looks
+// up the key "abc", quotes included, which a payment sends as `"\"abc\""`.
 const LookupParam = "idempotency_key"
 
 // serveLookup is GET /v1/pix/payments, in the order of processing the OpenAPI document gives. A

@@ -17,13 +17,13 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request, x *exchang
 		s.cfg.Logger.Info("psp: payment: connection closed", "fault", f.Kind)
 		hangUp(w, true)
 	case f.Kind == kindStatus || f.Kind == kindRedirect:
-		s.deliver(w, faultAnswer(f, answer{}), "", x)
+		s.deliver(w, faultAnswer(f, answer{}), "", "", x)
 	case !s.admit():
-		s.deliver(w, s.shedAnswer(), "", x)
+		s.deliver(w, s.shedAnswer(), "", "", x)
 	default:
-		a, rawKey := s.process(w, r, x)
+		a, rawKey, key := s.process(w, r, x)
 		s.release()
-		s.deliver(w, a, rawKey, x)
+		s.deliver(w, a, rawKey, key, x)
 	}
 }
 
@@ -59,22 +59,23 @@ func (s *Server) shedAnswer() answer {
 }
 
 // process runs the checks and the commit, under the fault x met, and notes the body it reads in
-// x. It returns the answer and the Idempotency-Key as sent ("" until it has been found valid).
-func (s *Server) process(w http.ResponseWriter, r *http.Request, x *exchange) (answer, string) {
+// x. It returns the answer, the Idempotency-Key as sent and the key it means (both "" until it
+// has been found valid).
+func (s *Server) process(w http.ResponseWriter, r *http.Request, x *exchange) (a answer, rawKey, key string) {
 	token, f := s.bearerToken(r.Header)
 	if f != nil {
-		return f.answer(), ""
+		return f.answer(), "", ""
 	}
-	rawKey, key, f := idempotencyKey(r.Header)
+	rawKey, key, f = idempotencyKey(r.Header)
 	if f != nil {
-		return f.answer(), ""
+		return f.answer(), "", ""
 	}
 	p, body, f := readPayment(w, r)
 	x.payload = body
 	if f != nil {
-		return f.answer(), rawKey
+		return f.answer(), rawKey, key
 	}
-	return s.settle(scope{token, key}, p, x.fault), rawKey
+	return s.settle(scope{token, key}, p, x.fault), rawKey, key
 }
 
 // settle reserves the key, waits out the service time and a slow fault, and commits. A key
@@ -117,10 +118,15 @@ func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration) 
 }
 
 // deliver logs the payment's answer a, then sends it under the fault x met. rawKey, when not
-// empty, is echoed.
-func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey string, x *exchange) {
-	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", slog.Int("status", a.status),
-		slog.String("key", rawKey), slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(x.fault.Kind, "none"))))
+// empty, is echoed. The record holds key, the key rawKey means, as the ledger and the journal's
+// Key know it, and rawKey as key_header only if it differs, as `"abc"` does from abc.
+func (s *Server) deliver(w http.ResponseWriter, a answer, rawKey, key string, x *exchange) {
+	attrs := []slog.Attr{slog.Int("status", a.status), slog.String("key", key)}
+	if rawKey != key {
+		attrs = append(attrs, slog.String("key_header", rawKey))
+	}
+	attrs = append(attrs, slog.Bool("replayed", a.replayed), slog.String("fault", string(cmp.Or(x.fault.Kind, "none"))))
+	s.cfg.Logger.LogAttrs(context.Background(), slog.LevelInfo, "psp: payment", attrs...)
 	x.send(w, a, rawKey)
 }
 

@@ -64,24 +64,40 @@ func (s *Server) tokenIndex(h http.Header) int {
 }
 
 // idempotencyKey reads the Idempotency-Key of h: the value as sent (to echo it) and the key it
-// means. A value starting with a double quote is a structured-field string (RFC 8941): `"abc"`
-// means abc, `"a\"b"` means a"b. The key must be 1 to 255 characters from 0x21 to 0x7E.
+// means (see parseKey). There must be exactly one such header.
 func idempotencyKey(h http.Header) (raw, key string, f *failure) {
 	values := h.Values(IdempotencyKeyHeader)
 	if len(values) == 0 {
 		return "", "", invalid(codeIdempotencyKeyMissing, Violation{IdempotencyKeyHeader, "required"})
 	}
-	raw, key = values[0], values[0]
-	if m := sfString.FindStringSubmatch(raw); m != nil {
-		key = sfUnescape.Replace(m[1])
-	} else if strings.HasPrefix(raw, `"`) {
-		key = "" // a broken structured-field string: a bad escape, no closing quote or more after it
-	}
-	if len(values) > 1 || !keyPattern.MatchString(key) {
+	key, ok := parseKey(values[0])
+	if len(values) > 1 || !ok {
 		return "", "", invalid(codeIdempotencyKeyInvalid, Violation{IdempotencyKeyHeader,
 			"must be one header of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string"})
 	}
-	return raw, key, nil
+	return values[0], key, nil
+}
+
+// parseKey returns the key that value, one Idempotency-Key header, means, and whether it means
+// one. A value starting with a double quote is a structured-field string (RFC 8941): `"abc"`
+// means abc, `"a\"b"` means a"b. The key must be 1 to 255 characters from 0x21 to 0x7E.
+func parseKey(value string) (key string, ok bool) {
+	key = value
+	if m := sfString.FindStringSubmatch(value); m != nil {
+		key = sfUnescape.Replace(m[1])
+	} else if strings.HasPrefix(value, `"`) {
+		return "", false // a broken structured-field string: a bad escape, no closing quote or more after it
+	}
+	return key, keyPattern.MatchString(key)
+}
+
+// keyOrAsSent is the key that header, the Idempotency-Key as received, means, or header itself
+// if it means none: the one form of a key in the journal and its filter.
+func keyOrAsSent(header string) string {
+	if key, ok := parseKey(header); ok {
+		return key
+	}
+	return header
 }
 
 // sfString is a structured-field string (RFC 8941): in double quotes, with \" and \\ the only

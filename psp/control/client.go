@@ -129,8 +129,8 @@ func (c Client) Requests(ctx context.Context, filter psp.RequestFilter) ([]psp.R
 			payload = []byte(text)
 		}
 		requests[i] = psp.Request{Seq: w.Seq, Arrived: arrived.UTC(), Method: w.Method, Path: w.Path,
-			Key: w.IdempotencyKey, Token: w.Token, Traceparent: w.Traceparent, Payload: payload,
-			InFlight: w.InFlight, Fault: w.Fault, Status: w.Status, Replayed: w.Replayed,
+			Key: w.IdempotencyKey, KeyHeader: w.IdempotencyKeyHeader, Token: w.Token, Traceparent: w.Traceparent,
+			Payload: payload, InFlight: w.InFlight, Fault: w.Fault, Status: w.Status, Replayed: w.Replayed,
 			Elapsed: time.Duration(math.Round(w.ElapsedMS * float64(time.Millisecond)))}
 	}
 	return requests, body.Dropped, nil

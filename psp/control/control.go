@@ -250,21 +250,22 @@ func (h *handler) getStats(w http.ResponseWriter, _ *http.Request) {
 }
 
 // requestJSON is a psp.Request as GET RequestsPath writes it. Its members are camelCase, as a
-// settlement's: the key is idempotencyKey in both.
+// settlement's: the key is idempotencyKey in both, in the one form the ledger knows.
 type requestJSON struct {
-	Seq            uint64         `json:"seq"`
-	Arrived        string         `json:"arrived"` // RFC 3339, in UTC, to the nanosecond
-	Method         string         `json:"method"`
-	Path           string         `json:"path"`
-	IdempotencyKey string         `json:"idempotencyKey"`
-	Token          int            `json:"token"`
-	Traceparent    string         `json:"traceparent"`
-	Payload        jsontext.Value `json:"payload"` // see payloadJSON
-	InFlight       bool           `json:"inFlight"`
-	Fault          string         `json:"fault"`
-	Status         int            `json:"status"`
-	Replayed       bool           `json:"replayed"`
-	ElapsedMS      float64        `json:"elapsedMs"`
+	Seq                  uint64         `json:"seq"`
+	Arrived              string         `json:"arrived"` // RFC 3339, in UTC, to the nanosecond
+	Method               string         `json:"method"`
+	Path                 string         `json:"path"`
+	IdempotencyKey       string         `json:"idempotencyKey"`       // psp.Request.Key
+	IdempotencyKeyHeader string         `json:"idempotencyKeyHeader"` // psp.Request.KeyHeader
+	Token                int            `json:"token"`
+	Traceparent          string         `json:"traceparent"`
+	Payload              jsontext.Value `json:"payload"` // see payloadJSON
+	InFlight             bool           `json:"inFlight"`
+	Fault                string         `json:"fault"`
+	Status               int            `json:"status"`
+	Replayed             bool           `json:"replayed"`
+	ElapsedMS            float64        `json:"elapsedMs"`
 }
 
 // getRequests writes {"count":N,"dropped":D,"requests":[...]}, the requests the query selects
@@ -293,19 +294,20 @@ func (h *handler) getRequests(w http.ResponseWriter, r *http.Request) {
 // requestWire is rq as GET RequestsPath writes it.
 func requestWire(rq psp.Request) requestJSON {
 	return requestJSON{
-		Seq:            rq.Seq,
-		Arrived:        rq.Arrived.UTC().Format(time.RFC3339Nano),
-		Method:         rq.Method,
-		Path:           rq.Path,
-		IdempotencyKey: rq.Key,
-		Token:          rq.Token,
-		Traceparent:    rq.Traceparent,
-		Payload:        payloadJSON(rq.Payload),
-		InFlight:       rq.InFlight,
-		Fault:          rq.Fault,
-		Status:         rq.Status,
-		Replayed:       rq.Replayed,
-		ElapsedMS:      float64(rq.Elapsed) / float64(time.Millisecond),
+		Seq:                  rq.Seq,
+		Arrived:              rq.Arrived.UTC().Format(time.RFC3339Nano),
+		Method:               rq.Method,
+		Path:                 rq.Path,
+		IdempotencyKey:       rq.Key,
+		IdempotencyKeyHeader: rq.KeyHeader,
+		Token:                rq.Token,
+		Traceparent:          rq.Traceparent,
+		Payload:              payloadJSON(rq.Payload),
+		InFlight:             rq.InFlight,
+		Fault:                rq.Fault,
+		Status:               rq.Status,
+		Replayed:             rq.Replayed,
+		ElapsedMS:            float64(rq.Elapsed) / float64(time.Millisecond),
 	}
 }
 
@@ -328,8 +330,9 @@ const (
 )
 
 // readFilter reads the query of GET RequestsPath: key, status (100 to 599) and after (a Seq),
-// each at most once, all optional. It returns the filter, or a violation for each bad
-// parameter, or for "query" if it does not parse.
+// each at most once, all optional. The key is read as an Idempotency-Key is read, so `"abc"`
+// and abc both select abc (see psp.RequestFilter). It returns the filter, or a violation for
+// each bad parameter, or for "query" if it does not parse.
 func readFilter(rawQuery string) (psp.RequestFilter, []psp.Violation) {
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -70,20 +72,26 @@ func TestControlReadsRequests(t *testing.T) {
 		const at = `"arrived":"2000-01-01T00:00:00.0015Z"`
 		wantJSON(t, a, `{"count":7,"dropped":0,"requests":[`+
 			`{"seq":1,"arrived":"2000-01-01T00:00:00Z","method":"POST","path":"/v1/pix/payments","idempotencyKey":"k1",`+
-			`"token":2,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",`+
+			`"idempotencyKeyHeader":"k1","token":2,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",`+
 			`"payload":{"valor":"150.00","chave":"pix@example.com","infoPagador":"rent"},"inFlight":false,"fault":"",`+
 			`"status":201,"replayed":false,"elapsedMs":1.5},`+
-			`{"seq":2,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"\"k2\"","token":1,"traceparent":"",`+
+			`{"seq":2,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k2",`+
+			`"idempotencyKeyHeader":"\"k2\"","token":1,"traceparent":"",`+
 			`"payload":"valor=1.00","inFlight":false,"fault":"","status":400,"replayed":false,"elapsedMs":0},`+
-			`{"seq":3,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k3","token":1,"traceparent":"",`+
+			`{"seq":3,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k3",`+
+			`"idempotencyKeyHeader":"k3","token":1,"traceparent":"",`+
 			`"payload":"\"hello\"","inFlight":false,"fault":"","status":400,"replayed":false,"elapsedMs":0},`+
-			`{"seq":4,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k4","token":1,"traceparent":"",`+
+			`{"seq":4,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k4",`+
+			`"idempotencyKeyHeader":"k4","token":1,"traceparent":"",`+
 			`"payload":{"valor":"1.00","chave":"caf\u00e9"},"inFlight":false,"fault":"","status":400,"replayed":false,"elapsedMs":0},`+
-			`{"seq":5,`+at+`,"method":"GET","path":"/v1/pix/payments?idempotency_key=k1","idempotencyKey":"k1","token":2,`+
-			`"traceparent":"","payload":"","inFlight":false,"fault":"","status":200,"replayed":false,"elapsedMs":0},`+
-			`{"seq":6,`+at+`,"method":"GET","path":"/nope","idempotencyKey":"","token":0,"traceparent":"","payload":"",`+
-			`"inFlight":false,"fault":"","status":404,"replayed":false,"elapsedMs":0},`+
-			`{"seq":7,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k5","token":1,"traceparent":"",`+
+			`{"seq":5,`+at+`,"method":"GET","path":"/v1/pix/payments?idempotency_key=k1","idempotencyKey":"k1",`+
+			`"idempotencyKeyHeader":"","token":2,"traceparent":"",`+
+			`"payload":"","inFlight":false,"fault":"","status":200,"replayed":false,"elapsedMs":0},`+
+			`{"seq":6,`+at+`,"method":"GET","path":"/nope","idempotencyKey":"",`+
+			`"idempotencyKeyHeader":"","token":0,"traceparent":"",`+
+			`"payload":"","inFlight":false,"fault":"","status":404,"replayed":false,"elapsedMs":0},`+
+			`{"seq":7,`+at+`,"method":"POST","path":"/v1/pix/payments","idempotencyKey":"k5",`+
+			`"idempotencyKeyHeader":"k5","token":1,"traceparent":"",`+
 			`"payload":"","inFlight":true,"fault":"","status":0,"replayed":false,"elapsedMs":0}]}`)
 		if strings.Contains(a.body, "secret") {
 			t.Errorf("the journal's answer holds a token: %s", a.body)
@@ -240,5 +248,113 @@ func TestControlRequestsReplaceInvalidUTF8(t *testing.T) {
 	a := ctl(s, "GET", control.RequestsPath, "")
 	if seqs, _, _ := seqsOf(t, a); len(seqs) != 1 || !strings.Contains(a.body, `"idempotencyKey":"k`+"\uFFFD"+`"`) {
 		t.Errorf("GET %s = %s, want the key with U+FFFD", control.RequestsPath, a.body)
+	}
+}
+
+// journalKey is a request of GET RequestsPath, as far as its key goes.
+type journalKey struct {
+	Seq       uint64 `json:"seq"`
+	Key       string `json:"idempotencyKey"`
+	KeyHeader string `json:"idempotencyKeyHeader"`
+}
+
+// journalKeysOf decodes the answer of GET RequestsPath as far as its keys go.
+func journalKeysOf(tb testing.TB, a answer) []journalKey {
+	tb.Helper()
+	var body struct {
+		Requests []journalKey `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &body); a.status != 200 || err != nil {
+		tb.Fatalf("GET %s = %d %s (%v), want 200 and the journal", control.RequestsPath, a.status, a.body, err)
+	}
+	return body.Requests
+}
+
+// TestControlAgreesOnOneFormOfAKey: a key sent as "abc" (a structured-field string) and as abc
+// is one key to the key store, the ledger, a lookup, the journal's idempotencyKey and its
+// filter in either form, over HTTP and through the Client; idempotencyKeyHeader keeps the header
+// as received. A lookup's parameter is the key itself: "abc" there is the key with its quotes,
+// under which nothing was paid.
+func TestControlAgreesOnOneFormOfAKey(t *testing.T) {
+	s := mustBank(t)
+	abc := pay(s, `"abc"`, validBody) // 1
+	xyz := pay(s, "xyz", validBody)   // 2
+	wantSettled(t, abc)
+	wantSettled(t, xyz)
+	answers := []struct {
+		what     string
+		got      answer
+		status   int
+		replayed string // its Idempotent-Replayed
+		body     string
+	}{
+		{"payment under abc", pay(s, "abc", validBody), 201, "true", abc.body},     // 3
+		{`payment under "xyz"`, pay(s, `"xyz"`, validBody), 201, "true", xyz.body}, // 4
+		{"lookup of abc", lookUp(s, "abc"), 200, "", abc.body},                     // 5
+		{"lookup of xyz", lookUp(s, "xyz"), 200, "", xyz.body},                     // 6
+	}
+	for _, a := range answers {
+		if replayed := a.got.header.Get("Idempotent-Replayed"); a.got.status != a.status || replayed != a.replayed ||
+			a.got.body != a.body {
+			t.Errorf("%s = %d, Idempotent-Replayed %q, %s; want %d, %q, %s", a.what, a.got.status, replayed, a.got.body,
+				a.status, a.replayed, a.body)
+		}
+	}
+	wantProblem(t, lookUp(s, `"abc"`), 404, "payment_not_found") // 7
+	var ledger []string
+	for _, st := range s.Settlements() {
+		ledger = append(ledger, st.IdempotencyKey)
+	}
+	if diff := cmp.Diff([]string{"abc", "xyz"}, ledger); diff != "" {
+		t.Errorf("the ledger's keys mismatch (-want +got):\n%s", diff)
+	}
+
+	want := []journalKey{{1, "abc", `"abc"`}, {2, "xyz", "xyz"}, {3, "abc", "abc"}, {4, "xyz", `"xyz"`},
+		{5, "abc", ""}, {6, "xyz", ""}, {7, `"abc"`, ""}}
+	if diff := cmp.Diff(want, journalKeysOf(t, ctl(s, "GET", control.RequestsPath, ""))); diff != "" {
+		t.Errorf("the journal's keys mismatch (-want +got):\n%s", diff)
+	}
+	filters := map[string][]uint64{
+		"abc": {1, 3, 5}, `"abc"`: {1, 3, 5},
+		"xyz": {2, 4, 6}, `"xyz"`: {2, 4, 6},
+		`"\"abc\""`: {7},
+	}
+	c := controlOf(s)
+	for key, want := range filters {
+		query := url.Values{"key": {key}}.Encode()
+		if seqs, _, _ := seqsOf(t, ctl(s, "GET", control.RequestsPath+"?"+query, "")); !slices.Equal(seqs, want) {
+			t.Errorf("GET %s?%s: Seqs %v, want %v", control.RequestsPath, query, seqs, want)
+		}
+		fromServer, _ := s.Requests(psp.RequestFilter{Key: key})
+		fromClient, _, err := c.Requests(t.Context(), psp.RequestFilter{Key: key})
+		diff := cmp.Diff(fromServer, fromClient, cmpopts.EquateEmpty())
+		if err != nil || diff != "" || len(fromServer) != len(want) {
+			t.Errorf("Requests(%s): %d from the Server, want %d; the Client's error %v; mismatch (-Server +Client):\n%s",
+				key, len(fromServer), len(want), err, diff)
+		}
+	}
+}
+
+// TestControlShowsABrokenKeyAsReceived: a quoted key that does not parse gets its 400, pays
+// nothing, and shows in the journal as received, where the same text selects it.
+func TestControlShowsABrokenKeyAsReceived(t *testing.T) {
+	s := mustBank(t)
+	broken := []string{`"abc`, `"a\x"`, `"abc"x`}
+	for _, key := range broken {
+		wantProblem(t, pay(s, key, validBody), 400, "idempotency_key_invalid")
+	}
+	if n := len(s.Settlements()); n != 0 {
+		t.Errorf("%d settlements, want none", n)
+	}
+	want := []journalKey{{1, broken[0], broken[0]}, {2, broken[1], broken[1]}, {3, broken[2], broken[2]}}
+	if diff := cmp.Diff(want, journalKeysOf(t, ctl(s, "GET", control.RequestsPath, ""))); diff != "" {
+		t.Errorf("the journal's keys mismatch (-want +got):\n%s", diff)
+	}
+	filters := map[string][]uint64{broken[0]: {1}, broken[1]: {2}, broken[2]: {3}, "abc": nil, `"abc"`: nil}
+	for key, want := range filters {
+		query := url.Values{"key": {key}}.Encode()
+		if seqs, _, _ := seqsOf(t, ctl(s, "GET", control.RequestsPath+"?"+query, "")); !slices.Equal(seqs, want) {
+			t.Errorf("GET %s?%s: Seqs %v, want %v", control.RequestsPath, query, seqs, want)
+		}
 	}
 }
