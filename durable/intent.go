@@ -108,7 +108,7 @@ func (p *Payer[TTx]) stored(ctx context.Context, tx TTx, id string, payment pix.
 		return Intent{}, err
 	}
 	if in.Payment != payment {
-		return Intent{}, fmt.Errorf("%w: %q holds %+v", ErrIDReused, id, in.Payment)
+		return Intent{}, fmt.Errorf("%w: %q holds %s", ErrIDReused, id, describe(in.Payment))
 	}
 	return in, nil
 }
@@ -166,4 +166,14 @@ func (p *Payer[TTx]) scan(r durabledriver.Row) (Intent, error) {
 		in.Status = StatusOverdue
 	}
 	return in, err
+}
+
+// describe says what p pays, in the words of a Pix payment: "R$ 25.50 to the Pix key
+// pix@example.com", then the description, quoted, if any.
+func describe(p pix.Payment) string {
+	s := fmt.Sprintf("R$ %d.%02d to the Pix key %s", p.AmountCents/100, p.AmountCents%100, p.PixKey)
+	if p.Description != "" {
+		s += fmt.Sprintf(", described %q", p.Description)
+	}
+	return s
 }

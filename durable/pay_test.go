@@ -127,3 +127,21 @@ func TestStartWithoutClientFails(t *testing.T) {
 		t.Errorf("Start() error = %v, want ErrNoClient", err)
 	}
 }
+
+// A reused id says what the stored intent pays, in a payment's words, not a Go value.
+func TestPayTxSaysWhatAReusedIDHolds(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	mustPay(t, p, "stored", pix.Payment{AmountCents: 2550, PixKey: "pix@example.com", Description: `o "aluguel"`})
+	mustPay(t, p, "bare", pix.Payment{AmountCents: 7, PixKey: "+5511987654321"})
+	for id, want := range map[string]string{
+		"stored": `durable: id already stored with another payment: "stored" holds R$ 25.50 to the Pix key pix@example.com, described "o \"aluguel\""`,
+		"bare":   `durable: id already stored with another payment: "bare" holds R$ 0.07 to the Pix key +5511987654321`,
+	} {
+		_, err := p.Pay(context.Background(), id, payment(1))
+		if err == nil || err.Error() != want {
+			t.Errorf("Pay(%q) with another payment: error = %v, want %s", id, err, want)
+		}
+	}
+}

@@ -64,7 +64,18 @@ type Config struct {
 	// that succeeds ends the outage. River's own client rides such failures out without end.
 	// 0 means 1 min.
 	OutageMax time.Duration
-	// Logger receives River's records and one record per job attempt. Nil discards them.
+	// PSPOutageMax is how long Wait rides out a PSP that cannot be used at all: every job
+	// attempt for that long met one Trouble, the PSP refusing the client's credentials or out
+	// of reach. Wait then returns a *PSPUnusableError and leaves the intents pending under
+	// their keys. An attempt that gets any other answer ends the trouble. Nothing is paid or
+	// refused differently meanwhile. 0 means 1 min.
+	PSPOutageMax time.Duration
+	// Advice, if set, says what an operator should fix for a Trouble, such as a command's
+	// flag. It is added to the Error records and to the PSPUnusableError that report it.
+	Advice func(Trouble) string
+	// Logger receives River's records and one record per job attempt, at Debug for an attempt
+	// that met a Trouble: a Trouble is logged at Error once, then at most every 30 s while it
+	// lasts. Nil discards them.
 	Logger *slog.Logger
 	// Rand returns uniform draws in [0, 1) for the waits. Nil means math/rand/v2.
 	Rand func() float64
@@ -113,8 +124,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Workers < 0 {
 		return c, fmt.Errorf("%w: Workers is %d, want 0 (10) or more", ErrInvalidConfig, c.Workers)
 	}
-	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 || c.OutageMax < 0 || c.FetchCooldown < 0 {
-		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval, FetchCooldown, KeyTTL and OutageMax are not negative",
+	if c.MaxAge < 0 || c.JobTimeout < 0 || c.PollInterval < 0 || c.KeyTTL < 0 || c.OutageMax < 0 || c.FetchCooldown < 0 ||
+		c.PSPOutageMax < 0 {
+		return c, fmt.Errorf("%w: MaxAge, JobTimeout, PollInterval, FetchCooldown, KeyTTL, OutageMax and PSPOutageMax are not negative",
 			ErrInvalidConfig)
 	}
 	c.Workers = cmp.Or(c.Workers, 10)
@@ -126,6 +138,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.PollInterval = cmp.Or(c.PollInterval, time.Second)
 	c.FetchCooldown = cmp.Or(c.FetchCooldown, min(c.PollInterval, fetchCooldown))
 	c.OutageMax = cmp.Or(c.OutageMax, time.Minute)
+	c.PSPOutageMax = cmp.Or(c.PSPOutageMax, time.Minute)
 	c.KeyTTL = cmp.Or(c.KeyTTL, c.clientKeyTTL(), 24*time.Hour)
 	if c.Client != nil {
 		client := *c.Client
@@ -195,12 +208,13 @@ var (
 // type: *sql.Tx for durablesqlite, pgx.Tx for durablepgx. A Payer is safe for concurrent use.
 // Start it to work intents; PayTx and Intents work without Start.
 type Payer[TTx any] struct {
-	now    func() time.Time // time.Now, but for tests
-	cfg    Config
-	db     durabledriver.Driver[TTx]
-	river  *river.Client[TTx]
-	worker *worker[TTx]
-	group  *groupCommit[TTx] // the workers' writes
+	now     func() time.Time // time.Now, but for tests
+	cfg     Config
+	db      durabledriver.Driver[TTx]
+	river   *river.Client[TTx]
+	worker  *worker[TTx]
+	group   *groupCommit[TTx] // the workers' writes
+	trouble troubleWatch      // the workers' attempts that met a Trouble
 }
 
 // newPayer makes the River client over db.
@@ -238,7 +252,11 @@ func (p *Payer[TTx]) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "durable: started", slog.Int64("jobs_taken_over", n))
+	level := slog.LevelInfo
+	if n > 0 {
+		level = slog.LevelWarn // a run died with jobs in hand: an operator should know
+	}
+	p.cfg.Logger.LogAttrs(ctx, level, "durable: started", slog.Int64("jobs_taken_over", n))
 	if err := p.river.Start(ctx); err != nil {
 		return errors.Join(fmt.Errorf("durable: %w", err), p.db.Release())
 	}
@@ -260,7 +278,8 @@ func (p *Payer[TTx]) Stop(ctx context.Context) error {
 // whenever one of this process's jobs ends an attempt, and every PollInterval for intents
 // that other processes store or work. A Payer without Config.Client only looks every
 // PollInterval. A look the database fails is logged at Warn and made again; Wait returns its
-// error only once every look has failed for Config.OutageMax.
+// error only once every look has failed for Config.OutageMax. Wait returns a
+// *PSPUnusableError once every job attempt has met one Trouble for Config.PSPOutageMax.
 func (p *Payer[TTx]) Wait(ctx context.Context) error {
 	var events <-chan *river.Event
 	if p.cfg.Client != nil { // River refuses to subscribe a client that works no jobs
@@ -273,6 +292,9 @@ func (p *Payer[TTx]) Wait(ctx context.Context) error {
 	defer tick.Stop()
 	var failing time.Time // when the current run of failed looks began; zero if none
 	for {
+		if err := p.trouble.unusable(p.now, p.cfg.PSPOutageMax, p.cfg.advice); err != nil {
+			return err
+		}
 		pending, err := p.pending(ctx)
 		switch {
 		case err == nil && !pending:

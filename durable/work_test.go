@@ -72,7 +72,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := Config{Workers: 10, DelayBase: 10 * time.Second, DelayMax: 5 * time.Minute, MaxAge: 24 * time.Hour,
 		JobTimeout: 10 * time.Second, RescueAfter: 15 * time.Second, PollInterval: time.Second, KeyTTL: 24 * time.Hour,
-		OutageMax: time.Minute, FetchCooldown: time.Millisecond}
+		OutageMax: time.Minute, PSPOutageMax: time.Minute, FetchCooldown: time.Millisecond}
 	if got.Logger == nil || got.Rand == nil {
 		t.Errorf("Config{}.withDefaults() leaves Logger or Rand nil")
 	}
@@ -262,6 +262,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		"negative PollInterval":    {Config{PollInterval: -1}, negative},
 		"negative KeyTTL":          {Config{KeyTTL: -1}, negative},
 		"negative OutageMax":       {Config{OutageMax: -1}, negative},
+		"negative PSPOutageMax":    {Config{PSPOutageMax: -1}, negative},
 		"negative FetchCooldown":   {Config{FetchCooldown: -1}, negative},
 		"RescueAfter < JobTimeout": {Config{JobTimeout: time.Minute, RescueAfter: time.Second}, "RescueAfter 1s is below"},
 		"DelayMax < DelayBase":     {Config{DelayBase: time.Minute, DelayMax: time.Second}, "DelayMax"},

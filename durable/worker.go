@@ -80,6 +80,10 @@ func (p *Payer[TTx]) ended(ctx context.Context, id string) error {
 func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sent error) error {
 	p := w.payer
 	log := p.cfg.Logger.With(slog.String("id", in.ID), slog.String("key", in.Key), slog.Int("attempts", in.Attempts))
+	level := slog.LevelWarn
+	if p.logTrouble(ctx, sent) {
+		level = slog.LevelDebug // the trouble's own record says it, at a bounded rate
+	}
 	switch judge(sent) {
 	case settle:
 		if err := p.settle(ctx, in.ID, r); err != nil {
@@ -100,7 +104,7 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 		return err
 	}
 	wait := p.cfg.delay(in.Attempts)
-	log.LogAttrs(ctx, slog.LevelWarn, "durable: outcome unknown", slog.String("error", sent.Error()),
+	log.LogAttrs(ctx, level, "durable: outcome unknown", slog.String("error", sent.Error()),
 		slog.Bool("quota_empty", errors.Is(sent, retry.ErrQuotaExhausted)), slog.Duration("wait", wait))
 	p.cfg.Testing.crash("recorded")
 	return river.JobSnooze(wait)

@@ -101,7 +101,7 @@ func mustWorkTape(tb testing.TB, db *sql.DB, cfg *Config) *workTape {
 // ends its job: at crash point recorded the job is still running. River then completes a
 // settled intent's job, cancels a refused one's and snoozes one whose outcome is unknown.
 func TestWorkLogsEachOutcomeOnceRecorded(t *testing.T) {
-	started := "WARN durable: started jobs_taken_over=0"
+	started := "INFO durable: started jobs_taken_over=0"
 	attempt := []string{started, "before-attempt", "marked", "answered"}
 	tests := []struct {
 		name   string
