@@ -106,7 +106,7 @@ func (s *Server) arrival(r *http.Request) *Request {
 		e.Key = keyOrAsSent(keys[0])
 	}
 	if e.Key == "" {
-		e.Key = r.URL.Query().Get(LookupParam)
+		e.Key = keyOrAsSent(r.URL.Query().Get(LookupParam))
 	}
 	return e
 }

@@ -11,9 +11,9 @@ import (
 )
 
 // LookupParam is the query parameter of a status lookup, GET PaymentsPath?idempotency_key=KEY:
-// the key looked up, percent-encoded. It is the key itself, not a structured-field string, so
-// a payment sent with Idempotency-Key `"abc"` is looked up as abc. The parameter `"abc"` looks
-// up the key "abc", quotes included, which a payment sends as `"\"abc\""`.
+// the key looked up, percent-encoded, read as the Idempotency-Key header is read. So abc and
+// `"abc"` both look up the payment sent with Idempotency-Key abc or `"abc"`; the key "abc",
+// quotes included, is `"\"abc\""` in both places.
 const LookupParam = "idempotency_key"
 
 // serveLookup is GET /v1/pix/payments, in the order of processing the OpenAPI document gives. A
@@ -49,8 +49,10 @@ func (s *Server) lookup(r *http.Request) (answer, string) {
 	return s.book.lookup(scope{token, key}), key
 }
 
-// lookupKey reads the key of a lookup's query: exactly one LookupParam of 1 to 255 characters
-// from 0x21 to 0x7E, and no other parameter.
+// lookupKey reads the key of a lookup's query: exactly one LookupParam, and no other
+// parameter. It is read as the Idempotency-Key header is (see parseKey), so that `"abc"` looks
+// up the payment sent as abc or as "abc": a lookup's 404 closes the key, and a client that
+// quotes its header must not close another key than the one it paid under.
 func lookupKey(rawQuery string) (string, *failure) {
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -67,11 +69,13 @@ func lookupKey(rawQuery string) (string, *failure) {
 		return "", invalid(codeInvalidRequest, unknown...)
 	case keys == nil:
 		return "", invalid(codeIdempotencyKeyMissing, Violation{LookupParam, "required"})
-	case len(keys) > 1 || !keyPattern.MatchString(keys[0]):
-		return "", invalid(codeIdempotencyKeyInvalid, Violation{LookupParam,
-			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"})
 	}
-	return keys[0], nil
+	key, ok := parseKey(keys[0])
+	if len(keys) > 1 || !ok {
+		return "", invalid(codeIdempotencyKeyInvalid, Violation{LookupParam,
+			"must be one parameter of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string, percent-encoded"})
+	}
+	return key, nil
 }
 
 // lookup answers a status lookup of sc, the first that holds: 409 while a request with the key

@@ -119,7 +119,7 @@ func TestLookupViolationTexts(t *testing.T) {
 	}{
 		{"", psp.Violation{Field: "idempotency_key", Reason: "required"}},
 		{"idempotency_key=", psp.Violation{Field: "idempotency_key",
-			Reason: "must be one parameter of 1 to 255 characters from 0x21 to 0x7E, percent-encoded"}},
+			Reason: "must be one parameter of 1 to 255 characters from 0x21 to 0x7E, or that quoted as a structured-field string, percent-encoded"}},
 		{"idempotency_key=k1&x=1", psp.Violation{Field: "x", Reason: "unknown parameter"}},
 		{"idempotency_key=%zz", psp.Violation{Field: "query", Reason: `could not be parsed: invalid URL escape "%zz"`}},
 	} {
