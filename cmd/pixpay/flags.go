@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -33,18 +34,68 @@ type command struct {
 	telemetry *durableotel.Config // run's metrics, with -metrics
 }
 
-// parseGlobal reads the options before the command.
-func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, error) {
-	fs := flag.NewFlagSet("pixpay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
+// commands are the commands, in the usage's order.
+var commands = []string{"add", "run", "list"}
+
+// commandLine reads the options, the command and its options, and checks them. On a bad
+// command line it writes the problem, the usage and, for an option on the wrong side of the
+// command, a hint to stderr, and returns an error wrapping cmdline.ErrUsage. For help (-h,
+// -help or the command help, wherever it appears) it writes the usage and returns
+// flag.ErrHelp.
+func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, command, error) {
 	o := &options{}
+	pspURL, token, fs := o.flags(stderr)
+	cfs := map[string]*flag.FlagSet{}
+	var c command
+	var valor, chave, info string
+	for _, name := range commands {
+		cfs[name] = c.flags(name, &valor, &chave, &info, stderr)
+	}
+	fs.Usage = func() { printUsage(fs.Output(), fs, cfs) }
+	if err := fs.Parse(args); err != nil {
+		return nil, fs, c, misplaced(fs, err, cfs)
+	}
+	c.name = fs.Arg(0)
+	if c.name == "help" {
+		fs.Usage()
+		return nil, fs, c, flag.ErrHelp
+	}
+	if c.name == "" {
+		return nil, fs, c, cmdline.Refuse(fs, errors.New("pixpay: a command is required: add, run or list"))
+	}
+	sub, ok := cfs[c.name]
+	if !ok {
+		return nil, fs, c, cmdline.Refuse(fs, fmt.Errorf("pixpay: command %q: want add, run, list or help", c.name))
+	}
+	sub.Usage = fs.Usage
+	if err := sub.Parse(fs.Args()[1:]); err != nil {
+		return nil, fs, c, misplaced(fs, err, cfs)
+	}
+	if sub.Arg(0) == "help" {
+		fs.Usage()
+		return nil, fs, c, flag.ErrHelp
+	}
+	if err := o.check(fs, sub, c.name, *pspURL, *token, valor, chave); err != nil {
+		return nil, fs, c, cmdline.Refuse(fs, err)
+	}
+	if c.name == "add" {
+		cents, err := parseValor(valor)
+		if err != nil {
+			return nil, fs, c, err
+		}
+		c.payment = pix.Payment{AmountCents: cents, PixKey: chave, Description: info}
+	}
+	return o, fs, c, nil
+}
+
+// flags defines the options before the command on a new FlagSet that writes to stderr, and
+// returns it with where -psp and -token go.
+func (o *options) flags(stderr io.Writer) (pspURL, token *string, fs *flag.FlagSet) {
+	fs = flag.NewFlagSet("pixpay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.StringVar(&o.dsn, "db", "", "the database: a SQLite file path or a postgres:// URL")
-	pspURL := fs.String("psp", "", "the PSP's base URL, for run")
-	token := fs.String("token", "test-token", "the PSP's bearer token")
+	pspURL = fs.String("psp", "", "the PSP's base `URL`, such as http://127.0.0.1:8080, for run")
+	token = fs.String("token", "test-token", "the PSP's bearer token, for run")
 	fs.IntVar(&o.cfg.Workers, "workers", 10, "payments worked at once, for run")
 	fs.StringVar(&o.metrics, "metrics", "", "an `address` to serve run's metrics on, at /metrics, for a Prometheus scraper (default none)")
 	fs.DurationVar(&o.cfg.MaxAge, "max-age", 24*time.Hour, "age past which a pending intent is listed as overdue")
@@ -57,85 +108,133 @@ func parseGlobal(args []string, stderr io.Writer) (*options, *flag.FlagSet, erro
 		"the shortest time between two fetches of jobs while workers free up, from 1ms to -poll")
 	fs.DurationVar(&o.cfg.OutageMax, "outage-max", time.Minute,
 		"how long run -until-done rides out a database that fails every look for pending intents before it exits 1")
+	fs.DurationVar(&o.cfg.PSPOutageMax, "psp-outage-max", time.Minute,
+		"how long run -until-done rides out a PSP that refuses -token or cannot be reached at -psp before it exits 1")
 	fs.DurationVar(&o.cfg.KeyTTL, "key-ttl", 24*time.Hour,
 		"how long the PSP remembers a key; must not exceed the PSP's -key-ttl. Past it, a key is looked up, never sent again")
-	err := fs.Parse(args)
+	return pspURL, token, fs
+}
+
+// flags defines the options of the command name on a new FlagSet that writes to stderr.
+func (c *command) flags(name string, valor, chave, info *string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("pixpay "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	switch name {
+	case "add":
+		fs.StringVar(&c.id, "id", "", "the payment's id, unique in the database")
+		fs.StringVar(valor, "valor", "", "the amount in reais, as in 150.00")
+		fs.StringVar(chave, "chave", "", "the payee's Pix key: a CPF, a CNPJ, a phone as +5511987654321, an e-mail or an EVP")
+		fs.StringVar(info, "info", "", "a message to the payee")
+	case "run":
+		fs.BoolVar(&c.untilDone, "until-done", false, "exit once no intent is pending")
+	}
+	return fs
+}
+
+// check checks what the flag package cannot: the options every command needs, the command's
+// own, and the ranges. It then makes o's Client for -psp and -token, and o's Logger.
+func (o *options) check(fs, sub *flag.FlagSet, name, pspURL, token, valor, chave string) error {
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return nil, fs, err
-	case err != nil:
-		return nil, fs, fmt.Errorf("%w: %w", cmdline.ErrUsage, err)
+	case sub.NArg() > 0:
+		return fmt.Errorf("pixpay %s: unexpected argument %q", name, sub.Arg(0))
 	case o.dsn == "":
-		return nil, fs, cmdline.Refuse(fs, errors.New("pixpay: -db is required"))
+		return errors.New("pixpay: -db is required: a SQLite file path or a postgres:// URL")
+	case name == "add" && (sub.Lookup("id").Value.String() == "" || valor == "" || chave == ""):
+		return errors.New("pixpay add: -id, -valor and -chave are required")
+	case name == "run" && pspURL == "":
+		return errors.New("pixpay run: -psp is required: the PSP's base URL, such as http://127.0.0.1:8080")
 	case o.cfg.Workers < 1:
-		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: -workers %d: want 1 or more", o.cfg.Workers))
+		return fmt.Errorf("pixpay: -workers %d: want 1 or more", o.cfg.Workers)
 	case o.cfg.KeyTTL <= 0:
-		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: -key-ttl %v: want more than 0", o.cfg.KeyTTL))
+		return fmt.Errorf("pixpay: -key-ttl %v: want more than 0", o.cfg.KeyTTL)
 	}
-	if err := o.cfg.Validate(); err != nil {
-		// Config's fields are the options: RescueAfter is -rescue-after, DelayBase -delay-base.
-		return nil, fs, cmdline.Refuse(fs, fmt.Errorf("pixpay: an option is out of range: %w", err))
-	}
-	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if *pspURL != "" {
+	if pspURL != "" {
+		if u, err := url.Parse(pspURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("pixpay: -psp %q: want an http or https URL, such as http://127.0.0.1:8080", pspURL)
+		}
 		// An attempt must end well before the key's deadline: a short -key-ttl shortens it.
-		o.cfg.Client = &pix.Client{BaseURL: *pspURL, Token: *token, AttemptTimeout: min(3*time.Second, o.cfg.KeyTTL/4),
+		o.cfg.Client = &pix.Client{BaseURL: pspURL, Token: token, AttemptTimeout: min(3*time.Second, o.cfg.KeyTTL/4),
 			KeyTTL: o.cfg.KeyTTL,
 			Policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 2 * time.Second}}
 	}
-	return o, fs, nil
+	if err := o.cfg.Validate(); err != nil {
+		return fmt.Errorf("pixpay: an option is out of range: %s", inFlags(err))
+	}
+	o.cfg.Advice = advice
+	o.cfg.Logger = slog.New(slog.NewTextHandler(fs.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return nil
+}
+
+// advice says which option fixes a durable.Trouble.
+func advice(t durable.Trouble) string {
+	if t == durable.TroubleCredentials {
+		return "check -token, the bearer token the PSP expects"
+	}
+	return "check -psp, and that the PSP runs there"
+}
+
+// inFlags is err, an error of durable.Config.Validate, with the options in place of the
+// fields they set.
+func inFlags(err error) string {
+	return strings.NewReplacer(
+		"durable: invalid config: ", "", "retry: invalid policy: ", "",
+		"PSPOutageMax", "-psp-outage-max", "OutageMax", "-outage-max",
+		"DelayBase", "-delay-base", "DelayMax", "-delay-max", "RescueAfter", "-rescue-after",
+		"PollInterval", "-poll", "FetchCooldown", "-fetch-cooldown", "MaxAge", "-max-age",
+		"KeyTTL", "-key-ttl", "Workers", "-workers", "JobTimeout", "the job timeout",
+	).Replace(err.Error())
+}
+
+// misplaced turns err, a parse error of fs or of a command's FlagSet, which the flag package
+// has already written with the usage, into a bad command line. For -h it returns
+// flag.ErrHelp. For an option defined on the other side of the command, it first writes a
+// hint that says where the option goes.
+func misplaced(fs *flag.FlagSet, err error, cfs map[string]*flag.FlagSet) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	name = strings.TrimLeft(name, "-")
+	switch {
+	case !ok:
+	case fs.Lookup(name) != nil:
+		fmt.Fprintf(fs.Output(), "hint: -%s is an option of pixpay, not of a command: put it before the command, "+
+			"as in pixpay -db DSN -%[1]s ... run\n", name)
+	default:
+		for _, c := range commands {
+			if cfs[c].Lookup(name) != nil {
+				fmt.Fprintf(fs.Output(), "hint: -%s is an option of %s: put it after the command, as in pixpay -db DSN %[2]s -%[1]s\n",
+					name, c)
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%w: %w", cmdline.ErrUsage, err)
+}
+
+// printUsage writes the usage of pixpay, with its options and each command's, to w.
+func printUsage(w io.Writer, fs *flag.FlagSet, cfs map[string]*flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	fs.PrintDefaults()
+	for _, name := range commands {
+		sub := cfs[name]
+		n := 0
+		sub.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(w, "options of %s, after it:\n", name)
+			sub.PrintDefaults()
+		}
+	}
 }
 
 const usage = `usage:
   pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
   pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR] run [-until-done]
   pixpay -db DSN list
+  pixpay help
+Options come before the command, and a command's own options after it.
 options:
 `
-
-// command reads the command after the options in fs.
-func (o *options) command(fs *flag.FlagSet, stderr io.Writer) (command, error) {
-	name := fs.Arg(0)
-	cfs := flag.NewFlagSet("pixpay "+name, flag.ContinueOnError)
-	cfs.SetOutput(stderr)
-	cfs.Usage = func() {
-		fs.Usage()
-		fmt.Fprintf(cfs.Output(), "options of %s:\n", name)
-		cfs.PrintDefaults()
-	}
-	c := command{name: name}
-	var valor, chave, info string
-	switch name {
-	case "add":
-		cfs.StringVar(&c.id, "id", "", "the payment's id, unique in the database")
-		cfs.StringVar(&valor, "valor", "", "the amount, as in 150.00")
-		cfs.StringVar(&chave, "chave", "", "the payee's Pix key")
-		cfs.StringVar(&info, "info", "", "a message to the payee")
-	case "run":
-		cfs.BoolVar(&c.untilDone, "until-done", false, "exit once no intent is pending")
-	case "list":
-	default:
-		return c, cmdline.Refuse(fs, fmt.Errorf("pixpay: command %q: want add, run or list", name))
-	}
-	err := cmdline.Parse(cfs, fs.Args()[1:], func() error {
-		switch {
-		case name == "add" && (c.id == "" || valor == "" || chave == ""):
-			return errors.New("pixpay add: -id, -valor and -chave are required")
-		case name == "run" && o.cfg.Client == nil:
-			return errors.New("pixpay run: -psp is required")
-		}
-		return nil
-	})
-	if err != nil {
-		return c, err
-	}
-	cents, err := parseValor(valor)
-	c.payment = pix.Payment{AmountCents: cents, PixKey: chave, Description: info}
-	if name == "add" && err != nil {
-		return c, err
-	}
-	return c, nil
-}
 
 // parseValor reads an amount such as 150.00: digits, a dot and two digits.
 func parseValor(s string) (int64, error) {

@@ -7,22 +7,32 @@
 //	pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
 //	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR] run [-until-done]
 //	pixpay -db DSN list
+//	pixpay help
 //
-// DSN is a SQLite file path, created if absent, or a postgres:// URL. The options before the
-// command also take -max-age, -delay-base, -delay-max, -rescue-after, -poll, -fetch-cooldown,
-// -outage-max and -key-ttl, as described by durable.Config. -key-ttl (24h by default) is how
-// long the PSP remembers a key, and must not exceed the PSP's own: past it, run looks a key
-// up rather than send it again, and pays under a new key only what the PSP proves unpaid.
-// Each attempt is bounded by 3 s, or a quarter of -key-ttl if that is shorter.
+// Options come before the command, and a command's own options after it. DSN is a SQLite
+// file path or a postgres:// URL; add and run create a SQLite file that is absent, and list
+// reports it missing. The options before the command also take -max-age, -delay-base,
+// -delay-max, -rescue-after, -poll, -fetch-cooldown, -outage-max, -psp-outage-max and
+// -key-ttl, as described by durable.Config. -key-ttl (24h by default) is how long the PSP
+// remembers a key, and must not exceed the PSP's own: past it, run looks a key up rather
+// than send it again, and pays under a new key only what the PSP proves unpaid. Each attempt
+// is bounded by 3 s, or a quarter of -key-ttl if that is shorter.
 //
 // add stores one intent and sends nothing. It prints {"id","key","status"} on one line and
 // exits 0, also for an id already stored with the same payment. The same id with another
 // payment, or an invalid payment, is refused on stderr with exit 1, and nothing is stored.
 //
 // run logs on stderr what an operator should see: unknown outcomes, refusals, jobs taken over
-// from a dead run, and River's warnings. It works intents until SIGINT or SIGTERM. It then
-// stops taking work, waits up to 15 s for the attempts in flight, abandons the rest safely
-// and exits 0. With -until-done it exits 0 once no intent is pending.
+// from a dead run, and River's warnings. A PSP that refuses -token (401 or 403) or cannot be
+// reached at -psp is logged at ERROR with the option to check, once, then at most every 30 s
+// while it lasts, in place of a record per attempt. run works intents until SIGINT or
+// SIGTERM. It then stops taking work, waits up to 15 s for the attempts in flight, abandons
+// the rest safely and exits 0. With -until-done it exits 0 once no intent is pending, and 1
+// once every attempt for -psp-outage-max (1m by default) found the PSP refusing -token or out
+// of reach, or every look at the database failed for -outage-max. Either way the intents
+// stay pending under their keys, and a later run resumes them. When it ends, run prints a
+// summary on stderr: the database's intents settled, refused and pending, and the first five
+// pending ones, each with the error that keeps it waiting.
 //
 // With -metrics ADDR, run serves its metrics for a Prometheus scraper at http://ADDR/metrics:
 // the payments, attempts and waits of its client (package pix/pixotel), River's jobs and the
@@ -32,16 +42,21 @@
 // they ignore -psp: they end before a scraper would come.
 //
 // list prints one line per intent, in id order: {"id","key","keys","status","endToEndId",
-// "attempts","firstSent","error"}. key is the current Idempotency-Key, and keys every key the
-// intent used, oldest first, key last. attempts counts the attempts under key, and firstSent
-// is when the first of them left (RFC 3339, by the database's clock), or "" if none did. The
-// status is pending, settled, refused, or overdue for a pending intent older than -max-age.
-// Each line is printed as it is read, a page of intents at a time, so a large table is never
-// held in memory. An error part way is reported on stderr with exit 1, after the lines
-// already printed.
+// "resumptions","firstSent","error"}. key is the current Idempotency-Key, and keys every key
+// the intent used, oldest first, key last. resumptions counts the times run took the intent
+// up under key, each recorded before it left: each sends the key up to 3 times, or looks it
+// up, and the error's "attempt(s)" counts those requests. firstSent is when the first
+// resumption under key left (RFC 3339, by the database's clock), or "" if none did. The status
+// is pending, settled, refused, or overdue for a pending intent older than -max-age. Each line
+// is printed as it is read, a page of intents at a time, so a large table is never held in
+// memory. An error part way is reported on stderr with exit 1, after the lines already
+// printed.
 //
-// A bad command line exits 2, an option out of range (a negative duration, -rescue-after below 10s,
-// -delay-max below -delay-base, a -key-ttl of 0) included. A DSN's password never appears in the output.
+// A bad command line exits 2 with the problem and the usage on stderr, and a hint for an
+// option on the wrong side of the command; an option out of range (a negative duration,
+// -rescue-after below 10s, -delay-max below -delay-base, a -key-ttl of 0, a -psp that is not
+// an http or https URL) included. help, -h or -help, wherever they appear, print the usage and
+// exit 0. A DSN's password never appears in the output.
 package main
 
 import (
@@ -52,6 +67,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -64,24 +80,19 @@ func main() { cmdline.Main(run) }
 
 // run carries out the command line in args.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, fs, err := parseGlobal(args, stderr)
-	if err != nil {
-		return err
+	o, fs, cmd, err := commandLine(args, stderr)
+	if err == nil {
+		err = o.dispatch(ctx, fs, cmd, stdout, stderr)
 	}
-	err = o.dispatch(ctx, fs, stdout, stderr)
 	if err != nil && !errors.Is(err, cmdline.ErrUsage) && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, redact(err.Error(), o.dsn))
+		fmt.Fprintln(stderr, redact(err.Error(), dsn(o)))
 	}
 	return err
 }
 
 // dispatch opens the database of o.dsn and runs the command on it. For run with -metrics, it
-// serves the metrics first and stops them last.
-func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, stdout, stderr io.Writer) (err error) {
-	cmd, err := o.command(fs, stderr)
-	if err != nil {
-		return err
-	}
+// serves the metrics first and stops them last. Only add and run create a SQLite database.
+func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, cmd command, stdout, stderr io.Writer) (err error) {
 	if cmd.name == "run" && o.metrics != "" {
 		var metrics *scrape.Endpoint
 		if metrics, cmd.telemetry, err = o.instrument(ctx, fs, stderr); err != nil {
@@ -99,18 +110,23 @@ func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, stdout, stderr
 			return err
 		}
 		defer closeDB()
-		return do(ctx, p, cmd, stdout)
+		return do(ctx, p, cmd, stdout, stderr)
+	}
+	if cmd.name != "add" && cmd.name != "run" {
+		if _, err := os.Stat(o.dsn); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("pixpay %s: no database at %s: pixpay add creates one with the first intent", cmd.name, o.dsn)
+		}
 	}
 	p, closeDB, err := openSQLite(ctx, o.dsn, o.cfg)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	return do(ctx, p, cmd, stdout)
+	return do(ctx, p, cmd, stdout, stderr)
 }
 
 // do runs cmd on p.
-func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout io.Writer) error {
+func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout, stderr io.Writer) error {
 	out := json.NewEncoder(stdout)
 	switch cmd.name {
 	case "add":
@@ -130,7 +146,8 @@ func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout
 		}
 		return nil
 	}
-	return work(ctx, p, cmd)
+	err := work(ctx, p, cmd)
+	return errors.Join(err, summarize(context.WithoutCancel(ctx), p, stderr))
 }
 
 // stopTimeout bounds the wait for attempts in flight when run stops.
@@ -169,14 +186,14 @@ type added struct {
 
 // listed is one of list's lines.
 type listed struct {
-	ID         string         `json:"id"`
-	Key        string         `json:"key"`
-	Keys       []string       `json:"keys"`
-	Status     durable.Status `json:"status"`
-	EndToEndID string         `json:"endToEndId"`
-	Attempts   int            `json:"attempts"`
-	FirstSent  string         `json:"firstSent"`
-	Error      string         `json:"error"`
+	ID          string         `json:"id"`
+	Key         string         `json:"key"`
+	Keys        []string       `json:"keys"`
+	Status      durable.Status `json:"status"`
+	EndToEndID  string         `json:"endToEndId"`
+	Resumptions int            `json:"resumptions"`
+	FirstSent   string         `json:"firstSent"`
+	Error       string         `json:"error"`
 }
 
 // listing is in's line.
@@ -186,6 +203,14 @@ func listing(in durable.Intent) listed {
 		l.FirstSent = in.FirstSent.UTC().Format(time.RFC3339Nano)
 	}
 	return l
+}
+
+// dsn is o's -db, or "" without o.
+func dsn(o *options) string {
+	if o == nil {
+		return ""
+	}
+	return o.dsn
 }
 
 // redact hides the password of dsn in msg.

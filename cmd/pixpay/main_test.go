@@ -37,14 +37,14 @@ func pixpay(t *testing.T, args ...string) (string, string, int) {
 
 // line is one JSON line of add or list.
 type line struct {
-	ID         string   `json:"id"`
-	Key        string   `json:"key"`
-	Keys       []string `json:"keys"`
-	Status     string   `json:"status"`
-	EndToEndID string   `json:"endToEndId"`
-	Attempts   int      `json:"attempts"`
-	FirstSent  string   `json:"firstSent"`
-	Error      string   `json:"error"`
+	ID          string   `json:"id"`
+	Key         string   `json:"key"`
+	Keys        []string `json:"keys"`
+	Status      string   `json:"status"`
+	EndToEndID  string   `json:"endToEndId"`
+	Resumptions int      `json:"resumptions"`
+	FirstSent   string   `json:"firstSent"`
+	Error       string   `json:"error"`
 }
 
 // lines decodes out, one JSON object a line.
@@ -78,18 +78,22 @@ func TestAddListRun(t *testing.T) {
 	}
 	pixpay(t, "-db", db, "add", "-id", "a", "-valor", "2000.00", "-chave", "12345678901")
 	out, _, _ = pixpay(t, "-db", db, "list")
-	if got := lines(t, out); len(got) != 2 || got[1].FirstSent != "" || got[1].Attempts != 0 {
+	if got := lines(t, out); len(got) != 2 || got[1].FirstSent != "" || got[1].Resumptions != 0 {
 		t.Errorf("list before run = %q, want b never sent: no firstSent", out)
 	}
-	if _, stderr, code := pixpay(t, "-db", db, "-psp", url, "run", "-until-done"); code != 0 {
+	_, stderr, code := pixpay(t, "-db", db, "-psp", url, "run", "-until-done")
+	if code != 0 {
 		t.Fatalf("run -until-done: exit %d, stderr %q", code, stderr)
+	}
+	if want := "pixpay: run ended; the database holds 1 settled, 1 refused and 0 pending intents\n"; !strings.HasSuffix(stderr, want) {
+		t.Errorf("run -until-done: stderr %q, want it to end with the summary %q", stderr, want)
 	}
 	out, _, code = pixpay(t, "-db", db, "list")
 	got := lines(t, out)
 	if code != 0 || len(got) != 2 || got[0].ID != "a" || got[1].ID != "b" {
 		t.Fatalf("list = %q, exit %d; want a then b", out, code)
 	}
-	if got[0].Status != "refused" || got[0].Error == "" || got[0].Attempts != 1 {
+	if got[0].Status != "refused" || got[0].Error == "" || got[0].Resumptions != 1 {
 		t.Errorf("a = %+v, want refused for insufficient funds", got[0])
 	}
 	if got[1].Status != "settled" || got[1].EndToEndID == "" || got[1].Key != b[0].Key || settlements()[b[0].Key] != 1 {
@@ -187,9 +191,9 @@ func TestKeyTTLOption(t *testing.T) {
 		{[]string{"-key-ttl", "2s"}, 2 * time.Second, 500 * time.Millisecond},
 	} {
 		args := append([]string{"-db", "pay.db", "-psp", "http://127.0.0.1:1"}, tt.args...)
-		o, _, err := parseGlobal(append(args, "list"), io.Discard)
+		o, _, _, err := commandLine(append(args, "list"), io.Discard)
 		if err != nil {
-			t.Fatalf("parseGlobal(%v) error = %v", args, err)
+			t.Fatalf("commandLine(%v) error = %v", args, err)
 		}
 		if c := o.cfg.Client; o.cfg.KeyTTL != tt.ttl || c.KeyTTL != tt.ttl || c.AttemptTimeout != tt.attempt {
 			t.Errorf("pixpay %v: KeyTTL %v, Client's %v, AttemptTimeout %v; want %v, %v, %v", args, o.cfg.KeyTTL,
