@@ -79,7 +79,7 @@ func (p *Payer[TTx]) ended(ctx context.Context, id string) error {
 // intent is no longer pending under in.Key.
 func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sent error) error {
 	p := w.payer
-	log := p.cfg.Logger.With(slog.String("id", in.ID), slog.String("key", in.Key), slog.Int("attempts", in.Attempts))
+	log := p.cfg.Logger.With(slog.String("id", in.ID), slog.String("key", in.Key), slog.Int("resumptions", in.Attempts))
 	level := slog.LevelWarn
 	if p.logTrouble(ctx, sent) {
 		level = slog.LevelDebug // the trouble's own record says it, at a bounded rate

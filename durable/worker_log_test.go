@@ -112,15 +112,15 @@ func TestWorkLogsEachOutcomeOnceRecorded(t *testing.T) {
 		tried  int // River's attempt count after it: a snooze gives the attempt back
 	}{
 		{"settled", 100, nil, func(in Intent) []string {
-			return append(attempt, fmt.Sprintf("INFO durable: settled id=a key=%s attempts=1 endToEndId=%s",
+			return append(attempt, fmt.Sprintf("INFO durable: settled id=a key=%s resumptions=1 endToEndId=%s",
 				in.Key, in.EndToEndID), "recorded, job running")
 		}, river.EventKindJobCompleted, 1},
 		{"refused", refusedCents, nil, func(in Intent) []string {
-			return append(attempt, fmt.Sprintf("WARN durable: refused id=a key=%s attempts=1 error=%s",
+			return append(attempt, fmt.Sprintf("WARN durable: refused id=a key=%s resumptions=1 error=%s",
 				in.Key, in.Error), "recorded, job running")
 		}, river.EventKindJobCancelled, 1},
 		{"outcome unknown", 100, []fault{faultDrop, faultDrop}, func(in Intent) []string {
-			return append(attempt, fmt.Sprintf("WARN durable: outcome unknown id=a key=%s attempts=1 error=%s "+
+			return append(attempt, fmt.Sprintf("WARN durable: outcome unknown id=a key=%s resumptions=1 error=%s "+
 				"quota_empty=false wait=30m0s", in.Key, in.Error), "recorded, job running")
 		}, river.EventKindJobSnoozed, 0},
 	}
