@@ -82,14 +82,19 @@ func TestBadFaultsFileExits2(t *testing.T) {
 		want          string // %[1]s is the file
 	}{
 		{"missing.json", "", "psp: -faults: open %[1]s: no such file or directory"},
-		{"empty.json", " ", "psp: -faults %[1]s:1:2: body: jsontext: unexpected EOF after offset 1"},
+		{"empty.json", " ", `psp: -faults %[1]s:1:2: body: empty, want an object such as {"faults":[{"kind":"drop"}]}`},
 		{"not-json.json", "{\"faults\": [\n  {\"kind\": \"drop\"}\n  {\"kind\": \"reset\"}\n]}",
-			`psp: -faults %[1]s:3:3: body: jsontext: invalid character '{' after array element (expecting ',' or ']') within "/faults" after offset 34`},
+			`psp: -faults %[1]s:3:3: body: not valid JSON: invalid character '{' after array element (expecting ',' or ']'), within "faults"`},
 		{"unknown-member.json", "{\"faults\": [],\n \"fautls\": []}",
-			`psp: -faults %[1]s:2:2: body: unknown member "fautls": want {"faults":[...]}`},
+			`psp: -faults %[1]s:2:2: body: unknown member "fautls": the body takes "faults" alone, as in {"faults":[{"kind":"drop"}]}`},
 		{"no-faults.json", "\n{}", "psp: -faults %[1]s:2:1: faults: required: a JSON array of faults"},
 		{"faults-not-an-array.json", `{"faults": {"kind": "drop"}}`,
-			`psp: -faults %[1]s:1:12: body: want {"faults":[...]}, an object with an array of faults`},
+			`psp: -faults %[1]s:1:12: body: member "faults" is an object, want an array, as in {"faults":[{"kind":"drop"}]}`},
+		{"misspelled.json", "{\"faults\": [\n  {\"kind\": \"late\", \"delay\": 600}\n]}",
+			`psp: -faults %[1]s:2:3: faults[0]: psp: invalid fault: unknown member "delay": kind "late" takes "delay_ms" ` +
+				`(milliseconds, 0 to 3600000), and optionally "target":"lookup"`},
+		{"wrong-type.json", "{\"faults\": [\n  {\"kind\": \"status\", \"status\": \"503\"}\n]}",
+			`psp: -faults %[1]s:2:3: faults[0]: psp: invalid fault: member "status" is a string, want a whole number`},
 		{"bad-fault.json", "{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"reset\"},\n  {\"kind\": \"slow\"}\n]}",
 			`psp: -faults %[1]s:4:3: faults[2]: psp: invalid fault: kind "slow" takes "delay_ms" (milliseconds, 0 to 3600000), and no "target" (payments only)`},
 		{"too-many.json", "{\"faults\": [\n" + strings.Repeat("  {\"kind\": \"drop\"},\n", control.MaxQueuedFaults) + "  {\"kind\": \"drop\"}\n]}",
@@ -113,6 +118,18 @@ func TestBadFaultsFileExits2(t *testing.T) {
 			if !strings.HasPrefix(stderr.String(), want+"\nUsage of psp") || stdout.Len() != 0 {
 				t.Errorf("stderr = %q, stdout = %q; want %q and the usage on stderr only", stderr.String(), stdout.String(), want)
 			}
+			wantNoGoWords(t, err)
 		})
+	}
+}
+
+// wantNoGoWords checks that err speaks the words of its command line and files, never of the Go
+// that reads them: no Go type, no package of the double, no struct.
+func wantNoGoWords(tb testing.TB, err error) {
+	tb.Helper()
+	for _, goWord := range []string{"Go ", "control.", "struct", "jsontext", "json: cannot", "parse error"} {
+		if strings.Contains(err.Error(), goWord) {
+			tb.Errorf("error %q says %q, want only the words of the command line", err, goWord)
+		}
 	}
 }

@@ -54,7 +54,7 @@ func TestControlRefusalsAnswer(t *testing.T) {
 		{"bad faults", "POST", control.FaultsPath, `{"faults":[{"kind":"boom"},{"kind":"drop"},{"kind":"redirect"}]}`, nil,
 			400, nil, `{"type":"urn:pixretry:psp:problem:invalid_request","title":"Bad Request","status":400,` +
 				`"detail":"the request has 2 violation(s); see violacoes","code":"invalid_request","violacoes":[` +
-				`{"campo":"faults[0]","motivo":"psp: invalid fault: unknown kind \"boom\""},` +
+				`{"campo":"faults[0]","motivo":"psp: invalid fault: unknown kind \"boom\": ` + kinds + `"},` +
 				`{"campo":"faults[2]","motivo":"psp: invalid fault: kind \"redirect\" takes \"status\" (300 to 399), and optionally \"target\":\"lookup\""}]}`},
 		{"a bad filter", "GET", control.RequestsPath + "?status=600", "", nil,
 			400, nil, `{"type":"urn:pixretry:psp:problem:invalid_request","title":"Bad Request","status":400,` +
@@ -170,7 +170,7 @@ func TestControlNamesBadFaultsBeforeTheRoom(t *testing.T) {
 	s.Inject(drops(control.MaxQueuedFaults - 1)...)
 	p := wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"reset"},{"kind":"boom"}]}`),
 		400, "invalid_request")
-	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[1]", Reason: `psp: invalid fault: unknown kind "boom"`}})
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[1]", Reason: `psp: invalid fault: unknown kind "boom": ` + kinds}})
 	if got, want := s.Stats().Faults, control.MaxQueuedFaults-1; got != want {
 		t.Errorf("%d faults queued, want %d", got, want)
 	}

@@ -2,11 +2,16 @@ package control
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"pixretry/psp"
 )
@@ -60,26 +65,82 @@ func encodeFault(f psp.Fault) ([]byte, error) {
 
 // decodeFault reads the JSON form of a fault, strictly. The kind and the target, if any, must be
 // known. The members must be exactly those the kind takes, none unknown, repeated or missing.
-// Numbers must be integers in range. Errors wrap psp.ErrInvalidFault.
+// Numbers must be integers in range. Errors wrap psp.ErrInvalidFault and say, in the words of the
+// JSON form, which member is wrong and what the kind takes.
 func decodeFault(data []byte) (psp.Fault, error) {
+	if kind := jsontext.Value(data).Kind(); kind != '{' {
+		return psp.Fault{}, invalidFault(`the fault is %s, want an object such as {"kind":"drop"}`, kindWords(kind))
+	}
 	var w faultJSON
 	if err := json.Unmarshal(data, &w, json.RejectUnknownMembers(true)); err != nil {
-		return psp.Fault{}, fmt.Errorf("%w: %v", psp.ErrInvalidFault, err)
+		why := jsonWords(err, "the fault")
+		if errors.Is(err, json.ErrUnknownName) {
+			return psp.Fault{}, invalidFault("%v: %s", why, membersOf(kindOf(data)))
+		}
+		return psp.Fault{}, invalidFault("%v", why)
 	}
 	if err := cmp.Or(w.RetryAfterS.within("retry_after_s", time.Second),
 		w.DelayMS.within("delay_ms", time.Millisecond), w.DurationMS.within("duration_ms", time.Millisecond)); err != nil {
 		return psp.Fault{}, err
 	}
 	f := w.fault()
-	if _, known := faultUsage[f.Kind]; !known || f.Target != "" && f.Target != "lookup" {
-		return psp.Fault{}, f.Validate() // unknown kind or target
+	_, known := faultUsage[f.Kind]
+	switch {
+	case f.Kind == "":
+		return psp.Fault{}, invalidFault(`member "kind" is missing or empty: the kinds are %s`, faultKinds())
+	case !known:
+		return psp.Fault{}, invalidFault("unknown kind %q: the kinds are %s", f.Kind, faultKinds())
+	case f.Target != "" && f.Target != "lookup":
+		return psp.Fault{}, invalidFault(`unknown target %q: "lookup" aims a fault at lookups, and no target at payments`, f.Target)
 	}
 	// Writing f back must give what was read: this catches missing members, members the kind
 	// does not take, a kind a lookup cannot take, a target of "" and a zero retry_after_s.
 	if f.Validate() != nil || !reflect.DeepEqual(wire(f), w) {
-		return psp.Fault{}, fmt.Errorf("%w: kind %q takes %s", psp.ErrInvalidFault, f.Kind, faultUsage[f.Kind])
+		return psp.Fault{}, invalidFault("%s", membersOf(f.Kind))
 	}
 	return f, nil
+}
+
+// invalidFault is an error wrapping psp.ErrInvalidFault that says why, as fmt.Sprintf(format,
+// args...).
+func invalidFault(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", psp.ErrInvalidFault, fmt.Sprintf(format, args...))
+}
+
+// kindOf is the kind of the fault in data, or "" if it has none that is a string.
+func kindOf(data []byte) string {
+	var fault struct {
+		Kind string `json:"kind"`
+	}
+	json.Unmarshal(data, &fault) // other members are ignored: a kind that is not a string is none
+	return fault.Kind
+}
+
+// membersOf says what a fault of kind takes, or every member of the JSON form for an unknown
+// kind.
+func membersOf(kind string) string {
+	if usage, known := faultUsage[kind]; known {
+		return fmt.Sprintf("kind %q takes %s", kind, usage)
+	}
+	t := reflect.TypeFor[faultJSON]()
+	members := make([]string, t.NumField())
+	for i := range members {
+		members[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return "the members are " + and(members)
+}
+
+// faultKinds lists the kinds of faultUsage, in alphabetical order.
+func faultKinds() string {
+	return and(slices.Sorted(maps.Keys(faultUsage)))
+}
+
+// and lists names as in "a, b and c".
+func and(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // count is a number of units (seconds or milliseconds) in the JSON form.

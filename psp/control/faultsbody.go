@@ -87,14 +87,20 @@ func (r *rawFault) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // shapeError is the problem of data, which json.Unmarshal refused with err: it is not JSON, or
 // not an object of "faults" alone.
 func shapeError(data []byte, err error) *FaultsError {
-	if syntax, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
-		return at(data, syntax.ByteOffset, "body", err)
+	const want = `{"faults":[{"kind":"drop"}]}`
+	why := jsonWords(err, "the body")
+	syntax, isSyntax := errors.AsType[*jsontext.SyntacticError](err)
+	switch {
+	case isSyntax && len(bytes.TrimSpace(data)) == 0:
+		return at(data, syntax.ByteOffset, "body", errors.New("empty, want an object such as "+want))
+	case isSyntax:
+		return at(data, syntax.ByteOffset, "body", why)
+	case errors.Is(err, json.ErrUnknownName):
+		why = fmt.Errorf(`%w: the body takes "faults" alone, as in %s`, why, want)
+	default:
+		why = fmt.Errorf("%w, as in %s", why, want)
 	}
 	shape, _ := errors.AsType[*json.SemanticError](err) // the only other error of Unmarshal
-	why := errors.New(`want {"faults":[...]}, an object with an array of faults`)
-	if errors.Is(err, json.ErrUnknownName) {
-		why = fmt.Errorf(`unknown member %q: want {"faults":[...]}`, shape.JSONPointer.LastToken())
-	}
 	return at(data, shape.ByteOffset, "body", why)
 }
 

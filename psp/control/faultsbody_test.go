@@ -39,6 +39,9 @@ func TestDecodeFaultsTakesNoneAndTheMost(t *testing.T) {
 	}
 }
 
+// kinds ends the problem of an unknown kind.
+const kinds = "the kinds are bad_body, commit_status, down, drop, duplicate, late, redirect, reset, slow and status"
+
 // manyDrops is a body of n drop faults, one a line from line 2, indented by 2 spaces.
 func manyDrops(n int) string {
 	return "{\"faults\": [\n" + strings.Repeat("  {\"kind\": \"drop\"},\n", n-1) + "  {\"kind\": \"drop\"}\n]}"
@@ -53,31 +56,39 @@ func TestDecodeFaultsSaysWhereAndWhy(t *testing.T) {
 		field, why   string
 	}{
 		{"not JSON", `faults: drop`, 1, 3, "body",
-			"jsontext: invalid character 'u' in literal false (expecting 'l') after offset 2"},
+			"not valid JSON: invalid character 'u' in literal false (expecting 'l')"},
 		{"a syntax error on line 3", "{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"reset\"} {\"kind\": \"drop\"}\n]}",
-			3, 21, "body", `jsontext: invalid character '{' after array element (expecting ',' or ']') within "/faults" after offset 53`},
-		{"empty", ``, 1, 1, "body", "jsontext: unexpected EOF"},
+			3, 21, "body", `not valid JSON: invalid character '{' after array element (expecting ',' or ']'), within "faults"`},
+		{"empty", ``, 1, 1, "body", `empty, want an object such as {"faults":[{"kind":"drop"}]}`},
+		{"blank", "\n  ", 2, 3, "body", `empty, want an object such as {"faults":[{"kind":"drop"}]}`},
 		{"cut short", "{\"faults\": [\n  {\"kind\": \"drop\"},", 2, 20, "body",
-			`jsontext: unexpected EOF within "/faults" after offset 32`},
+			`not valid JSON: it ends too soon, within "faults"`},
 		{"a value after the object", "{\"faults\": []}\n[]", 2, 1, "body",
-			"jsontext: invalid character '[' after top-level value after offset 15"},
+			"not valid JSON: invalid character '[' after top-level value"},
 		{"faults twice", "{\"faults\": [],\n \"faults\": []}", 2, 2, "body",
-			`jsontext: duplicate object member name "faults"`},
+			`not valid JSON: member "faults" is repeated`},
+		{"a member of a fault twice", "{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"drop\", \"kind\": \"reset\"}\n]}", 3, 20, "body",
+			`not valid JSON: member "faults[1].kind" is repeated`},
 		{"invalid UTF-8", "{\"faults\": [\n  \"\xff\"]}", 2, 4, "body",
-			`jsontext: invalid UTF-8 within "/faults/0" after offset 16`},
+			`not valid JSON: invalid UTF-8, within "faults[0]"`},
 		{"an unknown member", "{\n  \"faults\": [],\n  \"delay\": 5\n}", 3, 3, "body",
-			`unknown member "delay": want {"faults":[...]}`},
+			`unknown member "delay": the body takes "faults" alone, as in {"faults":[{"kind":"drop"}]}`},
 		{"faults not an array", "{\n  \"faults\": {\"kind\": \"drop\"}\n}", 2, 13, "body",
-			`want {"faults":[...]}, an object with an array of faults`},
-		{"not an object", `[{"kind": "drop"}]`, 1, 1, "body", `want {"faults":[...]}, an object with an array of faults`},
+			`member "faults" is an object, want an array, as in {"faults":[{"kind":"drop"}]}`},
+		{"not an object", `[{"kind": "drop"}]`, 1, 1, "body", `the body is an array, want an object, as in {"faults":[{"kind":"drop"}]}`},
 		{"no faults", `{}`, 1, 1, "faults", "required: a JSON array of faults"},
 		{"no faults after blank lines", "\n\n  {}", 3, 3, "faults", "required: a JSON array of faults"},
 		{"faults null", `{"faults": null}`, 1, 1, "faults", "required: a JSON array of faults"},
 		{"null", `null`, 1, 1, "faults", "required: a JSON array of faults"},
 		{"a bad fault, then another", "{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"reset\", \"target\": \"lookup\"},\n" +
-			"  {\"kind\": \"boom\"},\n  {\"kind\": \"slow\"}\n]}", 4, 3, "faults[2]", `psp: invalid fault: unknown kind "boom"`},
+			"  {\"kind\": \"boom\"},\n  {\"kind\": \"slow\"}\n]}", 4, 3, "faults[2]", `psp: invalid fault: unknown kind "boom": ` + kinds},
 		{"a null fault", `{"faults": [{"kind": "drop"}, null]}`, 1, 31, "faults[1]",
-			`psp: invalid fault: unknown kind ""`},
+			`psp: invalid fault: the fault is null, want an object such as {"kind":"drop"}`},
+		{"a misspelled member", "{\"faults\": [\n  {\"kind\": \"status\", \"status\": 503, \"retry_after\": 2}\n]}", 2, 3, "faults[0]",
+			`psp: invalid fault: unknown member "retry_after": kind "status" takes "status" (400 to 599), ` +
+				`optionally "retry_after_s" (whole seconds, 1 to 3600), and optionally "target":"lookup"`},
+		{"a member of the wrong type", `{"faults": [{"kind": "status", "status": "503"}]}`, 1, 13, "faults[0]",
+			`psp: invalid fault: member "status" is a string, want a whole number`},
 		{"a fault out of range", "{\"faults\": [\n\t{\"kind\": \"late\", \"delay_ms\": 3600001}]}", 2, 2, "faults[0]",
 			"psp: invalid fault: delay_ms 3600001 exceeds the maximum 3600000"},
 		{"too many faults", manyDrops(control.MaxQueuedFaults + 1), control.MaxQueuedFaults + 2, 3, "faults",
@@ -94,13 +105,55 @@ func TestDecodeFaultsSaysWhereAndWhy(t *testing.T) {
 			if want := fmt.Sprintf("%d:%d %s: %s", tt.line, tt.column, tt.field, tt.why); got != want {
 				t.Errorf("DecodeFaults() error at %s, want %s", got, want)
 			}
+			wantJSONWords(t, err)
 		})
+	}
+}
+
+// TestFaultErrorsSayWhichMemberAndWhat: a fault refused for its JSON form names the member at fault
+// and what is wanted instead, in the words of the JSON form.
+func TestFaultErrorsSayWhichMemberAndWhat(t *testing.T) {
+	const status = `kind "status" takes "status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600), ` +
+		`and optionally "target":"lookup"`
+	tests := map[string]string{
+		`{"kind":"status","status":503,"retry_after":2}`: `unknown member "retry_after": ` + status,
+		`{"kind":"boom","retry_after":2}`: `unknown member "retry_after": the members are kind, status, ` +
+			`retry_after_s, delay_ms, duration_ms, breach, member and target`,
+		`{"kind":5}`:                                      `member "kind" is a number, want a string`,
+		`{"kind":"status","status":"503"}`:                `member "status" is a string, want a whole number`,
+		`{"kind":"status","status":503.5}`:                `member "status" is 503.5, want a whole number`,
+		`{"kind":"status","status":true}`:                 `member "status" is true, want a whole number`,
+		`{"kind":"status","status":[503]}`:                `member "status" is an array, want a whole number`,
+		`{"kind":"late","delay_ms":{"ms":1}}`:             `member "delay_ms" is an object, want a whole number`,
+		`{"kind":"bad_body","breach":false}`:              `member "breach" is false, want a string`,
+		`{"kind":"status","status":1e40}`:                 `member "status" is 1e40, want a whole number`,
+		`{"kind":"late","delay_ms":99999999999999999999}`: `member "delay_ms" is 99999999999999999999, out of range`,
+		`[{"kind":"drop"}]`:                               `the fault is an array, want an object such as {"kind":"drop"}`,
+		`"drop"`:                                          `the fault is a string, want an object such as {"kind":"drop"}`,
+		`503`:                                             `the fault is a number, want an object such as {"kind":"drop"}`,
+		`null`:                                            `the fault is null, want an object such as {"kind":"drop"}`,
+		`true`:                                            `the fault is true, want an object such as {"kind":"drop"}`,
+		`{"status":503}`: `member "kind" is missing or empty: the kinds are bad_body, commit_status, down, drop, ` +
+			`duplicate, late, redirect, reset, slow and status`,
+		`{"kind":"Status","status":503}`: `unknown kind "Status": the kinds are bad_body, commit_status, down, drop, ` +
+			`duplicate, late, redirect, reset, slow and status`,
+		`{"kind":"status","status":503,"target":"payments"}`: `unknown target "payments": "lookup" aims a fault at ` +
+			`lookups, and no target at payments`,
+	}
+	for in, want := range tests {
+		_, err := control.DecodeFaults([]byte(`{"faults": [` + in + `]}`))
+		bad, ok := errors.AsType[*control.FaultsError](err)
+		if want = "psp: invalid fault: " + want; !ok || bad.Field != "faults[0]" || bad.Err.Error() != want ||
+			!errors.Is(err, psp.ErrInvalidFault) {
+			t.Errorf("DecodeFaults(%s) error = %v,\nwant faults[0]: %s", in, err, want)
+		}
+		wantJSONWords(t, err)
 	}
 }
 
 func TestFaultsErrorSaysWhereAndWraps(t *testing.T) {
 	_, err := control.DecodeFaults([]byte("{\"faults\": [\n  {\"kind\": \"drop\"},\n  {\"kind\": \"x\"}\n]}"))
-	if want := `control: line 3, column 3: faults[1]: psp: invalid fault: unknown kind "x"`; err == nil || err.Error() != want {
+	if want := `control: line 3, column 3: faults[1]: psp: invalid fault: unknown kind "x": ` + kinds; err == nil || err.Error() != want {
 		t.Errorf("DecodeFaults() error = %v, want %s", err, want)
 	}
 	if !errors.Is(err, psp.ErrInvalidFault) {

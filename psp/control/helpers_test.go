@@ -138,6 +138,17 @@ func wantViolations(tb testing.TB, got, want []psp.Violation) {
 	}
 }
 
+// wantJSONWords checks that err speaks of the JSON a client wrote, never of the Go that reads
+// it: no Go type, no package, no struct.
+func wantJSONWords(tb testing.TB, err error) {
+	tb.Helper()
+	for _, goWord := range []string{"Go ", "control.", "struct", "jsontext", "json: cannot"} {
+		if err != nil && strings.Contains(err.Error(), goWord) {
+			tb.Errorf("error %q names %q, want only the words of the JSON", err, goWord)
+		}
+	}
+}
+
 // drops is n drop faults.
 func drops(n int) []psp.Fault {
 	faults := make([]psp.Fault, n)
