@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"pixretry/pix"
 )
 
@@ -132,5 +134,69 @@ func TestWaitEndsOnAPSPThatRefusesTheToken(t *testing.T) {
 	}
 	if level, _, ok := logs.find("durable: outcome unknown"); ok && level != slog.LevelDebug {
 		t.Errorf("an attempt that met the trouble was logged at %v, want Debug", level)
+	}
+}
+
+// logTrouble logs a trouble at Error when it is due, with the resumptions since the last
+// record, the error and the advice; and says an attempt met one even when no record is due.
+func TestLogTroubleRecordsWhatIsDue(t *testing.T) {
+	t.Parallel()
+	for _, advised := range []bool{true, false} {
+		logs := &keptRecords{}
+		clock := time.Unix(0, 0)
+		p := &Payer[struct{}]{now: func() time.Time { return clock }, cfg: Config{Logger: slog.New(logs)}}
+		if advised {
+			p.cfg.Advice = func(Trouble) string { return "check -token" }
+		}
+		unauthorized := &pix.Error{Status: 401, Code: "unauthorized"}
+		for i, s := range []int{0, 10, 29, 30} {
+			clock = time.Unix(int64(s), 0)
+			if !p.logTrouble(context.Background(), unauthorized) {
+				t.Errorf("attempt %d met a 401, and logTrouble() = false", i)
+			}
+		}
+		if p.logTrouble(context.Background(), errors.New("a 500")) {
+			t.Errorf("an attempt without trouble: logTrouble() = true")
+		}
+		var got []string
+		for _, r := range logs.records {
+			line := fmt.Sprintf("%v %s", r.Level, r.Message)
+			r.Attrs(func(a slog.Attr) bool { line += " " + a.String(); return true })
+			got = append(got, line)
+		}
+		fix := " fix=check -token"
+		if !advised {
+			fix = ""
+		}
+		msg := "ERROR durable: the PSP refuses the client's credentials; payments wait"
+		want := []string{msg + " resumptions=1 error=" + unauthorized.Error() + fix,
+			msg + " resumptions=3 error=" + unauthorized.Error() + fix}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("advice %t: records mismatch (-want +got):\n%s", advised, diff)
+		}
+	}
+}
+
+func TestTroubleSaysWhatItIs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		trouble Trouble
+		want    string
+	}{
+		{TroubleCredentials, "the PSP refuses the client's credentials"},
+		{TroubleUnreachable, "the PSP cannot be reached"},
+		{0, "no trouble"},
+	} {
+		if got := tt.trouble.String(); got != tt.want {
+			t.Errorf("Trouble(%d).String() = %q, want %q", tt.trouble, got, tt.want)
+		}
+	}
+	var w troubleWatch
+	w.note(time.Unix(0, 0), &net.DNSError{Err: "no such host", Name: "psp.invalid"})
+	err := w.unusable(func() time.Time { return time.Unix(60, 0) }, time.Minute, Config{}.advice)
+	want := "durable: the PSP cannot be reached on every attempt for 1m0s; pending intents keep their keys; " +
+		"last error: lookup psp.invalid: no such host"
+	if err == nil || err.Error() != want {
+		t.Errorf("unusable() without advice = %v, want %s", err, want)
 	}
 }
