@@ -88,7 +88,7 @@ func TestControlOnLoopbackAnswersItsNamesOnly(t *testing.T) {
 }
 
 // TestControlRefusesACrossSiteReset sends the reset a web page can send without asking: no
-// JSON, another Origin. The ledger stays.
+// JSON, another Origin, with a body or without. The ledger stays.
 func TestControlRefusesACrossSiteReset(t *testing.T) {
 	s := mustStart(t, "-tokens", "smoke", "-balance", "200.00")
 	s.do(t, "POST", psp.PaymentsPath, "k1", strings.NewReader(payment))
@@ -97,8 +97,13 @@ func TestControlRefusesACrossSiteReset(t *testing.T) {
 		if got != 415 {
 			t.Errorf("POST /_psp/reset as %q = %d, want 415", contentType, got)
 		}
-		if got := s.send(t, "DELETE", "/_psp/faults", "", "Content-Type", contentType); got != 415 {
-			t.Errorf("DELETE /_psp/faults as %q = %d, want 415", contentType, got)
+		for _, from := range [][2]string{{"Origin", "http://evil.example"}, {"Sec-Fetch-Site", "cross-site"}} {
+			if got := s.send(t, "POST", "/_psp/reset", "", "Content-Type", contentType, from[0], from[1]); got != 415 {
+				t.Errorf("POST /_psp/reset without a body as %q, %s %s = %d, want 415", contentType, from[0], from[1], got)
+			}
+			if got := s.send(t, "DELETE", "/_psp/faults", "", "Content-Type", contentType, from[0], from[1]); got != 415 {
+				t.Errorf("DELETE /_psp/faults as %q, %s %s = %d, want 415", contentType, from[0], from[1], got)
+			}
 		}
 	}
 	if status, body := s.do(t, "GET", "/_psp/balance", "", nil); status != 200 || body != `{"balance":"50.00"}`+"\n" {
@@ -143,8 +148,11 @@ func TestNonLoopbackServesControlWithTheToken(t *testing.T) {
 			t.Errorf("POST /_psp/reset with %q = %d, want 401", authorization, got)
 		}
 	}
-	if got := s.send(t, "POST", "/_psp/reset", "", "Authorization", "Bearer ctl-secret"); got != 415 {
-		t.Errorf("POST /_psp/reset with the token and no Content-Type = %d, want 415", got)
+	if got := s.send(t, "POST", "/_psp/faults", `{"faults":[]}`, "Authorization", "Bearer ctl-secret"); got != 415 {
+		t.Errorf("POST /_psp/faults with the token, a body and no Content-Type = %d, want 415", got)
+	}
+	if got := s.send(t, "POST", "/_psp/reset", "", "Authorization", "Bearer ctl-secret"); got != 204 {
+		t.Errorf("POST /_psp/reset with the token, no body and no Content-Type = %d, want 204", got)
 	}
 	ctl := control.Client{BaseURL: s.url, HTTPClient: s.client, Token: "ctl-secret"}
 	if err := ctl.Inject(context.Background(), psp.Status(503)); err != nil {

@@ -73,8 +73,10 @@ type handler struct {
 // passes these checks, in this order: a Host of opts.Hosts (403 host_not_allowed), opts.Token
 // (401 unauthorized), and, for a request that changes state (any method but GET), Content-Type
 // application/json (415 unsupported_media_type), which no HTML form or other simple
-// cross-site request can send. PagePath without Authorization is served without data instead
-// of 401. OpenAPIPath passes no check. An opts.Token that is not visible ASCII is an error.
+// cross-site request can send. A request that changes state without a body may leave
+// Content-Type out, unless a browser says it comes from another origin (see bodyless).
+// PagePath without Authorization is served without data instead of 401. OpenAPIPath passes no
+// check. An opts.Token that is not visible ASCII is an error.
 func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 	if opts.Token != "" && !tokenPattern.MatchString(opts.Token) {
 		return nil, errors.New("control: the token must be visible ASCII without spaces")
@@ -128,13 +130,22 @@ func (h *handler) guard(w http.ResponseWriter, r *http.Request) bool {
 		subtle.ConstantTimeCompare([]byte(token), []byte(h.opts.Token)) == 0):
 		writeProblem(w, http.StatusUnauthorized, "unauthorized", "the control token is required in Authorization",
 			http.Header{"Www-Authenticate": {`Bearer realm="psp-control"`}})
-	case r.Method != http.MethodGet && !isJSON(contentType):
+	case r.Method != http.MethodGet && !isJSON(contentType) && (contentType != "" || !bodyless(r)):
 		writeProblem(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
 			fmt.Sprintf("Content-Type must be application/json, got %q", contentType), nil)
 	default:
 		return true
 	}
 	return false
+}
+
+// bodyless reports whether r, a request that changes state, may leave Content-Type out: it has
+// no body, and no browser sent it from another origin. A browser says so in Sec-Fetch-Site or
+// Origin (http.CrossOriginProtection), so a page elsewhere cannot reset the PSP with a
+// body-less POST, which is a simple cross-site request. Tools such as curl send neither.
+func bodyless(r *http.Request) bool {
+	var sameOrigin http.CrossOriginProtection // no trusted origin
+	return r.ContentLength == 0 && sameOrigin.Check(r) == nil
 }
 
 // isJSON reports whether contentType is application/json, with charset utf-8 if any.

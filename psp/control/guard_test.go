@@ -32,6 +32,8 @@ func mustGuarded(tb testing.TB, edits ...func(*control.Options)) bank {
 	return s
 }
 
+// TestControlChangesNeedJSON: a request that changes state with a Content-Type other than
+// application/json is refused, and so is one with a body and no Content-Type.
 func TestControlChangesNeedJSON(t *testing.T) {
 	types := map[string]string{
 		"no Content-Type":     "",
@@ -45,6 +47,9 @@ func TestControlChangesNeedJSON(t *testing.T) {
 	}
 	for _, c := range changes {
 		for name, contentType := range types {
+			if contentType == "" && c.body == "" {
+				continue // TestControlBodylessChangesNeedNoContentType
+			}
 			t.Run(c.method+" "+c.path+" with "+name, func(t *testing.T) {
 				s := mustGuarded(t)
 				r := controlRequest(c.method, c.path, c.body)
@@ -56,6 +61,50 @@ func TestControlChangesNeedJSON(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestControlBodylessChangesNeedNoContentType: a request that changes state without a body may
+// leave Content-Type out, as curl -X POST does, unless a browser says it comes from another
+// origin: a page elsewhere cannot reset the PSP with a simple cross-site request.
+func TestControlBodylessChangesNeedNoContentType(t *testing.T) {
+	for _, c := range changes {
+		if c.body != "" {
+			continue
+		}
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			s := mustGuarded(t)
+			r := controlRequest(c.method, c.path, "")
+			r.Header.Del("Content-Type")
+			wantNoContent(t, serve(s, r))
+		})
+		crossOrigin := map[string]map[string]string{
+			"Sec-Fetch-Site cross-site": {"Sec-Fetch-Site": "cross-site"},
+			"Sec-Fetch-Site same-site":  {"Sec-Fetch-Site": "same-site"},
+			"another Origin":            {"Origin": "https://evil.example"},
+		}
+		for name, header := range crossOrigin {
+			t.Run(c.method+" "+c.path+" from "+name, func(t *testing.T) {
+				s := mustGuarded(t)
+				r := controlRequest(c.method, c.path, "")
+				r.Header.Del("Content-Type")
+				for field, value := range header {
+					r.Header.Set(field, value)
+				}
+				wantProblem(t, serve(s, r), 415, "unsupported_media_type")
+				if !c.unchanged(s) {
+					t.Errorf("%s %s from %s changed the Server", c.method, c.path, name)
+				}
+			})
+		}
+	}
+	t.Run("the PSP's own page", func(t *testing.T) {
+		s := mustGuarded(t)
+		r := controlRequest("POST", control.ResetPath, "")
+		r.Header.Del("Content-Type")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		r.Header.Set("Origin", "http://example.com") // httptest's Host
+		wantNoContent(t, serve(s, r))
+	})
 }
 
 func TestControlReadsNeedNoContentType(t *testing.T) {
@@ -163,6 +212,7 @@ func TestControlHostIsChecked(t *testing.T) {
 func TestControlChecksInOrder(t *testing.T) {
 	s := mustGuarded(t, func(o *control.Options) { o.Token, o.Hosts = "ctl", []string{"psp.test"} })
 	r := controlRequest("POST", control.ResetPath, "")
+	r.Header.Set("Origin", "https://evil.example") // a body-less change needs Content-Type from another origin
 	r.Host, r.Header["Content-Type"] = "psp.test", nil
 	wantProblem(t, serve(s, r), 401, "unauthorized")
 	r.Header.Set("Authorization", "Bearer ctl")
