@@ -44,10 +44,10 @@ func TestControlRefusalsAnswer(t *testing.T) {
 		{"a body of text", "POST", control.FaultsPath, dropped, func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") },
 			415, nil, `{"type":"urn:pixretry:psp:problem:unsupported_media_type","title":"Unsupported Media Type","status":415,` +
 				`"detail":"Content-Type must be application/json, got \"text/plain\"","code":"unsupported_media_type"}`},
-		{"another method", "GET", control.FaultsPath, "", nil,
-			405, map[string]string{"Allow": "DELETE, POST"},
+		{"another method", "PUT", control.FaultsPath, dropped, nil,
+			405, map[string]string{"Allow": "DELETE, GET, POST"},
 			`{"type":"urn:pixretry:psp:problem:method_not_allowed","title":"Method Not Allowed","status":405,` +
-				`"detail":"/_psp/faults takes DELETE, POST","code":"method_not_allowed"}`},
+				`"detail":"/_psp/faults takes DELETE, GET, POST","code":"method_not_allowed"}`},
 		{"a body over 64 KiB", "POST", control.FaultsPath, `{"faults":[` + strings.Repeat(" ", psp.MaxBodyBytes) + `]}`, nil,
 			413, nil, `{"type":"urn:pixretry:psp:problem:payload_too_large","title":"Request Entity Too Large","status":413,` +
 				`"detail":"the body must be at most 65536 bytes","code":"payload_too_large"}`},
@@ -64,7 +64,7 @@ func TestControlRefusalsAnswer(t *testing.T) {
 			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(dropped), iotest.ErrReader(io.ErrUnexpectedEOF)))
 		}, 400, nil, `{"type":"urn:pixretry:psp:problem:invalid_request","title":"Bad Request","status":400,` +
 			`"detail":"the request has 1 violation(s); see violacoes","code":"invalid_request",` +
-			`"violacoes":[{"campo":"body","motivo":"unexpected EOF"}]}`},
+			`"violacoes":[{"campo":"body","motivo":"could not be read whole: unexpected EOF"}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

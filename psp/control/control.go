@@ -84,6 +84,7 @@ func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 	h := &handler{srv: srv, opts: opts}
 	h.routes = map[string]map[string]http.HandlerFunc{
 		FaultsPath: {
+			http.MethodGet:    h.getFaults,
 			http.MethodPost:   h.postFaults,
 			http.MethodDelete: noContent(srv.ClearFaults),
 		},
@@ -196,10 +197,24 @@ func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []psp.Viol
 		return nil, nil, http.StatusRequestEntityTooLarge
 	}
 	if err != nil {
-		return nil, []psp.Violation{{Field: "body", Reason: err.Error()}}, 0
+		return nil, []psp.Violation{{Field: "body", Reason: "could not be read whole: " + err.Error()}}, 0
 	}
 	faults, bad := decodeFaults(body) // as DecodeFaults, for every bad fault
 	return faults, violations(bad), 0
+}
+
+// getFaults writes {"faults":[...]}, the faults queued, each in its JSON form: a body that POST
+// FaultsPath takes. The payment faults come first, then the lookup faults, each queue in the
+// order its requests will consume it.
+func (h *handler) getFaults(w http.ResponseWriter, _ *http.Request) {
+	faults := h.srv.Faults()
+	body := struct {
+		Faults []faultJSON `json:"faults"`
+	}{make([]faultJSON, len(faults))} // [] rather than null for none
+	for i, f := range faults {
+		body.Faults[i] = wire(f) // a queued fault is valid
+	}
+	writeJSON(w, http.StatusOK, "application/json", body, nil)
 }
 
 // settlementJSON is a settlement as GET SettlementsPath writes it.

@@ -207,10 +207,38 @@ func TestControlReset(t *testing.T) {
 	wantSettled(t, pay(s, "k1", validBody)) // the key is forgotten and the fault gone
 }
 
+// TestControlReadsTheFaultsAsPOSTTakesThem: GET FaultsPath answers the faults queued in the
+// body POST FaultsPath takes, the payment faults first, so that POSTing it back after a DELETE
+// queues the same faults again.
+func TestControlReadsTheFaultsAsPOSTTakesThem(t *testing.T) {
+	s := mustBank(t)
+	if a := ctl(s, "GET", control.FaultsPath, ""); a.status != 200 || a.body != `{"faults":[]}`+"\n" {
+		t.Errorf("GET %s with none queued = %d %s, want 200 and no faults", control.FaultsPath, a.status, a.body)
+	}
+	wantNoContent(t, ctl(s, "POST", control.FaultsPath, `{"faults": [
+  {"kind": "status", "status": 503, "retry_after_s": 1, "target": "lookup"},
+  {"kind": "late", "delay_ms": 600},
+  {"kind": "bad_body", "breach": "missing", "member": "horario"},
+  {"kind": "reset", "target": "lookup"}
+]}`))
+	want := `{"faults":[{"kind":"late","delay_ms":600},{"kind":"bad_body","breach":"missing","member":"horario"},` +
+		`{"kind":"status","status":503,"retry_after_s":1,"target":"lookup"},{"kind":"reset","target":"lookup"}]}` + "\n"
+	a := ctl(s, "GET", control.FaultsPath, "")
+	if a.status != 200 || a.header.Get("Content-Type") != "application/json" || a.body != want {
+		t.Fatalf("GET %s = %d %s %s, want 200 application/json %s", control.FaultsPath, a.status, a.header, a.body, want)
+	}
+	queued := s.Faults()
+	wantNoContent(t, ctl(s, "DELETE", control.FaultsPath, ""))
+	wantNoContent(t, ctl(s, "POST", control.FaultsPath, a.body))
+	if diff := cmp.Diff(queued, s.Faults()); diff != "" {
+		t.Errorf("the faults POSTed back mismatch (-queued +again):\n%s", diff)
+	}
+}
+
 func TestControlMethods(t *testing.T) {
 	s := mustBank(t)
 	tests := []struct{ method, path, allow string }{
-		{"GET", control.FaultsPath, "DELETE, POST"},
+		{"PUT", control.FaultsPath, "DELETE, GET, POST"},
 		{"POST", control.SettlementsPath, "GET"},
 		{"DELETE", control.BalancePath, "GET"},
 		{"GET", control.ResetPath, "POST"},

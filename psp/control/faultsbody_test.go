@@ -203,7 +203,7 @@ func TestControlRefusesABodyThatBreaksOff(t *testing.T) {
 	r := controlRequest("POST", control.FaultsPath, "")
 	r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"faults": [{"kind": "drop"}]}`), iotest.ErrReader(errors.New("cut"))))
 	p := wantProblem(t, serve(s, r), 400, "invalid_request")
-	wantViolations(t, p.Violations, []psp.Violation{{Field: "body", Reason: "cut"}})
+	wantViolations(t, p.Violations, []psp.Violation{{Field: "body", Reason: "could not be read whole: cut"}})
 	wantSettled(t, pay(s, "k1", validBody)) // nothing was queued
 }
 

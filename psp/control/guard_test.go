@@ -20,7 +20,8 @@ var changes = []struct {
 }
 
 // reads are the control requests that change nothing.
-var reads = []string{control.SettlementsPath, control.BalancePath, control.StatsPath, control.RequestsPath, control.PagePath}
+var reads = []string{control.FaultsPath, control.SettlementsPath, control.BalancePath, control.StatsPath, control.RequestsPath,
+	control.PagePath}
 
 // mustGuarded is a Server with the control API on, changed by edits, holding one settlement and
 // one queued 503.
