@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test lint modules test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
+.PHONY: test lint openapi-lint modules test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
 
 # make test runs the tests alone, within 3 minutes from empty caches on 2 cores:
 # - go vet is a static check, and make lint runs it. Under go test, vet's checks of every
@@ -39,6 +39,14 @@ lint:
 	"$$(go -C tools tool -n globals)" $(pkgs)
 	GOFLAGS="$(race) $$GOFLAGS" "$$(go -C tools tool -n staticcheck)" $(pkgs)
 	cd tools && "$$(go tool -n staticcheck)" ./...
+
+# Redocly's linter on the double's OpenAPI document, psp/control/openapi.json: its recommended
+# rules, less what tools/openapi-lint/redocly.yaml and .redocly.lint-ignore.yaml excuse, each
+# with why. package-lock.json pins the linter, and npm ci installs it in tools/openapi-lint/
+# (node_modules/, which git ignores) before each run: from an empty npm cache the verb takes
+# about 1 s. The linter needs Node.js 20.19 or later.
+openapi-lint:
+	cd tools/openapi-lint && npm ci --no-audit --no-fund --loglevel=error && node_modules/.bin/redocly lint ../../psp/control/openapi.json
 
 # Each module's go.mod and go.sum as `go mod tidy` makes them outside the workspace, and the weight
 # of the core: a module that imports only pixretry/pix builds none of the heavy dependencies.

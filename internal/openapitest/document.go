@@ -59,9 +59,9 @@ func serveDocument() []byte {
 	return rec.Body.Bytes()
 }
 
-// mustLoad reads an OpenAPI 3.1 document in JSON, checks it with kin-openapi and compiles the
-// schema of each header field and body of its responses with the JSON Schema 2020-12
-// validator. A document it cannot load is a programming error, like a bad regexp for
+// mustLoad reads an OpenAPI 3.1 document in JSON, checks it with kin-openapi, checks its
+// examples (checkExamples) and compiles the schema of each header field and body of its
+// responses with the JSON Schema 2020-12 validator. A document it cannot load is a programming error, like a bad regexp for
 // regexp.MustCompile: mustLoad panics with what is wrong.
 func mustLoad(data []byte) *document {
 	spec, err := openapi3.NewLoader().LoadFromData(data)
@@ -71,6 +71,7 @@ func mustLoad(data []byte) *document {
 	must(err)
 	compiler := jsonschema.NewCompiler() // its default draft, 2020-12, is OpenAPI 3.1's
 	must(compiler.AddResource(control.OpenAPIPath, raw))
+	must(checkExamples(compiler, raw))
 	d := &document{spec: spec, schemas: map[string]*jsonschema.Schema{}}
 	for pointer, response := range d.responses() {
 		for name, header := range response.Headers {

@@ -48,6 +48,10 @@ func TestMustLoadPanicsOnABrokenDocument(t *testing.T) {
 		"YAML":         {"openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n", "invalid character 'o'"},
 		"not a schema": {strings.Replace(tiny, `"text/plain": {"schema": {"type": "string"}}`, `"text/plain": {}`, 1), "/paths/~1a~0b/get/responses/200/content/text~1plain/schema"},
 		"a bad schema": {strings.Replace(tiny, `"type": "integer"`, `"type": "integer", "minimum": "one"`, 1), "minimum"},
+		"a bad example of a schema": {strings.Replace(tiny, `"schema": {"type": "integer"}`,
+			`"schema": {"type": "integer", "examples": [3, "three"]}`, 1), "an example of #/components/headers/Count/schema"},
+		"a bad example of a media type": {strings.Replace(tiny, `"text/plain": {"schema": {"type": "string"}}`,
+			`"text/plain": {"schema": {"type": "string"}, "example": 3}`, 1), "invalid example"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -59,6 +63,23 @@ func TestMustLoadPanicsOnABrokenDocument(t *testing.T) {
 			}()
 			mustLoad([]byte(tt.doc))
 		})
+	}
+}
+
+// TestExamplesUnder: the examples of a schema are checked against it, and those of a media type,
+// its example and the values of its examples, against its schema.
+func TestExamplesUnder(t *testing.T) {
+	var raw any
+	doc := `{"components": {"schemas": {"N": {"type": "integer", "examples": [1, 2]}}},
+ "paths": {"/a": {"post": {"requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/N"},
+  "example": 3, "examples": {"four": {"value": 4}, "elsewhere": {"externalValue": "https://example.com/5"}}}}}}}}}`
+	if err := json.Unmarshal([]byte(doc), &raw); err != nil {
+		t.Fatal(err)
+	}
+	media := "#/paths/~1a/post/requestBody/content/application~1json/schema"
+	want := []example{{"#/components/schemas/N", 1.0}, {"#/components/schemas/N", 2.0}, {media, 3.0}, {media, 4.0}}
+	if diff := cmp.Diff(want, examplesUnder(raw, "#"), cmp.AllowUnexported(example{})); diff != "" {
+		t.Errorf("examplesUnder() mismatch (-want +got):\n%s", diff)
 	}
 }
 
