@@ -9,6 +9,8 @@
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576] [-metrics ADDR]
 //
+// psp -h lists the flags, then the endpoints it serves and where they are documented.
+//
 // It prints "psp: listening on http://HOST:PORT" on stdout once it accepts connections, logs
 // one line per payment request and per lookup on stderr unless -log is warn or off (buffered:
 // a line may wait up to 0.1 s, and every line is written before it exits), and on SIGINT or
@@ -40,17 +42,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"pixretry/internal/cmdline"
 	"pixretry/internal/scrape"
 	"pixretry/psp"
-	"pixretry/psp/control"
 )
 
 func main() { cmdline.Main(run) }
@@ -99,62 +101,43 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	def := psp.DefaultConfig()
 	fs := flag.NewFlagSet("psp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	fs.Usage = func() { usage(fs) }
+	addr := fs.String("addr", defaultAddr, "address to listen on (port 0 picks a free one)")
 	tokens := fs.String("tokens", strings.Join(def.Tokens, ","), "accepted bearer tokens, comma-separated")
 	balance := fs.String("balance", psp.FormatAmount(def.BalanceCents), "the payer's starting balance, as in 150.00")
-	keyTTL := fs.Duration("key-ttl", def.KeyTTL, "how long a completed Idempotency-Key is remembered")
-	maxKeys := fs.Int("max-keys", def.MaxKeys, "most Idempotency-Keys stored at once; a new key beyond them gets 503")
-	maxSettlements := fs.Int("max-settlements", def.MaxSettlements,
-		"most settlements the ledger keeps, and closed keys; once one is dropped, a lookup that finds nothing gets 410")
+	keyTTL := durationFlag(fs, "key-ttl", def.KeyTTL, "how long a completed Idempotency-Key is remembered, a `duration`")
+	maxKeys := numberFlag(fs, "max-keys", def.MaxKeys, "most Idempotency-Keys stored at once, a `number`; a new key beyond them gets 503")
+	maxSettlements := numberFlag(fs, "max-settlements", def.MaxSettlements,
+		"most settlements the ledger keeps, and closed keys, a `number`; once one is dropped, a lookup that finds nothing gets 410")
 	ispb := fs.String("ispb", def.ISPB, "8-digit ISPB used in endToEndIds")
-	serviceTime := fs.Duration("service-time", 0, "how long every payment takes before its commit")
-	capacity := fs.Int("capacity", 0, "most payments in processing at once; the next are shed with 503 (0: no limit)")
-	shedRetryAfter := fs.Duration("shed-retry-after", 0, "Retry-After sent with a shed answer, rounded up to seconds (0: none)")
-	maxConns := fs.Int("max-conns", defaultMaxConns, "most connections open at once; the next wait until one closes (0: no limit)")
+	serviceTime := durationFlag(fs, "service-time", 0, "how long every payment takes before its commit, a `duration`")
+	capacity := numberFlag(fs, "capacity", 0, "most payments in processing at once, a `number`; the next are shed with 503 (0: no limit)")
+	shedRetryAfter := durationFlag(fs, "shed-retry-after", 0, "Retry-After sent with a shed answer, a `duration` rounded up to seconds (0: none)")
+	maxConns := numberFlag(fs, "max-conns", defaultMaxConns, "most connections open at once, a `number`; the next wait until one closes (0: no limit)")
 	controlToken := fs.String("control-token", "", "bearer token every control request must carry (needed for the control API off loopback)")
 	controlHosts := fs.String("control-hosts", "", "more Host values the control API answers for, comma-separated, as in psp:8080")
-	journalMax := fs.Int("journal-max", def.JournalMax, "most requests the journal keeps (GET /_psp/requests); the oldest are dropped first")
-	journalBytes := fs.Int("journal-bytes", def.JournalBytes, "most bytes the journal's requests take, payloads included; the oldest are dropped first")
+	journalMax := numberFlag(fs, "journal-max", def.JournalMax, "most requests the journal keeps (GET /_psp/requests), a `number`; the oldest are dropped first")
+	journalBytes := numberFlag(fs, "journal-bytes", def.JournalBytes, "most bytes the journal's requests take, payloads included, a `number`; the oldest are dropped first")
 	faults := fs.String("faults", "", "a `file` of faults to queue before serving: the body of POST /_psp/faults, as in psp/scenarios/lost-answer.json")
 	metrics := fs.String("metrics", "", "an `address` to serve metrics on, at /metrics, for a Prometheus scraper (default none)")
 	o := options{limits: defaultLimits}
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
-		o.addr, o.maxConns, o.metrics = *addr, *maxConns, *metrics
-		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.ISPB = strings.Split(*tokens, ","), *keyTTL, *ispb
-		o.cfg.MaxKeys, o.cfg.MaxSettlements = *maxKeys, *maxSettlements
-		o.cfg.JournalMax, o.cfg.JournalBytes = *journalMax, *journalBytes
-		o.cfg.ServiceTime, o.cfg.Capacity, o.cfg.ShedRetryAfter = *serviceTime, *capacity, *shedRetryAfter
+		o.addr, o.maxConns, o.metrics = *addr, int(*maxConns), *metrics
+		o.cfg.Tokens, o.cfg.KeyTTL, o.cfg.ISPB = strings.Split(*tokens, ","), time.Duration(*keyTTL), *ispb
+		o.cfg.MaxKeys, o.cfg.MaxSettlements = int(*maxKeys), int(*maxSettlements)
+		o.cfg.JournalMax, o.cfg.JournalBytes = int(*journalMax), int(*journalBytes)
+		o.cfg.ServiceTime, o.cfg.Capacity = time.Duration(*serviceTime), int(*capacity)
+		o.cfg.ShedRetryAfter = time.Duration(*shedRetryAfter)
 		o.controlToken = *controlToken
 		if *controlHosts != "" {
 			o.controlHosts = strings.Split(*controlHosts, ",")
 		}
 		var err error
-		o.cfg.BalanceCents, err = psp.ParseBalance(*balance)
-		switch {
-		case err != nil:
+		if o.cfg.BalanceCents, err = psp.ParseBalance(*balance); err != nil {
 			return fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
-		case *keyTTL <= 0:
-			return fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", *keyTTL)
-		case *maxKeys <= 0:
-			return fmt.Errorf("psp: -max-keys %d: want a positive number, as in 500000", *maxKeys)
-		case *maxSettlements <= 0:
-			return fmt.Errorf("psp: -max-settlements %d: want a positive number, as in 1000000", *maxSettlements)
-		case *ispb == "":
-			return errors.New("psp: -ispb: want 8 digits")
-		case *maxConns < 0:
-			return fmt.Errorf("psp: -max-conns %d: want 0 (no limit) or more", *maxConns)
-		case *journalMax <= 0:
-			return fmt.Errorf("psp: -journal-max %d: want a positive number, as in 1000", *journalMax)
-		case *journalBytes <= 0:
-			return fmt.Errorf("psp: -journal-bytes %d: want a positive number, as in 1048576", *journalBytes)
 		}
-		// checks -tokens, -ispb, -service-time, -capacity, -shed-retry-after and -control-token
-		srv, err := psp.NewServer(o.cfg)
-		if err != nil {
-			return err
-		}
-		if _, err = control.NewHandler(srv, control.Options{Token: o.controlToken}); err != nil {
+		if err = cmp.Or(checkConfig(o.cfg), o.check()); err != nil {
 			return err
 		}
 		o.faults, err = loadFaults(*faults)

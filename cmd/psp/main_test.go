@@ -173,49 +173,66 @@ func waitRefused(t *testing.T, url string) {
 	}
 }
 
+// TestBadFlagsExit2: a bad command line exits 2 with the problem on stderr, then the usage.
+// The problem names the flag and what it wants, in the words of the command line, and never
+// repeats a token.
 func TestBadFlagsExit2(t *testing.T) {
-	tests := map[string][]string{
-		"unknown flag":        {"-nope"},
-		"positional argument": {"serve"},
-		"balance format":      {"-balance", "1.5"},
-		"negative balance":    {"-balance", "-1.00"},
-		"zero key TTL":        {"-key-ttl", "0s"},
-		"bad key TTL":         {"-key-ttl", "soon"},
-		"negative max keys":   {"-max-keys", "-1"},
-		"zero max keys":       {"-max-keys", "0"},
-		"max keys format":     {"-max-keys", "many"},
-		"negative max ledger": {"-max-settlements", "-1"},
-		"zero max ledger":     {"-max-settlements", "0"},
-		"max ledger format":   {"-max-settlements", "all"},
-		"empty token":         {"-tokens", "a,,b"},
-		"no tokens":           {"-tokens", ""},
-		"short ISPB":          {"-ispb", "123"},
-		"empty ISPB":          {"-ispb", ""},
-		"negative service":    {"-service-time", "-1ms"},
-		"negative capacity":   {"-capacity", "-1"},
-		"negative shed hint":  {"-shed-retry-after", "-1s"},
-		"capacity format":     {"-capacity", "many"},
-		"log level":           {"-log", "debug"},
-		"negative max conns":  {"-max-conns", "-1"},
-		"max conns format":    {"-max-conns", "all"},
-		"control token space": {"-control-token", "a b"},
-		"zero journal max":    {"-journal-max", "0"},
-		"negative journal":    {"-journal-max", "-1"},
-		"journal max format":  {"-journal-max", "many"},
-		"zero journal bytes":  {"-journal-bytes", "0"},
-		"negative bytes":      {"-journal-bytes", "-1"},
-		"journal bytes unit":  {"-journal-bytes", "1MiB"},
+	const tokens = "; want visible ASCII tokens without spaces, comma-separated, as in test-token"
+	tests := map[string]struct {
+		args []string
+		want string // the first line of stderr
+	}{
+		"unknown flag":        {[]string{"-nope"}, "flag provided but not defined: -nope"},
+		"positional argument": {[]string{"serve"}, `psp: unexpected argument "serve"`},
+		"balance format":      {[]string{"-balance", "1.5"}, `psp: -balance "1.5": want 1 to 10 digits, a dot and 2 digits, as in 1000.00`},
+		"negative balance":    {[]string{"-balance", "-1.00"}, `psp: -balance "-1.00": want 1 to 10 digits, a dot and 2 digits, as in 1000.00`},
+		"zero key TTL":        {[]string{"-key-ttl", "0s"}, "psp: -key-ttl 0s: want a positive duration, as in 24h"},
+		"bad key TTL": {[]string{"-key-ttl", "soon"},
+			`invalid value "soon" for flag -key-ttl: want a duration, a number and a unit, as in 1500ms, 2s or 24h`},
+		"negative max keys":   {[]string{"-max-keys", "-1"}, "psp: -max-keys -1: want a positive number, as in 500000"},
+		"zero max keys":       {[]string{"-max-keys", "0"}, "psp: -max-keys 0: want a positive number, as in 500000"},
+		"max keys format":     {[]string{"-max-keys", "many"}, `invalid value "many" for flag -max-keys: want a whole number, as in 1000`},
+		"max keys too large":  {[]string{"-max-keys", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -max-keys: out of range`},
+		"negative max ledger": {[]string{"-max-settlements", "-1"}, "psp: -max-settlements -1: want a positive number, as in 1000000"},
+		"zero max ledger":     {[]string{"-max-settlements", "0"}, "psp: -max-settlements 0: want a positive number, as in 1000000"},
+		"max ledger format":   {[]string{"-max-settlements", "all"}, `invalid value "all" for flag -max-settlements: want a whole number, as in 1000`},
+		"empty token":         {[]string{"-tokens", "secret1,,secret2"}, "psp: -tokens: token 2 of 3 is empty" + tokens},
+		"no tokens":           {[]string{"-tokens", ""}, "psp: -tokens: token 1 of 1 is empty" + tokens},
+		"a token with a space": {[]string{"-tokens", "secret1,secret 2"},
+			"psp: -tokens: token 2 of 2 has a space or a character that is not visible ASCII" + tokens},
+		"short ISPB":         {[]string{"-ispb", "123"}, `psp: -ispb "123": want 8 digits, as in 12345678`},
+		"empty ISPB":         {[]string{"-ispb", ""}, `psp: -ispb "": want 8 digits, as in 12345678`},
+		"ISPB of letters":    {[]string{"-ispb", "abcdefgh"}, `psp: -ispb "abcdefgh": want 8 digits, as in 12345678`},
+		"negative service":   {[]string{"-service-time", "-1ms"}, "psp: -service-time -1ms: want 0 or a positive duration, as in 50ms"},
+		"negative capacity":  {[]string{"-capacity", "-1"}, "psp: -capacity -1: want 0 (no limit) or more"},
+		"negative shed hint": {[]string{"-shed-retry-after", "-1s"}, "psp: -shed-retry-after -1s: want 0 (none) or a positive duration, as in 2s"},
+		"capacity format":    {[]string{"-capacity", "many"}, `invalid value "many" for flag -capacity: want a whole number, as in 1000`},
+		"log level":          {[]string{"-log", "debug"}, `invalid value "debug" for flag -log: want info, warn or off`},
+		"negative max conns": {[]string{"-max-conns", "-1"}, "psp: -max-conns -1: want 0 (no limit) or more"},
+		"max conns format":   {[]string{"-max-conns", "all"}, `invalid value "all" for flag -max-conns: want a whole number, as in 1000`},
+		"control token space": {[]string{"-control-token", "ctl secret"},
+			"psp: -control-token: want visible ASCII without spaces"},
+		"zero journal max":   {[]string{"-journal-max", "0"}, "psp: -journal-max 0: want a positive number, as in 1000"},
+		"negative journal":   {[]string{"-journal-max", "-1"}, "psp: -journal-max -1: want a positive number, as in 1000"},
+		"journal max format": {[]string{"-journal-max", "many"}, `invalid value "many" for flag -journal-max: want a whole number, as in 1000`},
+		"zero journal bytes": {[]string{"-journal-bytes", "0"}, "psp: -journal-bytes 0: want a positive number, as in 1048576"},
+		"negative bytes":     {[]string{"-journal-bytes", "-1"}, "psp: -journal-bytes -1: want a positive number, as in 1048576"},
+		"journal bytes unit": {[]string{"-journal-bytes", "1MiB"}, `invalid value "1MiB" for flag -journal-bytes: want a whole number, as in 1000`},
 	}
-	for name, args := range tests {
+	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), args, &stdout, &stderr)
+			err := run(context.Background(), tt.args, &stdout, &stderr)
 			if got := cmdline.ExitCode(err); got != 2 {
 				t.Errorf("exit code = %d (run: %v), want 2", got, err)
 			}
-			if !strings.Contains(stderr.String(), "Usage of psp") || stdout.Len() != 0 {
-				t.Errorf("stderr = %q, stdout = %q; want a message and the usage on stderr only", stderr.String(), stdout.String())
+			if !strings.HasPrefix(stderr.String(), tt.want+"\nUsage of psp:\n") || stdout.Len() != 0 {
+				t.Errorf("stderr = %.200q..., stdout = %q; want %q, then the usage, on stderr only", stderr.String(), stdout.String(), tt.want)
 			}
+			if strings.Contains(stderr.String(), "secret") {
+				t.Errorf("stderr repeats a token: %q", stderr.String())
+			}
+			wantNoGoWords(t, err)
 		})
 	}
 }

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+)
+
+// defaultAddr is the default of -addr.
+const defaultAddr = "127.0.0.1:8080"
+
+// endpoints ends the usage: what psp serves, and where it is documented.
+const endpoints = `
+The payments API, for the client under test, with a token of -tokens (Authorization: Bearer TOKEN):
+  POST   /v1/pix/payments                      pay, once per Idempotency-Key
+  GET    /v1/pix/payments?idempotency_key=KEY  what became of the payments made under KEY
+
+The control API, for the test, on a loopback address or with -control-token:
+  POST   /_psp/faults       queue faults, as in {"faults":[{"kind":"status","status":503}]}
+  GET    /_psp/faults       the faults queued, in the form POST takes
+  DELETE /_psp/faults       clear the faults
+  GET    /_psp/settlements  the ledger
+  GET    /_psp/balance      the payer's balance
+  GET    /_psp/stats        the counters
+  GET    /_psp/requests     the journal of the requests received (?key=KEY&status=N&after=SEQ)
+  POST   /_psp/reset        start again
+  GET    /_psp/             a page that watches the PSP, for a browser
+  GET    /openapi.json      the OpenAPI 3.1 document of both APIs, every answer with its body
+
+docs/psp.md, in the pixretry repository, says how the double behaves and what each fault does.
+psp/scenarios there holds fault files for -faults, each with what a client should do.
+`
+
+// usage writes the usage of psp to the output of fs: its flags, then the endpoints it serves.
+func usage(fs *flag.FlagSet) {
+	fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+	fs.PrintDefaults()
+	fmt.Fprint(fs.Output(), endpoints)
+}
