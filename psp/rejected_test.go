@@ -17,8 +17,8 @@ import (
 const (
 	reasonString   = "must be a JSON string"
 	reasonRequired = "required"
-	reasonUnknown  = "unknown field"
-	reasonRepeated = "duplicate object member name"
+	reasonUnknown  = "unknown member: a payment has valor, chave and infoPagador"
+	reasonRepeated = `member "valor" is repeated`
 	reasonFormat   = `must match ^\d{1,10}\.\d{2}$, as in "150.00"`
 	reasonZero     = "must be greater than zero"
 	reasonChave    = "must be a Pix key: CPF (11 digits), CNPJ (14 digits), phone (+ and up to 15 digits), " +

@@ -143,8 +143,8 @@ type paymentJSON struct {
 func decodePayment(body []byte) (payment, *failure) {
 	var pj paymentJSON
 	err := json.Unmarshal(body, &pj)
-	if _, syntax := errors.AsType[*jsontext.SyntacticError](err); syntax {
-		return payment{}, invalid(codeInvalidRequest, Violation{"body", "is not valid JSON: " + err.Error()})
+	if syntax, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
+		return payment{}, invalid(codeInvalidRequest, Violation{"body", "is not valid JSON: " + notJSON(syntax)})
 	}
 	if err != nil || jsontext.Value(body).Kind() != '{' {
 		return payment{}, invalid(codeInvalidRequest, Violation{"body", "must be a JSON object"})
@@ -153,7 +153,7 @@ func decodePayment(body []byte) (payment, *failure) {
 	json.Unmarshal(pj.Unknown, &unknown) // an object's members, or nil for none
 	var bad []Violation
 	for _, name := range slices.Sorted(maps.Keys(unknown)) {
-		bad = append(bad, Violation{cmp.Or(name, `""`), "unknown field"}) // "" shows an empty name
+		bad = append(bad, Violation{cmp.Or(name, `""`), unknownMember}) // "" shows an empty name
 	}
 	valor, bad := readString(bad, "valor", pj.Valor, true)
 	chave, bad := readString(bad, "chave", pj.Chave, true)
@@ -163,6 +163,22 @@ func decodePayment(body []byte) (payment, *failure) {
 	}
 	cents, _ := ParseBalance(valor) // valorViolation has accepted it
 	return payment{cents: cents, chave: chave, info: info}, nil
+}
+
+// unknownMember is the reason of a member a payment does not have.
+const unknownMember = "unknown member: a payment has valor, chave and infoPagador"
+
+// notJSON says why a body is not JSON, and at which byte, in the words of JSON: the error of
+// package jsontext without its name.
+func notJSON(syntax *jsontext.SyntacticError) string {
+	why := syntax.Err.Error()
+	switch {
+	case errors.Is(syntax.Err, io.ErrUnexpectedEOF):
+		why = "it ends too soon"
+	case errors.Is(syntax.Err, jsontext.ErrDuplicateName):
+		why = "member " + strconv.Quote(syntax.JSONPointer.LastToken()) + " is repeated"
+	}
+	return fmt.Sprintf("%s, at byte %d", strings.TrimPrefix(why, "jsontext: "), syntax.ByteOffset)
 }
 
 // readString returns the text of the member name, whose value is raw (nil if absent), and bad

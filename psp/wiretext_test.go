@@ -102,12 +102,19 @@ func TestProblemDetailTexts(t *testing.T) {
 	}
 }
 
-// A body that is not JSON is named in violacoes, with what the decoder found wrong.
+// A body that is not JSON is named in violacoes, with what is wrong and where, in JSON's
+// words: no Go package is named.
 func TestNotJSONViolationText(t *testing.T) {
-	p := wantProblem(t, pay(mustServer(t), "k", `{"valor":`), http.StatusBadRequest, "invalid_request")
-	if len(p.Violations) != 1 || p.Violations[0].Field != "body" ||
-		!strings.HasPrefix(p.Violations[0].Reason, "is not valid JSON: ") {
-		t.Errorf("violacoes = %+v, want body: is not valid JSON: ...", p.Violations)
+	for body, want := range map[string]string{
+		`{"valor":`:                       "is not valid JSON: it ends too soon, at byte 9",
+		`{"valor":"1.00","valor":"2.00"}`: `is not valid JSON: member "valor" is repeated, at byte 16`,
+		`{valor}`:                         "is not valid JSON: invalid character 'v' at start of value, at byte 1",
+		"{\"valor\":\"\xff\"}":            "is not valid JSON: invalid UTF-8, at byte 10",
+	} {
+		p := wantProblem(t, pay(mustServer(t), "k", body), http.StatusBadRequest, "invalid_request")
+		if len(p.Violations) != 1 || p.Violations[0] != (psp.Violation{Field: "body", Reason: want}) {
+			t.Errorf("body %q: violacoes = %+v, want body: %s", body, p.Violations, want)
+		}
 	}
 }
 
