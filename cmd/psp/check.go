@@ -68,5 +68,11 @@ func (o options) check() error {
 	case !visibleASCII(o.controlToken):
 		return errors.New("psp: -control-token: want visible ASCII without spaces")
 	}
+	for _, h := range o.controlHosts {
+		if h == "" || !visibleASCII(h) {
+			// An empty entry would let a request with no Host through the control API's guard.
+			return fmt.Errorf("psp: -control-hosts: %q: want HOST:PORT values, comma-separated, none empty", h)
+		}
+	}
 	return nil
 }
