@@ -1,5 +1,5 @@
 # The verbs of this project. `make demo` runs the main job, `make test` passes the tests.
-.PHONY: test lint openapi-lint modules test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
+.PHONY: test lint openapi-lint quickstart modules test-tools demo mutation mutation-retry mutation-extended mutation-properties planted properties bench bench-psp fuzz herd
 
 # make test runs the tests alone, within 3 minutes from empty caches on 2 cores:
 # - go vet is a static check, and make lint runs it. Under go test, vet's checks of every
@@ -47,6 +47,12 @@ lint:
 # about 1 s. The linter needs Node.js 20.19 or later.
 openapi-lint:
 	cd tools/openapi-lint && npm ci --no-audit --no-fund --loglevel=error && node_modules/.bin/redocly lint ../../psp/control/openapi.json
+
+# The README's shell quickstart, run as a newcomer would, against the commands built afresh: each
+# command's output must match the lines the README shows under it (internal/readme). It needs
+# curl and a free loopback port, so make test skips it.
+quickstart:
+	PIXRETRY_QUICKSTART=1 go test -count=1 -run TestQuickstartPrintsWhatTheREADMEShows ./internal/readme
 
 # Each module's go.mod and go.sum as `go mod tidy` makes them outside the workspace, and the weight
 # of the core: a module that imports only pixretry/pix builds none of the heavy dependencies.
