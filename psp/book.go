@@ -42,6 +42,9 @@ type book struct {
 	closedList *list.List              // of the closed keys' scopes, in closing order
 
 	stats Stats // its counters: Requests, Lookups, Shed, Dropped and MaxInFlight
+
+	reports bool    // Config.OnEnd is set: the book keeps what ended for it
+	ended   []Ended // what ended since the Server was last unlocked (see Server.unlock)
 }
 
 // scope is where a key lives: keys are per token.
@@ -61,7 +64,7 @@ type entry struct {
 func newBook(cfg Config) *book {
 	return &book{balance: cfg.BalanceCents, keys: map[scope]*entry{}, maxKeys: cfg.MaxKeys, keyTTL: cfg.KeyTTL,
 		expiry: list.New(), maxRecords: cfg.MaxSettlements, latest: map[scope]*Settlement{},
-		closed: map[scope]*list.Element{}, closedList: list.New()}
+		closed: map[scope]*list.Element{}, closedList: list.New(), reports: cfg.OnEnd != nil}
 }
 
 // reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known,
@@ -108,6 +111,7 @@ func (b *book) commit(e *entry, now time.Time, ispb string) answer {
 		b.balance -= e.p.AmountCents
 		e.p.EndToEndID = newEndToEndID(ispb, now)
 		b.record(e.p)
+		b.end(e.p, statusSettled)
 	}
 	return e.answer()
 }

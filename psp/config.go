@@ -69,6 +69,11 @@ type Config struct {
 	// bytes more. A request larger than JournalBytes empties the journal, itself included. 0
 	// means 1 MiB; negative is invalid.
 	JournalBytes int
+	// OnEnd, if not nil, is called once for each payment that reaches its terminal status,
+	// settled or rejected, after the Server's lock is released, from the goroutine that ended
+	// the payment: the request's, for a payment settled at once. Calls may run concurrently.
+	// A payment in flight across a Reset, or one that ends after Close, is not reported.
+	OnEnd func(Ended)
 }
 
 // DefaultConfig has one token (DefaultToken), a balance of 1000.00, keys kept 24 hours, at most

@@ -112,7 +112,7 @@ func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration) 
 	return func(extra time.Duration) answer {
 		time.Sleep(s.cfg.ServiceTime + extra) // not cut short by the client leaving: a real PSP would not know
 		s.mu.Lock()
-		defer s.mu.Unlock()
+		defer s.unlock() // then reports a settlement to Config.OnEnd
 		return b.commit(e, time.Now().UTC(), s.cfg.ISPB)
 	}, answer{}
 }

@@ -49,6 +49,9 @@ type Server struct {
 
 	copies  sync.WaitGroup // the first copies of duplicated requests, until they commit
 	journal *journal       // the latest requests received, under a mutex of its own (journal.go)
+
+	closed    bool           // Close was called: nothing more is reported
+	reporting sync.WaitGroup // the calls of Config.OnEnd in progress (see unlock)
 }
 
 // NewServer returns a Server configured by cfg, or an error if cfg is invalid.

@@ -1,0 +1,57 @@
+package psp
+
+import "time"
+
+// The statuses of a payment, the status member of its answers.
+const (
+	statusSettled  = "REALIZADO"     // settled: the ledger holds it
+	statusRejected = "NAO_REALIZADO" // accepted, then rejected: nothing was paid
+)
+
+// Ended is a payment that has reached its terminal status, as Config.OnEnd receives it.
+type Ended struct {
+	Token          string    // the bearer token that paid
+	IdempotencyKey string    // the key, unquoted
+	EndToEndID     string    // the endToEndId of every answer about the payment
+	AmountCents    int64     // valor, in cents
+	PixKey         string    // chave
+	Description    string    // infoPagador; "" if absent
+	Status         string    // "REALIZADO" (settled) or "NAO_REALIZADO" (rejected: nothing was paid)
+	At             time.Time // when it ended, in UTC: the horario of its answers from then on
+}
+
+// end records that p has ended with status at its SettledAt, for Config.OnEnd, if anyone
+// listens.
+func (b *book) end(p *Settlement, status string) {
+	if b.reports {
+		b.ended = append(b.ended, Ended{Token: p.Token, IdempotencyKey: p.IdempotencyKey, EndToEndID: p.EndToEndID,
+			AmountCents: p.AmountCents, PixKey: p.PixKey, Description: p.Description, Status: status, At: p.SettledAt})
+	}
+}
+
+// unlock unlocks the Server, then reports to Config.OnEnd the payments of its book that ended
+// while it was locked, unless it is closed. A book that a Reset discarded reports nothing.
+func (s *Server) unlock() {
+	ended := s.book.ended
+	s.book.ended = nil
+	if len(ended) > 0 && !s.closed {
+		s.reporting.Add(1) // under the lock, before Close can wait
+		defer s.reporting.Done()
+	} else {
+		ended = nil
+	}
+	s.mu.Unlock()
+	for _, e := range ended {
+		s.cfg.OnEnd(e)
+	}
+}
+
+// Close makes the Server report no more: once it returns, Config.OnEnd is not called again.
+// It waits for the calls in progress, so OnEnd must not call it. The Server still answers
+// requests. Closing twice is harmless.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.reporting.Wait()
+}
