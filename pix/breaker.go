@@ -16,8 +16,9 @@ import (
 // the attempt counts as a success and with the attempt's error when it counts as a failure:
 //
 //   - A success is an attempt that the PSP answered with a status below 500 other than 429: a
-//     201, a refusal, a replayed refusal, a 409 (the key is in flight, so the PSP is alive). An
-//     answer outside the contract ([ErrContract]) is a success too, since the PSP answered.
+//     201, a 202 pending, a refusal, a replayed refusal, a 409 (the key is in flight, so the
+//     PSP is alive). An answer outside the contract ([ErrContract]) is a success too, since
+//     the PSP answered.
 //   - A failure is a 5xx, a 429, or no answer at all: a timeout, a connection refused or
 //     broken, an unknown host, or the end of the caller's context during the attempt.
 //
@@ -97,7 +98,7 @@ func (s *sending) release(err error) {
 // counted is what the breaker counts for an attempt that ended with err: nil for a success, err
 // for a failure (see Breaker).
 func counted(err error) error {
-	if err == nil || errors.Is(err, ErrContract) {
+	if err == nil || errors.Is(err, ErrContract) || errors.Is(err, ErrPending) {
 		return nil
 	}
 	if e, ok := errors.AsType[*Error](err); ok && e.Status < 500 && e.Status != http.StatusTooManyRequests {

@@ -50,24 +50,30 @@ type Client struct {
 	// AttemptTimeout ends before the key deadline, and with no AttemptTimeout the key deadline
 	// ends the attempt. Otherwise the payment ends with [ErrKeyExpired].
 	KeyTTL time.Duration
-	// Logger receives one record per attempt and one per payment or lookup. If nil, nothing is
-	// logged. Its records say what the events of [Observer] say, and are written from them.
+	// Logger receives one record per attempt and one per payment, lookup or await. If nil,
+	// nothing is logged. Its records say what the events of [Observer] say, and are written
+	// from them.
 	//
-	// A payment attempt logs "pix attempt", at Info if it settled and at Warn if it failed. Its
-	// attributes are attempt, key, outcome, error (on failure only), transient, wait and
-	// elapsed. The outcome is "settled", "replayed", or a few words on the failure, such as
-	// "timeout" or "status 503 injected_fault". The wait is the one before the next attempt,
-	// or 0. The elapsed time counts from the start of the call.
+	// A payment attempt logs "pix attempt", at Info if it settled or is pending and at Warn if
+	// it failed. Its attributes are attempt, key, outcome, error (on failure only), transient,
+	// wait and elapsed. The outcome is "settled", "replayed", "pending", or a few words on the
+	// failure, such as "timeout" or "status 503 injected_fault". The wait is the one before
+	// the next attempt, or 0. The elapsed time counts from the start of the call.
 	//
 	// A payment ends with "pix payment settled" at Info, with key, attempts, endToEndId and
-	// replayed. Or it ends with "pix payment failed" at Error, with key, attempts,
+	// replayed. A pending one ends with "pix payment pending" at Info, with key, attempts and
+	// error. Or it ends with "pix payment failed" at Error, with key, attempts,
 	// outcome_unknown and error.
 	//
 	// A lookup attempt logs "pix lookup attempt" with the same attributes, at Info if the PSP
-	// answered for the key and at Warn otherwise. Its outcome is "found", "not found", or a few
-	// words on the failure. A lookup ends with "pix lookup found" at Info, with key, attempts
-	// and endToEndId, or "pix lookup found nothing" at Info, with key and attempts. Or it ends
-	// with "pix lookup failed" at Error, with key, attempts, outcome_unknown and error.
+	// answered for the key with a settlement, its absence or a pending payment, and at Warn
+	// otherwise. Its outcome is "found", "not found", "pending", or a few words on the
+	// failure, such as "rejected". A lookup ends with "pix lookup found" at Info, with key,
+	// attempts and endToEndId, "pix lookup found nothing" at Info, with key and attempts, or
+	// "pix lookup pending" as a payment does. Or it ends with "pix lookup failed" at Error,
+	// with key, attempts, outcome_unknown and error. An await's attempts are lookup attempts,
+	// and it ends as a payment does, "pix await settled" (replayed is true), "pix await
+	// pending" or "pix await failed", or as a lookup does, "pix await found nothing".
 	Logger *slog.Logger
 	// Jitter is the source of the uniform draws in [0, 1) that become the waits, as with
 	// [retry.WithRand]. A seeded source makes every wait reproducible. If nil, retry's
@@ -95,9 +101,11 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // Nothing is sent for an invalid Client, nor for an invalid payment, whose error wraps
 // [ErrInvalidPayment]. Each attempt runs under AttemptTimeout, and ctx bounds the whole call.
 // A refusal by the PSP is an [*Error], which errors.Is matches against [ErrInsufficientFunds],
-// [ErrKeyReused] and [ErrInvalidPayment]. A payment that c.Breaker stops ends at once with
-// [ErrCircuitOpen]. A retry that would not end before the key deadline is not sent, and the
-// payment ends with [ErrKeyExpired] (see [Client.KeyTTL]). When the PSP may hold a settlement,
+// [ErrKeyReused], [ErrInvalidPayment] and [ErrRejected]. A 202 pending answer ends the call
+// with an [*OutcomeUnknownError] matching [ErrPending]: [Client.Await] learns how the payment
+// ends. Only a 201 whose status is REALIZADO settles. A payment that c.Breaker stops ends at
+// once with [ErrCircuitOpen]. A retry that would not end before the key deadline is not sent,
+// and the payment ends with [ErrKeyExpired] (see [Client.KeyTTL]). When the PSP may hold a settlement,
 // the error is an [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable
 // with errors.Is and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
@@ -133,8 +141,8 @@ func (c *Client) KeyRotated(ctx context.Context, from, to string) {
 // defaultKeyTTL is the KeyTTL of a Client that sets none, the PSP's usual.
 const defaultKeyTTL = 24 * time.Hour
 
-// Validate reports the error that Send, SendWithKey, Lookup and Resume return for c, with
-// nothing sent, when a field of c is invalid, or nil. The error names the field. It sends
+// Validate reports the error that Send, SendWithKey, Lookup, Resume and Await return for c,
+// with nothing sent, when a field of c is invalid, or nil. The error names the field. It sends
 // nothing.
 func (c *Client) Validate() error {
 	_, err := c.endpoint()

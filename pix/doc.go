@@ -20,4 +20,10 @@
 // deadline it resends under the key. After it, it asks the PSP with [Client.Lookup], which
 // never pays. The lookup returns the settlement, or proves with [ErrNoSettlement] that the
 // key paid nothing and never will. Only then may the payment go again, under a new key.
+//
+// A PSP may accept a payment and end it later. Its 202 says so, and the call ends with an
+// [*OutcomeUnknownError] that matches [ErrPending], since the payment may still settle. Only a
+// status of REALIZADO is a settlement. [Client.Await] looks the key up until the payment
+// settles or the PSP rejects it ([ErrRejected]), which proves that nothing was paid. The PSP
+// also tells of each end by a signed webhook, which a [WebhookHandler] verifies and decodes.
 package pix

@@ -19,7 +19,8 @@ var (
 	// sent. It also reports a request that the PSP refused as invalid (400 invalid_request).
 	ErrInvalidPayment = errors.New("pix: invalid payment")
 	// ErrContract reports an answer outside the response contract, such as a 201 whose body
-	// breaks it, another 2xx or a 3xx. A body over 64 KiB breaks it, and so does an answer that
+	// breaks it, a 201 or 200 whose status is not REALIZADO (nor NAO_REALIZADO, for a lookup's
+	// 200), a 202 that is not a pending payment's, another 2xx or a 3xx. A body over 64 KiB breaks it, and so does an answer that
 	// net/http cannot read, such as a header over the limit of [Client.HTTPClient]. The PSP may
 	// have settled, so the error is also an [*OutcomeUnknownError]. It is never retried.
 	ErrContract = errors.New("pix: PSP broke the response contract")
@@ -39,11 +40,26 @@ var (
 	// (422 idempotency_key_closed). The payment may be paid again under a new key. An error
 	// matching it wraps the PSP's [*Error], and is never an [*OutcomeUnknownError].
 	ErrNoSettlement = errors.New("pix: the PSP holds no settlement under the key, and closed it")
+	// ErrPending reports a payment that the PSP accepted and has neither settled nor rejected
+	// yet: a 202 whose status is EM_PROCESSAMENTO, to a payment, a replay or a lookup. It may
+	// still settle, so an error matching it is always an [*OutcomeUnknownError], whose Err
+	// says the endToEndId and when the PSP accepted the payment. The call is not retried,
+	// since the PSP answered. [Client.Await] learns how the payment ends.
+	ErrPending = errors.New("pix: payment pending, neither settled nor rejected yet")
+	// ErrRejected reports a payment that the PSP accepted, then rejected: a 422
+	// payment_rejected to a replay, or a lookup's 200 whose status is NAO_REALIZADO. Nothing
+	// was paid, and the key keeps its rejection: pay again under a new key. An error matching
+	// it is never an [*OutcomeUnknownError].
+	ErrRejected = errors.New("pix: payment rejected after the PSP accepted it")
+	// ErrUnknownPayment is for [WebhookHandler.Apply] to return for a webhook about a payment
+	// it has never heard of. The handler then answers 404, which the PSP does not retry.
+	ErrUnknownPayment = errors.New("pix: the webhook is about no payment known here")
 )
 
-// Error is a PSP answer other than 201 Created, decoded from its application/problem+json
-// body. A body that is not a problem leaves Code and Detail empty. A 3xx, or a 2xx other than
-// 201, is an Error too, and matches [ErrContract].
+// Error is a PSP answer other than 201 Created and a 202 pending answer, decoded from its
+// application/problem+json body. A body that is not a problem leaves Code and Detail empty. A
+// 3xx, or a 2xx other than 201, is an Error too, and matches [ErrContract]: a 202 whose body
+// is not a pending payment's does.
 //
 // Its StatusCode and RetryAfter methods let [retry.Transient] classify it and [retry.Do]
 // honour the PSP's Retry-After.
@@ -74,8 +90,8 @@ func (e *Error) StatusCode() int { return e.Status }
 // the header is absent, unparsable or in the past.
 func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
-// Is matches [ErrInsufficientFunds], [ErrKeyReused] and [ErrInvalidPayment] by the problem's
-// code on a 4xx. A code on another status is not a refusal. A 2xx other than 201, or a 3xx,
+// Is matches [ErrInsufficientFunds], [ErrKeyReused], [ErrInvalidPayment] and [ErrRejected] by
+// the problem's code on a 4xx. A code on another status is not a refusal. A 2xx other than 201, or a 3xx,
 // matches [ErrContract].
 func (e *Error) Is(target error) bool {
 	if target == ErrContract {
@@ -88,6 +104,7 @@ var codeSentinels = map[string]error{
 	"insufficient_funds":     ErrInsufficientFunds,
 	"idempotency_key_reused": ErrKeyReused,
 	"invalid_request":        ErrInvalidPayment,
+	"payment_rejected":       ErrRejected,
 }
 
 // OutcomeUnknownError reports a payment that the PSP may have settled. [Client.Resume] with
@@ -96,10 +113,13 @@ var codeSentinels = map[string]error{
 // [Client.Send] returns it when an attempt may have reached the PSP and the call then ended
 // without a definitive answer for the key. An attempt may have reached the PSP if it timed
 // out, lost its connection, got a 5xx, 409 or 429, or got an answer outside the contract
-// ([ErrContract]). A 201, [ErrInsufficientFunds] and [ErrKeyReused] are definitive. A connection
-// that was never made, and any other 4xx, prove that the attempt paid nothing. A payment whose
-// next attempt would have ended past the key deadline ([ErrKeyExpired]) returns it too.
-// [Client.Lookup] returns it for every answer that is neither a receipt nor [ErrNoSettlement].
+// ([ErrContract]). A 202 pending answer returns it too, matching [ErrPending]: the payment
+// may settle yet. A 201, [ErrInsufficientFunds], [ErrKeyReused] and [ErrRejected] are
+// definitive. A connection that was never made, and any other 4xx, prove that the attempt
+// paid nothing. A payment whose next attempt would have ended past the key deadline
+// ([ErrKeyExpired]) returns it too. [Client.Lookup] returns it for every answer that is
+// neither a receipt, [ErrNoSettlement] nor [ErrRejected], and [Client.Await] when ctx ends
+// first.
 type OutcomeUnknownError struct {
 	Key      string // the Idempotency-Key that every attempt carried
 	Attempts int    // the attempts made

@@ -33,7 +33,7 @@ func (logger) Inject(context.Context, http.Header) {}
 func (logger) KeyRotated(context.Context, string, string) {}
 
 // AttemptEnded logs "pix attempt" or "pix lookup attempt": at Info when the PSP answered for
-// the key, else at Warn with the error.
+// the key with a receipt, a lookup's proof or a pending payment, else at Warn with the error.
 func (l logger) AttemptEnded(ctx context.Context, a Attempt) {
 	msg, level, outcome := "pix attempt", slog.LevelInfo, string(a.Outcome)
 	if a.Method == http.MethodGet {
@@ -44,6 +44,7 @@ func (l logger) AttemptEnded(ctx context.Context, a Attempt) {
 		outcome = "found"
 	case a.Outcome == OutcomeLookupNone:
 		outcome = "not found"
+	case a.Outcome == OutcomePending:
 	case a.Err != nil:
 		level, outcome = slog.LevelWarn, reason(a.Err)
 	}
@@ -60,29 +61,36 @@ func (l logger) AttemptEnded(ctx context.Context, a Attempt) {
 	l.log.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// CallEnded logs the end of a payment or a lookup. A Resume logs none of its own: its resend
-// and its lookup log theirs.
+// CallEnded logs the end of a payment, a lookup or an await. A Resume logs none of its own:
+// its resend and its lookup log theirs.
 func (l logger) CallEnded(ctx context.Context, c Call) {
 	key, attempts := slog.String("key", c.Key), slog.Int("attempts", c.Attempts)
-	lookup := c.Kind == CallLookup
+	msg := "pix " + callNoun(c.Kind)
 	switch {
 	case c.Kind == CallResume:
-	case c.Err == nil && lookup:
+	case c.Err == nil && c.Kind == CallLookup:
 		l.log.LogAttrs(ctx, slog.LevelInfo, "pix lookup found", key, attempts,
 			slog.String("endToEndId", c.Receipt.EndToEndID))
 	case c.Err == nil:
-		l.log.LogAttrs(ctx, slog.LevelInfo, "pix payment settled", key, attempts,
+		l.log.LogAttrs(ctx, slog.LevelInfo, msg+" settled", key, attempts,
 			slog.String("endToEndId", c.Receipt.EndToEndID), slog.Bool("replayed", c.Receipt.Replayed))
-	case lookup && errors.Is(c.Err, ErrNoSettlement):
-		l.log.LogAttrs(ctx, slog.LevelInfo, "pix lookup found nothing", key, attempts)
+	case errors.Is(c.Err, ErrNoSettlement):
+		l.log.LogAttrs(ctx, slog.LevelInfo, msg+" found nothing", key, attempts)
+	case errors.Is(c.Err, ErrPending):
+		l.log.LogAttrs(ctx, slog.LevelInfo, msg+" pending", key, attempts, slog.String("error", c.Err.Error()))
 	default:
-		msg := "pix payment failed"
-		if lookup {
-			msg = "pix lookup failed"
-		}
-		l.log.LogAttrs(ctx, slog.LevelError, msg, key, attempts,
+		l.log.LogAttrs(ctx, slog.LevelError, msg+" failed", key, attempts,
 			slog.Bool("outcome_unknown", errors.Is(c.Err, ErrOutcomeUnknown)), slog.String("error", c.Err.Error()))
 	}
+}
+
+// callNoun is the word for a call of kind in its records: lookup, await or payment.
+func callNoun(kind CallKind) string {
+	switch kind {
+	case CallLookup, CallAwait:
+		return string(kind)
+	}
+	return "payment"
 }
 
 // tee reports each event to the caller's Observer, then to the Logger's. The Logger's context
@@ -138,6 +146,10 @@ func reason(err error) string {
 		return strings.TrimSuffix("status "+strconv.Itoa(e.Status)+" "+e.Code, " ")
 	}
 	switch {
+	case errors.Is(err, ErrPending):
+		return "pending"
+	case errors.Is(err, ErrRejected):
+		return "rejected"
 	case errors.Is(err, ErrContract):
 		return "contract violation"
 	case errors.Is(err, context.Canceled):

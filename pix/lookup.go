@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -21,10 +22,12 @@ const codePaymentNotFound = "payment_not_found"
 // is true and Attempts counts the lookup's attempts.
 //
 // A 404 payment_not_found proves that nothing was ever paid under the key. The PSP then closes
-// the key, so nothing can be paid under it later, and the error matches [ErrNoSettlement].
-// Every other answer that is not a receipt ends with an [*OutcomeUnknownError]. That includes a
-// 401, a 400, another 404, the PSP's 410 outcome_unprovable, a 3xx, a 200 that breaks the
-// contract ([ErrContract]), a 409 while a payment under the key is in flight, a 5xx and no
+// the key, so nothing can be paid under it later, and the error matches [ErrNoSettlement]. A
+// 200 whose status is NAO_REALIZADO proves it too: the PSP accepted the payment, then rejected
+// it, and the error matches [ErrRejected]. Every other answer that is not a receipt ends with
+// an [*OutcomeUnknownError]. That includes a 202 pending ([ErrPending]: call [Client.Await]), a
+// 401, a 400, another 404, the PSP's 410 outcome_unprovable, a 3xx, a 200 or 202 that breaks
+// the contract ([ErrContract]), a 409 while a payment under the key is in flight, a 5xx and no
 // answer at all.
 //
 // Transient failures are tried again as for a payment: 409, 429, 5xx, timeouts and broken
@@ -50,10 +53,15 @@ type looking struct {
 	// firstSent is Resume's FirstSent, which an unknown outcome keeps, or zero.
 	firstSent time.Time
 
+	// polls says that the lookups are Await's, which look again while the payment is pending.
+	polls bool
+
 	last retry.Attempt // the last attempt that retry.Do reported, with Number 0 before the first
-	info string        // the infoPagador of the settlement found
-	// unknown is set once key and payment are valid: every error but ErrNoSettlement then
-	// leaves the key's outcome unknown.
+	// found is the payment's status that the current attempt read, settled, pending or
+	// rejected, or the zero paymentStatus.
+	found paymentStatus
+	// unknown is set once key and payment are valid: every error but ErrNoSettlement and
+	// ErrRejected then leaves the key's outcome unknown.
 	unknown bool
 }
 
@@ -83,17 +91,25 @@ func (l *looking) look(ctx context.Context, obs Observer) (Receipt, error) {
 	}
 	l.target = u.String()
 	l.probe = newProbe(obs, l.key, http.MethodGet, l.target, u, c.Quota != nil)
-	r, err := retry.Do(ctx, c.Policy, l.attempt, retry.WithClassifier(transient), retry.WithObserver(l.observe),
-		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
-	if err == nil {
-		err = l.forPayment(r)
+	policy, again := c.Policy, transient
+	if l.polls {
+		policy.AttemptsMax, again = math.MaxInt, pollAgain // a lookup never pays
 	}
-	if err != nil {
+	r, err := retry.Do(ctx, policy, l.attempt, retry.WithClassifier(again), retry.WithObserver(l.observe),
+		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
+	if err = l.forPayment(err); err != nil {
+		if l.polls && l.contextEnded(ctx, err) && !errors.Is(err, ErrPending) {
+			err = fmt.Errorf("%w: %w", ErrPending, err) // Await's ctx ended before the payment
+		}
 		return Receipt{}, l.failed(err)
 	}
 	r.IdempotencyKey, r.Replayed, r.Attempts = l.key, true, l.last.Number
 	return r, nil
 }
+
+// pollAgain is Await's classifier: a pending payment is looked up again, as a transient
+// failure is.
+func pollAgain(err error) bool { return errors.Is(err, ErrPending) || transient(err) }
 
 // lookupURL checks the Client's fields and returns the URL that looks key up.
 func (c *Client) lookupURL(key string) (*url.URL, error) {
@@ -106,9 +122,11 @@ func (c *Client) lookupURL(key string) (*url.URL, error) {
 }
 
 // attempt makes one lookup attempt under AttemptTimeout and turns the answer into a receipt or
-// an error.
+// an error: a 200 settled is a receipt, a 200 rejected an error wrapping ErrRejected, and a 202
+// pending an error wrapping ErrPending.
 func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 	ctx = l.started(ctx, l.last.Number+1)
+	l.found = paymentStatus{}
 	if l.client.AttemptTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.client.AttemptTimeout)
@@ -119,27 +137,44 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 		return Receipt{}, err
 	}
 	l.status = a.status
-	if a.status == http.StatusOK {
-		r, info, err := parseReceipt(a.status, a.body)
-		l.info = info
-		return r, err
+	switch a.status {
+	case http.StatusOK:
+		l.found, err = parseStatus(a.status, a.body)
+	case http.StatusAccepted:
+		if l.found, err = parseStatus(a.status, a.body); err != nil {
+			err = fmt.Errorf("%w: %w", decodeError(a, time.Now()), err)
+		}
+	default:
+		return Receipt{}, lookupError(decodeError(a, time.Now()))
 	}
-	e := decodeError(a, time.Now())
-	if e.Status == http.StatusNotFound && e.Code == codePaymentNotFound {
-		return Receipt{}, fmt.Errorf("%w: %w", ErrNoSettlement, e)
+	if err != nil {
+		return Receipt{}, err
 	}
-	return Receipt{}, e
+	if l.found.status != statusSettled {
+		return Receipt{}, l.found.unended()
+	}
+	return l.found.receipt(), nil
 }
 
-// forPayment returns nil if the settlement found, r, is for Resume's payment (or for any, for
-// Lookup). Otherwise it returns an error wrapping ErrKeyReused.
-func (l *looking) forPayment(r Receipt) error {
-	p := l.payment
-	if p == nil || r.AmountCents == p.AmountCents && r.PixKey == p.PixKey && l.info == p.Description {
-		return nil
+// lookupError is the error of a lookup's answer e: one wrapping ErrNoSettlement for a 404
+// payment_not_found, or e.
+func lookupError(e *Error) error {
+	if e.Status == http.StatusNotFound && e.Code == codePaymentNotFound {
+		return fmt.Errorf("%w: %w", ErrNoSettlement, e)
 	}
-	return fmt.Errorf("%w: the key holds a settlement of valor %q to chave %q with infoPagador %q",
-		ErrKeyReused, valor(r.AmountCents), r.PixKey, l.info)
+	return e
+}
+
+// forPayment returns err, the lookup's, unless the payment found, settled, pending or
+// rejected, is not Resume's. It then returns an error wrapping ErrKeyReused. Lookup and Await
+// take the payment found whatever it is.
+func (l *looking) forPayment(err error) error {
+	p, f := l.payment, l.found
+	if p == nil || f.status == "" || f.cents == p.AmountCents && f.chave == p.PixKey && f.info == p.Description {
+		return err
+	}
+	return fmt.Errorf("%w: the key holds a payment %s of valor %q to chave %q with infoPagador %q",
+		ErrKeyReused, f.status, valor(f.cents), f.chave, f.info)
 }
 
 // observe takes note of one lookup attempt, which retry.Do reports before any wait, and
@@ -149,12 +184,21 @@ func (l *looking) observe(a retry.Attempt) {
 	l.ended(a)
 }
 
-// failed returns the error of a lookup that found no receipt. ErrNoSettlement is the PSP's
-// proof, and comes back as it is. Any other error is an OutcomeUnknownError, once the key and
-// the payment are valid.
+// failed returns the error of a lookup that found no receipt. ErrNoSettlement and ErrRejected
+// are the PSP's proof that nothing was paid, and come back as they are. Any other error is an
+// OutcomeUnknownError, once the key and the payment are valid.
 func (l *looking) failed(err error) error {
-	if l.unknown && !errors.Is(err, ErrNoSettlement) {
-		err = &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Err: err}
+	if !l.unknown || errors.Is(err, ErrNoSettlement) || errors.Is(err, ErrRejected) {
+		return err
 	}
-	return err
+	return &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Err: err}
+}
+
+// contextEnded reports whether ctx stopped the lookups that retry.Do ended with err: before an
+// attempt, during one or a wait, or by a deadline that the next wait would have reached.
+func (l *looking) contextEnded(ctx context.Context, err error) bool {
+	if l.last.Stop == retry.StopContext {
+		return true
+	}
+	return ctx.Err() != nil && (l.last.Stop == retry.StopNone || errors.Is(err, ctx.Err()))
 }

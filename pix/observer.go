@@ -12,7 +12,7 @@ import (
 // [Client.Observer]). Its events are pix's one report of a call: [Client.Logger] writes its
 // records from them, and package pix/pixotel turns them into OpenTelemetry metrics and spans.
 //
-// A call is Send, SendWithKey, Resume or Lookup. Resume's resend under the key (kind
+// A call is Send, SendWithKey, Resume, Lookup or Await. Resume's resend under the key (kind
 // [CallResend]) and its lookup are calls of their own, reported inside Resume's. Every call
 // that starts ends: CallStarted and CallEnded come in pairs, and so do AttemptStarted and
 // AttemptEnded. An attempt that the breaker or the key deadline refused was not sent, and is
@@ -48,6 +48,8 @@ const (
 	CallSendWithKey CallKind = "send_with_key"
 	CallResume      CallKind = "resume"
 	CallLookup      CallKind = "lookup"
+	// CallAwait is Await: the lookups of one key, every one an attempt, until its payment ends.
+	CallAwait CallKind = "await"
 	// CallResend is Resume's resend of its payment under the key, before the key deadline.
 	// It is a call inside Resume's, and not a payment of its own.
 	CallResend CallKind = "resend"
@@ -95,26 +97,35 @@ type Attempt struct {
 type Outcome string
 
 // The outcomes of calls and attempts. A call ends settled, replayed, lookup_found,
-// lookup_none, refused, invalid, unknown, failed, circuit_open, quota_empty or key_expired. An
-// attempt ends settled, replayed, lookup_found, lookup_none, refused, transient or unknown.
+// lookup_none, refused, invalid, pending, unknown, failed, circuit_open, quota_empty or
+// key_expired. An attempt ends settled, replayed, lookup_found, lookup_none, refused, pending,
+// transient or unknown.
 const (
 	// OutcomeSettled is a payment the PSP settled with this call.
 	OutcomeSettled Outcome = "settled"
 	// OutcomeReplayed is a receipt the PSP replayed: an earlier attempt or call settled it.
 	OutcomeReplayed Outcome = "replayed"
-	// OutcomeLookupFound is a lookup that found the key's settlement, or a Resume that did.
+	// OutcomeLookupFound is a lookup that found the key's settlement, or a Resume or an Await
+	// that did.
 	OutcomeLookupFound Outcome = "lookup_found"
 	// OutcomeLookupNone is a lookup that proved the key paid nothing ([ErrNoSettlement]), or a
 	// Resume that did.
 	OutcomeLookupNone Outcome = "lookup_none"
 	// OutcomeRefused is a definitive answer of the PSP that is not a receipt, such as
-	// insufficient funds or a 401, and of an attempt a 4xx not retried.
+	// insufficient funds, a rejection ([ErrRejected]) or a 401, and of an attempt a 4xx not
+	// retried or a lookup's rejection.
 	OutcomeRefused Outcome = "refused"
 	// OutcomeInvalid is a payment, key or Client found invalid before anything was sent, or a
 	// payment the PSP found invalid.
 	OutcomeInvalid Outcome = "invalid"
+	// OutcomePending is a call that ended with an error matching [ErrPending], an
+	// [*OutcomeUnknownError] for a payment the PSP accepted and has not ended yet, and an
+	// attempt answered 202 pending. It is an unknown outcome, told apart from the others
+	// because it is the PSP's answer rather than a failure.
+	OutcomePending Outcome = "pending"
 	// OutcomeUnknown is a call that ended with an [*OutcomeUnknownError], for a reason not
-	// named below, and an attempt that failed for good without proving that nothing was paid.
+	// named above or below, and an attempt that failed for good without proving that nothing
+	// was paid.
 	OutcomeUnknown Outcome = "unknown"
 	// OutcomeFailed is a call that paid nothing and got no answer from the PSP: no connection,
 	// or a context that ended before the first attempt.

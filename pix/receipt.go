@@ -1,17 +1,24 @@
 package pix
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// statusSettled is the status of a settled Pix payment, the only one a 201 may carry.
-const statusSettled = "REALIZADO"
+// The statuses of a Pix payment that the PSP's answers carry. A 201 carries only
+// statusSettled, a 202 only statusPending, and a lookup's 200 statusSettled or statusRejected.
+const (
+	statusSettled  = "REALIZADO"        // settled
+	statusPending  = "EM_PROCESSAMENTO" // accepted, and neither settled nor rejected yet
+	statusRejected = "NAO_REALIZADO"    // accepted, then rejected: nothing was paid
+)
 
 // Receipt is the PSP's proof that a payment settled.
 type Receipt struct {
@@ -28,57 +35,75 @@ type Receipt struct {
 // endToEndIDPattern is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm time and 11 alphanumerics.
 var endToEndIDPattern = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
 
-// settledBody is the body of a 201, and of a lookup's 200. Unknown members are ignored, so
+// statusBody is the body of a 201, a 202 and a lookup's 200. Unknown members are ignored, so
 // that the PSP can add some.
-type settledBody struct {
+type statusBody struct {
 	EndToEndID  string `json:"endToEndId"`
 	Valor       string `json:"valor"`
 	Chave       string `json:"chave"`
 	InfoPagador string `json:"infoPagador"`
 	Status      string `json:"status"`
 	Horario     string `json:"horario"`
+	Motivo      string `json:"motivo"`
+}
+
+// paymentStatus is what a status answer that keeps the contract says of its payment.
+type paymentStatus struct {
+	endToEndID string
+	cents      int64
+	chave      string
+	info       string    // infoPagador
+	status     string    // statusSettled, statusPending or statusRejected
+	at         time.Time // horario: when the payment settled, was accepted, or was rejected
+	motivo     string    // why it was rejected, if the PSP says
 }
 
 // settled checks a 201's body against the contract and the payment it answers, and returns
 // the receipt's fields from it. Any breach is an error wrapping ErrContract.
 func settled(body []byte, p Payment) (Receipt, error) {
-	r, _, err := parseReceipt(http.StatusCreated, body)
-	if err != nil {
-		return Receipt{}, err
-	}
-	if r.AmountCents != p.AmountCents || r.PixKey != p.PixKey {
-		return Receipt{}, fmt.Errorf("%w: the 201 is for valor %q and chave %q, not the %q and %q requested",
-			ErrContract, valor(r.AmountCents), r.PixKey, valor(p.AmountCents), p.PixKey)
-	}
-	return r, nil
+	ps, err := answered(http.StatusCreated, body, p)
+	return ps.receipt(), err
 }
 
-// parseReceipt checks the body of a settlement, a 201 or a lookup's 200 as status says,
-// against the contract. It returns the receipt's fields from it and its infoPagador. Any
-// breach is an error wrapping ErrContract.
-func parseReceipt(status int, body []byte) (Receipt, string, error) {
+// answered checks the body of a 201 or a 202 to p against the contract, which says that it is
+// for p. Any breach is an error wrapping ErrContract.
+func answered(code int, body []byte, p Payment) (paymentStatus, error) {
+	ps, err := parseStatus(code, body)
+	if err != nil {
+		return paymentStatus{}, err
+	}
+	if ps.cents != p.AmountCents || ps.chave != p.PixKey {
+		return paymentStatus{}, fmt.Errorf("%w: the %d is for valor %q and chave %q, not the %q and %q requested",
+			ErrContract, code, valor(ps.cents), ps.chave, valor(p.AmountCents), p.PixKey)
+	}
+	return ps, nil
+}
+
+// parseStatus checks the body of a status answer, a 201, a 202 or a lookup's 200 as code says,
+// against the contract. Any breach is an error wrapping ErrContract.
+func parseStatus(code int, body []byte) (paymentStatus, error) {
 	if len(body) > bodyLimit {
-		return Receipt{}, "", fmt.Errorf("%w: the %d body is over %d bytes", ErrContract, status, bodyLimit)
+		return paymentStatus{}, fmt.Errorf("%w: the %d body is over %d bytes", ErrContract, code, bodyLimit)
 	}
-	var b settledBody
+	var b statusBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return Receipt{}, "", fmt.Errorf("%w: the %d body is not the expected JSON: %v", ErrContract, status, err)
+		return paymentStatus{}, fmt.Errorf("%w: the %d body is not the expected JSON: %v", ErrContract, code, err)
 	}
-	cents, err := b.check(status)
+	cents, err := b.check(code)
 	if err != nil {
-		return Receipt{}, "", err
+		return paymentStatus{}, err
 	}
-	settledAt, err := time.Parse(time.RFC3339, b.Horario)
+	at, err := time.Parse(time.RFC3339, b.Horario)
 	if err != nil {
-		return Receipt{}, "", fmt.Errorf("%w: horario %q is not an RFC 3339 time", ErrContract, b.Horario)
+		return paymentStatus{}, fmt.Errorf("%w: horario %q is not an RFC 3339 time", ErrContract, b.Horario)
 	}
-	return Receipt{EndToEndID: b.EndToEndID, AmountCents: cents, PixKey: b.Chave,
-		Status: b.Status, SettledAt: settledAt}, b.InfoPagador, nil
+	return paymentStatus{endToEndID: b.EndToEndID, cents: cents, chave: b.Chave, info: b.InfoPagador,
+		status: b.Status, at: at, motivo: b.Motivo}, nil
 }
 
-// check reports the first member of b, the body of a status answer, that breaks the contract,
-// and returns valor in cents.
-func (b settledBody) check(status int) (int64, error) {
+// check reports the first member of b, the body of a status answer with code, that breaks the
+// contract, and returns valor in cents.
+func (b statusBody) check(code int) (int64, error) {
 	if !endToEndIDPattern.MatchString(b.EndToEndID) || !validIDTime(b.EndToEndID[9:21]) {
 		return 0, fmt.Errorf("%w: endToEndId %q is not E, an ISPB, yyyyMMddHHmm and 11 alphanumerics",
 			ErrContract, b.EndToEndID)
@@ -86,12 +111,52 @@ func (b settledBody) check(status int) (int64, error) {
 	cents, ok := parseValor(b.Valor)
 	if !ok || !validPixKey(b.Chave) {
 		return 0, fmt.Errorf("%w: the %d has valor %q and chave %q, not an amount and a Pix key",
-			ErrContract, status, b.Valor, b.Chave)
+			ErrContract, code, b.Valor, b.Chave)
 	}
-	if b.Status != statusSettled {
-		return 0, fmt.Errorf("%w: the %d has status %q, want %q", ErrContract, status, b.Status, statusSettled)
+	if want := statusesOf(code); !slices.Contains(want, b.Status) {
+		return 0, fmt.Errorf("%w: the %d has status %q, want %s", ErrContract, code, b.Status, orList(want))
 	}
 	return cents, nil
+}
+
+// statusesOf are the statuses that an answer with code may carry.
+func statusesOf(code int) []string {
+	switch code {
+	case http.StatusCreated:
+		return []string{statusSettled}
+	case http.StatusAccepted:
+		return []string{statusPending}
+	}
+	return []string{statusSettled, statusRejected} // a lookup's 200
+}
+
+// orList quotes each of words and joins them with "or".
+func orList(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = strconv.Quote(w)
+	}
+	return strings.Join(quoted, " or ")
+}
+
+// receipt is the receipt of a settled payment, with the fields the body gives.
+func (ps paymentStatus) receipt() Receipt {
+	if ps.status != statusSettled {
+		return Receipt{}
+	}
+	return Receipt{EndToEndID: ps.endToEndID, AmountCents: ps.cents, PixKey: ps.chave, Status: ps.status,
+		SettledAt: ps.at}
+}
+
+// unended is the error of a payment pending or rejected: an error wrapping ErrPending or
+// ErrRejected that says the endToEndId, and when the PSP accepted or rejected the payment.
+func (ps paymentStatus) unended() error {
+	at := ps.at.UTC().Format(time.RFC3339Nano)
+	if ps.status == statusRejected {
+		return fmt.Errorf("%w: endToEndId %s, rejected at %s: %s", ErrRejected, ps.endToEndID, at,
+			cmp.Or(ps.motivo, "no motivo given"))
+	}
+	return fmt.Errorf("%w: endToEndId %s, accepted at %s", ErrPending, ps.endToEndID, at)
 }
 
 // parseValor reads an amount as valor writes it, such as "150.00", into cents. It reports

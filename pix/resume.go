@@ -18,12 +18,13 @@ import (
 // [ErrKeyReused], and it is an [*OutcomeUnknownError] too, since the PSP shows only the key's
 // latest settlement.
 //
-// An error matching [ErrNoSettlement] proves that p was never paid under the key, and never
-// will be. Pay p again under a new key, with [Client.Send]. Other errors are those of
-// SendWithKey and Lookup. An invalid p or key fails with [ErrInvalidPayment], and nothing is
-// sent. A definitive refusal by the PSP ([ErrInsufficientFunds], [ErrKeyReused]) comes back
-// as it is. Every other error is an [*OutcomeUnknownError] with unknown.FirstSent, to resume
-// later.
+// An error matching [ErrNoSettlement] or [ErrRejected] proves that p was never paid under the
+// key, and never will be. Pay p again under a new key, with [Client.Send]. Other errors are
+// those of SendWithKey and Lookup. An invalid p or key fails with [ErrInvalidPayment], and
+// nothing is sent. A definitive refusal by the PSP ([ErrInsufficientFunds], [ErrKeyReused])
+// comes back as it is. Every other error is an [*OutcomeUnknownError] with unknown.FirstSent,
+// to resume later. A payment the PSP accepted and has not ended is one, matching [ErrPending]:
+// [Client.Await] waits for its end.
 func (c *Client) Resume(ctx context.Context, unknown *OutcomeUnknownError, p Payment) (Receipt, error) {
 	ctx, w := c.watch(ctx, CallResume, unknown.Key)
 	r, lookedUp, err := c.resume(ctx, unknown, p)

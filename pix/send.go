@@ -3,6 +3,7 @@ package pix
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -102,23 +103,31 @@ func (s *sending) attemptContext(ctx context.Context) (context.Context, context.
 	return context.WithDeadline(ctx, deadline)
 }
 
-// exchange posts the payment and turns the answer into a receipt or an error.
+// exchange posts the payment and turns the answer into a receipt or an error. A 202 pending
+// answer is an error wrapping ErrPending, which is not retried: the PSP answered.
 func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 	a, err := s.client.post(ctx, s.obs, s.endpoint, s.key, s.body)
 	if err != nil {
 		return Receipt{}, err
 	}
 	s.status = a.status
-	if a.status != http.StatusCreated {
-		return Receipt{}, decodeError(a, time.Now())
+	switch a.status {
+	case http.StatusCreated:
+		r, err := settled(a.body, s.payment)
+		if err != nil {
+			return Receipt{}, err
+		}
+		r.Replayed = a.header.Get("Idempotent-Replayed") == "true"
+		s.replayed = r.Replayed
+		return r, nil
+	case http.StatusAccepted:
+		ps, err := answered(a.status, a.body, s.payment)
+		if err != nil {
+			return Receipt{}, fmt.Errorf("%w: %w", decodeError(a, time.Now()), err)
+		}
+		return Receipt{}, ps.unended()
 	}
-	r, err := settled(a.body, s.payment)
-	if err != nil {
-		return Receipt{}, err
-	}
-	r.Replayed = a.header.Get("Idempotent-Replayed") == "true"
-	s.replayed = r.Replayed
-	return r, nil
+	return Receipt{}, decodeError(a, time.Now())
 }
 
 // observe takes note of one attempt, which retry.Do reports before any wait, and reports its
@@ -153,13 +162,13 @@ func provesNothingSettled(err error) bool {
 
 // failed returns the error of a payment that did not settle. The error is an
 // OutcomeUnknownError when the PSP may hold the settlement and its last word is not
-// definitive for this key and this payment. Two refusals are definitive. Insufficient funds is
-// the key's stored outcome, and key reused means the key holds another payment. A key
-// deadline that stopped the attempts always leaves the outcome unknown, so that the caller
-// reconciles with Resume.
+// definitive for this key and this payment. Three refusals are definitive. Insufficient funds
+// and a rejection are the key's stored outcome, and key reused means the key holds another
+// payment. A pending answer is not: the payment may settle yet. A key deadline that stopped
+// the attempts always leaves the outcome unknown, so that the caller reconciles with Resume.
 func (s *sending) failed(err error) error {
 	unknown := (s.mayHaveSettled || errors.Is(err, ErrKeyExpired)) &&
-		!errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused)
+		!errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused) && !errors.Is(err, ErrRejected)
 	if unknown {
 		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, FirstSent: s.firstSent, Err: err}
 	}

@@ -60,10 +60,14 @@ func callOutcome(r Receipt, err error, lookedUp bool) Outcome {
 		return OutcomeQuotaEmpty
 	case errors.Is(err, ErrKeyExpired):
 		return OutcomeKeyExpired
+	case errors.Is(err, ErrPending):
+		return OutcomePending
 	case errors.Is(err, ErrOutcomeUnknown):
 		return OutcomeUnknown
 	case errors.Is(err, ErrInvalidPayment), errors.Is(err, errInvalidClient):
 		return OutcomeInvalid
+	case errors.Is(err, ErrRejected):
+		return OutcomeRefused
 	}
 	if _, ok := errors.AsType[*Error](err); ok {
 		return OutcomeRefused
@@ -139,6 +143,10 @@ func (p *probe) outcome(a retry.Attempt) Outcome {
 		return settledOutcome(p.replayed)
 	case errors.Is(a.Err, ErrNoSettlement):
 		return OutcomeLookupNone
+	case errors.Is(a.Err, ErrPending): // a 202, which Await polls again
+		return OutcomePending
+	case errors.Is(a.Err, ErrRejected):
+		return OutcomeRefused
 	case a.Transient:
 		return OutcomeTransient
 	}

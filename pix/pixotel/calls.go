@@ -9,8 +9,8 @@ import (
 	"pixretry/pix"
 )
 
-// CallStarted starts the call's span, pix.send, pix.send_with_key, pix.resume or pix.lookup,
-// unless the tracer cannot record. Resume's resend has no span: its attempts are Resume's.
+// CallStarted starts the call's span, pix.send, pix.send_with_key, pix.resume, pix.lookup or
+// pix.await, unless the tracer cannot record. Resume's resend has no span: its attempts are Resume's.
 func (o *Observer) CallStarted(ctx context.Context, c pix.Call) context.Context {
 	if !o.tracing || c.Kind == pix.CallResend {
 		return ctx

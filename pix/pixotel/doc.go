@@ -7,8 +7,9 @@
 //
 // # Metrics
 //
-// Each payment is a call to Send, SendWithKey or Resume. Each lookup is a call to Lookup, or the
-// lookup inside Resume. Each attempt is one request to the PSP.
+// Each payment is a call to Send, SendWithKey or Resume, or to Await, which waits for one to
+// end. Each lookup is a call to Lookup, or the lookup inside Resume. Each attempt is one
+// request to the PSP: each of Await's lookups is one of its attempts.
 //
 //	name                          kind                    unit        attributes
 //	pix.payments                  Int64Counter            {payment}   pix.call, outcome
@@ -25,11 +26,11 @@
 //	pix.breaker.state_changes     Int64Counter            {change}    pix.breaker.name, pix.breaker.from, pix.breaker.to
 //	pix.key.rotations             Int64Counter            {rotation}  (none)
 //
-// pix.call is send, send_with_key or resume. outcome is one of the [pix.Outcome] values. A
-// payment ends settled, replayed, refused, invalid, unknown, failed, circuit_open, quota_empty
-// or key_expired, and a Resume also lookup_found or lookup_none. A lookup ends lookup_found,
-// lookup_none, or as a payment fails. An attempt ends settled, replayed, lookup_found,
-// lookup_none, refused, transient or unknown.
+// pix.call is send, send_with_key, resume or await. outcome is one of the [pix.Outcome]
+// values. A payment ends settled, replayed, refused, invalid, pending, unknown, failed,
+// circuit_open, quota_empty or key_expired, and a Resume or an Await also lookup_found or
+// lookup_none. A lookup ends lookup_found, lookup_none, or as a payment fails. An attempt
+// ends settled, replayed, lookup_found, lookup_none, refused, pending, transient or unknown.
 //
 // http.client.request.duration follows OpenTelemetry's semantic conventions for HTTP clients.
 // It lasts from the attempt's start to its answer read whole, or to its failure.
@@ -50,6 +51,7 @@
 //	pix.send_with_key      internal  pix.idempotency_key, outcome
 //	pix.resume             internal  pix.idempotency_key, outcome
 //	pix.lookup             internal  pix.idempotency_key, outcome
+//	pix.await              internal  pix.idempotency_key, outcome
 //	POST, GET              client    http.request.method, url.full, server.address, server.port,
 //	                                 pix.idempotency_key, pix.attempt, http.request.resend_count,
 //	                                 http.response.status_code, error.type, outcome,

@@ -26,7 +26,7 @@ const (
 // outcomes are every pix.Outcome, the values of the outcome attribute.
 var outcomes = []pix.Outcome{
 	pix.OutcomeSettled, pix.OutcomeReplayed, pix.OutcomeLookupFound, pix.OutcomeLookupNone,
-	pix.OutcomeRefused, pix.OutcomeInvalid, pix.OutcomeUnknown, pix.OutcomeFailed,
+	pix.OutcomeRefused, pix.OutcomeInvalid, pix.OutcomePending, pix.OutcomeUnknown, pix.OutcomeFailed,
 	pix.OutcomeTransient, pix.OutcomeCircuitOpen, pix.OutcomeQuotaEmpty, pix.OutcomeKeyExpired,
 }
 
@@ -68,7 +68,7 @@ func newSets() sets {
 	methods := []string{"POST", "GET"}
 	for _, out := range outcomes {
 		o := keyOutcome.String(string(out))
-		for _, k := range []pix.CallKind{pix.CallSend, pix.CallSendWithKey, pix.CallResume} {
+		for _, k := range []pix.CallKind{pix.CallSend, pix.CallSendWithKey, pix.CallResume, pix.CallAwait} {
 			s.call[callKey{k, out}] = optionsOf(keyCall.String(string(k)), o)
 		}
 		s.lookup[out] = optionsOf(o)

@@ -1,0 +1,140 @@
+package pix
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Webhook is the PSP's word that a payment ended, as [WebhookHandler] decodes it from a signed
+// delivery.
+type Webhook struct {
+	ID             string    // the delivery's id: a retry of the delivery carries the same
+	EndToEndID     string    // the payment's unique Pix id
+	IdempotencyKey string    // the key the payment was sent under
+	Status         string    // "REALIZADO" (settled) or "NAO_REALIZADO" (rejected: nothing was paid)
+	AmountCents    int64     // the payment's valor, in centavos
+	At             time.Time // when the payment settled or was rejected (its horario)
+}
+
+// Settled reports whether the payment settled: its Status is REALIZADO. Otherwise the PSP
+// rejected it, and nothing was paid.
+func (w Webhook) Settled() bool { return w.Status == statusSettled }
+
+// WebhookHandler receives the PSP's webhooks, each a POST of one payment's end. It verifies
+// and decodes each delivery, and Apply applies it. Serve it at the URL the PSP posts to.
+//
+// A delivery is applied only if every check passes, in this order. Anything else answers
+// 405 to a method other than POST. A body over 64 KiB answers 413. The Pix-Signature header
+// must be t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under Secret>, with t within
+// 300 s of Now, either way: otherwise 401. Other members of the header are ignored, and any
+// of several v1 may match. The body must then be one JSON object with exactly the members id,
+// endToEndId, idempotencyKey, status, valor and horario, each a string: otherwise 400, whose
+// detail names each member at fault and what it takes. status is REALIZADO or NAO_REALIZADO,
+// valor an amount such as "150.00" and horario an RFC 3339 time. Every refusal is an
+// application/problem+json body, and nothing is applied.
+//
+// Apply's nil answers 204. An error matching [ErrUnknownPayment] answers 404, which the PSP
+// takes as final. Any other error answers 503, so that the PSP delivers again later.
+//
+// The zero WebhookHandler is not usable: a handler without Secret or Apply answers 503 to every
+// delivery, so that the PSP retries once it is set up. A WebhookHandler is safe for concurrent
+// use if Apply and Now are.
+type WebhookHandler struct {
+	// Secret is the key of the deliveries' HMAC, shared with the PSP. It is not empty.
+	Secret []byte
+	// Apply applies one delivery, with the request's context. The PSP delivers at least once:
+	// retries repeat a delivery, late and in any order across payments. So Apply applies a
+	// payment's end once, leaves a payment that ended as it is, and returns nil for a
+	// duplicate. It returns nil only once the change is stored, so that a crash before then
+	// gets the delivery again.
+	Apply func(context.Context, Webhook) error
+	// Now is the clock that t is checked against. If nil, time.Now.
+	Now func() time.Time
+}
+
+// webhookBodyLimit is the largest delivery body read, 64 KiB.
+const webhookBodyLimit = 64 << 10
+
+// ServeHTTP verifies and decodes one delivery, and applies it.
+func (h WebhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hook, refused := h.receive(w, r)
+	if refused != nil {
+		refused.write(w)
+		return
+	}
+	err := h.Apply(r.Context(), hook)
+	switch {
+	case err == nil:
+		w.WriteHeader(http.StatusNoContent)
+	case errors.Is(err, ErrUnknownPayment):
+		refusal(http.StatusNotFound, "unknown_payment",
+			"no payment here has the idempotencyKey %q, and nothing was applied", hook.IdempotencyKey).write(w)
+	default:
+		refusal(http.StatusServiceUnavailable, "not_applied", "the webhook was not applied: deliver it again later").
+			write(w)
+	}
+}
+
+// receive reads, verifies and decodes the delivery r, or says why it is refused.
+func (h WebhookHandler) receive(w http.ResponseWriter, r *http.Request) (Webhook, *webhookProblem) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return Webhook{}, refusal(http.StatusMethodNotAllowed, "method_not_allowed", "a webhook is a POST, not a %s", r.Method)
+	}
+	if len(h.Secret) == 0 || h.Apply == nil {
+		return Webhook{}, refusal(http.StatusServiceUnavailable, "not_configured",
+			"the webhook handler has no Secret or no Apply yet")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, webhookBodyLimit))
+	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+		return Webhook{}, refusal(http.StatusRequestEntityTooLarge, "payload_too_large",
+			"the body must be at most %d bytes", webhookBodyLimit)
+	}
+	if err != nil {
+		return Webhook{}, refusal(http.StatusBadRequest, "invalid_webhook", "the body could not be read: %v", err)
+	}
+	if err := h.verify(r.Header.Get(signatureHeader), body); err != nil {
+		return Webhook{}, refusal(http.StatusUnauthorized, "invalid_signature", "%v", err)
+	}
+	hook, err := decodeWebhook(body)
+	if err != nil {
+		return Webhook{}, refusal(http.StatusBadRequest, "invalid_webhook", "%v", err)
+	}
+	return hook, nil
+}
+
+// webhookProblem is a WebhookHandler's answer to a delivery it does not apply, written as an
+// application/problem+json body (RFC 9457).
+type webhookProblem struct {
+	Type   string `json:"type"`   // "urn:pixretry:pix:webhook:" and the code
+	Title  string `json:"title"`  // the status's text
+	Status int    `json:"status"` // the answer's HTTP status
+	Detail string `json:"detail"` // what was wrong, for a person reading the PSP's log
+	Code   string `json:"code"`   // such as "invalid_signature"
+}
+
+// refusal is the problem of an answer with status and code, whose detail is
+// fmt.Sprintf(format, args...).
+func refusal(status int, code, format string, args ...any) *webhookProblem {
+	return &webhookProblem{Type: "urn:pixretry:pix:webhook:" + code, Title: http.StatusText(status), Status: status,
+		Detail: fmt.Sprintf(format, args...), Code: code}
+}
+
+// write answers with p. Its detail keeps < and > as they are, for the PSP's logs.
+func (p *webhookProblem) write(w http.ResponseWriter) {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		panic(err) // unreachable: strings and an int always encode
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	w.Write(body.Bytes())
+}
