@@ -34,6 +34,7 @@ var statusOf = map[string]int{
 	codeIdempotencyKeyClosed:  http.StatusUnprocessableEntity,
 	codePaymentNotFound:       http.StatusNotFound,
 	codeOutcomeUnprovable:     http.StatusGone,
+	codePaymentRejected:       http.StatusUnprocessableEntity,
 }
 
 // answer is a complete HTTP answer, kept whole so that the key store can replay it byte for
@@ -111,15 +112,21 @@ func marshal(v any) []byte {
 	return append(b, '\n')
 }
 
-// receiptAnswer is the answer carrying s's receipt with status, a payment's 201 or a lookup's
-// 200. The body is the same bytes for both, every time.
+// receiptAnswer is the answer carrying s's receipt of its settlement with status, a payment's
+// 201 or a lookup's 200. The body is the same bytes for both, every time.
 func (s *Settlement) receiptAnswer(status int) answer {
-	body := marshal(receipt{s.EndToEndID, FormatAmount(s.AmountCents), s.PixKey, s.Description, "REALIZADO",
-		s.SettledAt.Format(time.RFC3339Nano)})
+	return s.statusAnswer(status, statusSettled, "")
+}
+
+// statusAnswer is the answer of status carrying s's receipt, which says its payment status,
+// horario and, for a rejection, the motivo.
+func (s *Settlement) statusAnswer(status int, paymentStatus, motivo string) answer {
+	body := marshal(receipt{s.EndToEndID, FormatAmount(s.AmountCents), s.PixKey, s.Description, paymentStatus,
+		s.SettledAt.Format(time.RFC3339Nano), motivo})
 	return answer{status: status, contentType: jsonContentType, body: body}
 }
 
-// receipt is the body of a 201 answer, and of a lookup's 200.
+// receipt is the body of a 201, of a 202 and of a lookup's 200.
 type receipt struct {
 	EndToEndID  string `json:"endToEndId"`
 	Valor       string `json:"valor"`
@@ -127,4 +134,5 @@ type receipt struct {
 	InfoPagador string `json:"infoPagador,omitempty"`
 	Status      string `json:"status"`
 	Horario     string `json:"horario"`
+	Motivo      string `json:"motivo,omitempty"`
 }

@@ -1,6 +1,7 @@
 package psp
 
 import (
+	"container/heap"
 	"container/list"
 	"fmt"
 	"math/rand/v2"
@@ -14,11 +15,11 @@ import (
 type Settlement struct {
 	Token          string    // the bearer token that paid
 	IdempotencyKey string    // the key, unquoted
-	EndToEndID     string    // the endToEndId of the 201 answer
+	EndToEndID     string    // the endToEndId of its answers, made when it was accepted
 	AmountCents    int64     // valor, in cents
 	PixKey         string    // chave
 	Description    string    // infoPagador; "" if absent
-	SettledAt      time.Time // in UTC; the answer's horario
+	SettledAt      time.Time // in UTC; the horario of its 201 and of a lookup's 200
 }
 
 // maxEvictions is the most expired keys one payment request forgets, besides its own key. A
@@ -33,7 +34,7 @@ type book struct {
 	keys    map[scope]*entry
 	maxKeys int
 	keyTTL  time.Duration
-	expiry  *list.List // of the committed *entry, in commit and so in expiry order
+	expiry  *list.List // of the ended or refused *entry, in the order they ended and so expire
 
 	maxRecords int                     // Config.MaxSettlements: the most settlements, and closed keys, kept
 	ledger     []*Settlement           // the latest maxRecords settlements, in settlement order
@@ -41,7 +42,12 @@ type book struct {
 	closed     map[scope]*list.Element // the closed keys: a lookup found no payment under them
 	closedList *list.List              // of the closed keys' scopes, in closing order
 
-	stats Stats // its counters: Requests, Lookups, Shed, Dropped and MaxInFlight
+	completeAfter        time.Duration // Config.CompleteAfter
+	rejectFrom, rejectTo int64         // Config.RejectFromCents and RejectToCents
+	pending              pendingQueue  // the pending payments, the next to end first (pending.go)
+	accepted             uint64        // the payments accepted pending so far, which orders those due at once
+
+	stats Stats // its counters: Requests, Lookups, Shed, Dropped, MaxInFlight and Rejected
 
 	reports bool    // Config.OnEnd is set: the book keeps what ended for it
 	ended   []Ended // what ended since the Server was last unlocked (see Server.unlock)
@@ -54,22 +60,39 @@ type scope struct{ token, key string }
 func (s *Settlement) scope() scope { return scope{s.Token, s.IdempotencyKey} }
 
 // entry is a stored key. p is the payment it was first used for, as the Settlement it makes.
-// The commit sets elem, SettledAt (of a refusal too), and EndToEndID if the payment settled.
-// Each replay makes the answer again from p: the same bytes, for less memory than keeping it.
+// The commit sets SettledAt (of a refusal too) and, if the payment is accepted, EndToEndID. A
+// payment accepted pending keeps its acceptance in SettledAt until it ends, then its end. Each
+// replay makes the answer again from p: the same bytes, for less memory than keeping it.
 type entry struct {
-	p    *Settlement
-	elem *list.Element // in book.expiry once committed, nil while in flight
+	p     *Settlement
+	phase phase
+	elem  *list.Element // in book.expiry once ended or refused, nil before
+	end   *course       // how a payment accepted pending ends; nil for one that never was
 }
+
+// phase is where a stored key's payment stands.
+type phase uint8
+
+const (
+	phaseInFlight phase = iota // reserved, not yet committed
+	phaseRefused               // refused for insufficient funds
+	phasePending               // accepted, its valor held: EM_PROCESSAMENTO
+	phaseSettled               // REALIZADO, in the ledger
+	phaseRejected              // accepted, then rejected: NAO_REALIZADO, its valor released
+)
 
 func newBook(cfg Config) *book {
 	return &book{balance: cfg.BalanceCents, keys: map[scope]*entry{}, maxKeys: cfg.MaxKeys, keyTTL: cfg.KeyTTL,
 		expiry: list.New(), maxRecords: cfg.MaxSettlements, latest: map[scope]*Settlement{},
-		closed: map[scope]*list.Element{}, closedList: list.New(), reports: cfg.OnEnd != nil}
+		closed: map[scope]*list.Element{}, closedList: list.New(),
+		completeAfter: cfg.CompleteAfter, rejectFrom: cfg.RejectFromCents, rejectTo: cfg.RejectToCents,
+		reports: cfg.OnEnd != nil}
 }
 
 // reserve returns a new entry for p under sc, in flight, or the answer for sc if it is known,
 // closed or if the store is full. It first forgets at most maxEvictions expired keys and sc
-// itself if it has expired. A key expires at its commit time plus the key TTL, exactly.
+// itself if it has expired. A key expires when its payment ends (or is refused) plus the key
+// TTL, exactly: a pending payment's key never expires.
 func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 	b.evict(now)
 	e := b.keys[sc]
@@ -94,7 +117,7 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 		return nil, fail(codeIdempotencyKeyReused,
 			"this Idempotency-Key was used for a different payment").answer()
 	}
-	if e.elem == nil {
+	if e.phase == phaseInFlight {
 		return nil, inUse()
 	}
 	replay := e.answer()
@@ -102,18 +125,40 @@ func (b *book) reserve(sc scope, p payment, now time.Time) (*entry, answer) {
 	return nil, replay
 }
 
-// commit settles e's payment at now (or refuses it for insufficient funds), keeps e until it
-// expires and returns its answer. Check and debit happen together, under the Server's mutex.
-func (b *book) commit(e *entry, now time.Time, ispb string) answer {
+// commit accepts e's payment at now, under the fault f the request met, or refuses it for
+// insufficient funds, and returns its answer. Check and debit happen together, under the
+// Server's mutex. An accepted payment settles at once, or stays pending as b.course says.
+func (b *book) commit(e *entry, now time.Time, ispb string, f Fault) answer {
 	e.p.SettledAt = now
-	e.elem = b.expiry.PushBack(e)
-	if e.p.AmountCents <= b.balance {
-		b.balance -= e.p.AmountCents
-		e.p.EndToEndID = newEndToEndID(ispb, now)
-		b.record(e.p)
-		b.end(e.p, statusSettled)
+	if e.p.AmountCents > b.balance {
+		e.phase = phaseRefused
+		e.elem = b.expiry.PushBack(e)
+		return e.answer()
 	}
+	b.balance -= e.p.AmountCents
+	e.p.EndToEndID = newEndToEndID(ispb, now)
+	if e.end = b.course(e.p.AmountCents, now, f); e.end != nil {
+		e.phase = phasePending
+		heap.Push(&b.pending, e)
+		return e.answer()
+	}
+	b.finish(e, statusSettled)
 	return e.answer()
+}
+
+// finish ends e's accepted payment at its SettledAt with status: settled, in the ledger, or
+// rejected, its valor released. e's key then expires in the key TTL.
+func (b *book) finish(e *entry, status string) {
+	if status == statusRejected {
+		e.phase = phaseRejected
+		b.balance += e.p.AmountCents
+		b.stats.Rejected++
+	} else {
+		e.phase = phaseSettled
+		b.record(e.p)
+	}
+	e.elem = b.expiry.PushBack(e)
+	b.end(e.p, status)
 }
 
 // evict forgets at most maxEvictions keys expired at now, the oldest first.
@@ -127,21 +172,24 @@ func (b *book) evict(now time.Time) {
 	}
 }
 
-// expiresAt is when the committed e expires.
+// expiresAt is when e, ended or refused, expires.
 func (b *book) expiresAt(e *entry) time.Time { return e.p.SettledAt.Add(b.keyTTL) }
 
-// forget removes the committed e from the store.
+// forget removes e, ended or refused, from the store.
 func (b *book) forget(e *entry) {
 	delete(b.keys, e.p.scope())
 	b.expiry.Remove(e.elem)
 }
 
 // fullAnswer is the 503 of a new key refused because the store is full. Its Retry-After is
-// the time until the oldest committed key expires, or the key TTL if every key is in flight.
+// the time until the oldest ended key expires, else until the first pending payment's key
+// would, else the key TTL (every key is in flight).
 func (b *book) fullAnswer(now time.Time) answer {
 	wait := b.keyTTL
 	if oldest := b.expiry.Front(); oldest != nil {
 		wait = b.expiresAt(oldest.Value.(*entry)).Sub(now)
+	} else if len(b.pending) > 0 {
+		wait = b.pending[0].end.due.Add(b.keyTTL).Sub(now)
 	}
 	f := fail(codeKeyStoreFull, "the PSP stores %d Idempotency-Keys, its limit, and none has expired; retry later",
 		b.maxKeys)
@@ -154,11 +202,18 @@ func inUse() answer {
 	return fail(codeIdempotencyKeyInUse, "a request with this Idempotency-Key is still being processed; retry later").answer()
 }
 
-// answer is the answer of the committed e: its 201, or its refusal for insufficient funds.
+// answer is the answer of the committed e to its request and its replays: its 201, its 202
+// while pending, or its refusal for insufficient funds or its rejection.
 func (e *entry) answer() answer {
-	if e.p.EndToEndID == "" {
+	switch e.phase {
+	case phaseRefused:
 		return fail(codeInsufficientFunds,
 			"valor %s exceeds the payer's balance", FormatAmount(e.p.AmountCents)).answer()
+	case phasePending:
+		return e.p.statusAnswer(http.StatusAccepted, statusPending, "")
+	case phaseRejected:
+		return fail(codePaymentRejected, "the payment was accepted, then rejected at %s: %s; nothing was paid, "+
+			"and a payment under a new key pays anew", e.p.SettledAt.Format(time.RFC3339Nano), e.end.motivo).answer()
 	}
 	return e.p.receiptAnswer(http.StatusCreated)
 }

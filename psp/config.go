@@ -35,8 +35,9 @@ type Config struct {
 	Tokens []string
 	// BalanceCents is the payer's starting balance in cents. It may be 0 but not negative.
 	BalanceCents int64
-	// KeyTTL is how long a completed key is remembered, counted from its completion. The key is
-	// then new again. 0 means 24 hours. A negative KeyTTL is invalid.
+	// KeyTTL is how long a completed key is remembered, counted from its completion: the end
+	// of its payment, if pending. The key is then new again. 0 means 24 hours. A negative
+	// KeyTTL is invalid.
 	KeyTTL time.Duration
 	// MaxKeys is the most Idempotency-Keys stored at once, over all tokens. A new key beyond it
 	// gets 503 key_store_full, and no stored key is forgotten before its TTL. 0 means
@@ -69,10 +70,21 @@ type Config struct {
 	// bytes more. A request larger than JournalBytes empties the journal, itself included. 0
 	// means 1 MiB; negative is invalid.
 	JournalBytes int
+	// CompleteAfter, if positive, leaves every payment that would settle pending for that
+	// long: accepted (202 EM_PROCESSAMENTO, its valor held), then settled (REALIZADO). 0
+	// settles at once (201); negative is invalid. A pending fault overrides it.
+	CompleteAfter time.Duration
+	// RejectFromCents and RejectToCents are the range of valor, in cents, both included, whose
+	// payments are accepted (202), then rejected (NAO_REALIZADO) after CompleteAfter, even if
+	// it is 0, their valor released. Both 0 (the default) reject none. A negative bound, or a
+	// range that ends before it starts, is invalid. A pending fault overrides it.
+	RejectFromCents, RejectToCents int64
 	// OnEnd, if not nil, is called once for each payment that reaches its terminal status,
 	// settled or rejected, after the Server's lock is released, from the goroutine that ended
-	// the payment: the request's, for a payment settled at once. Calls may run concurrently.
-	// A payment in flight across a Reset, or one that ends after Close, is not reported.
+	// the payment: the request's, for a payment settled at once; for a pending one, the timer's
+	// at its end, or that of a request or method call of the Server that came first. Calls may
+	// run concurrently. A payment in flight across a Reset, or one that ends after Close, is
+	// not reported.
 	OnEnd func(Ended)
 }
 
@@ -118,6 +130,11 @@ func (c Config) withDefaults() (Config, error) {
 		err = fmt.Errorf("negative JournalMax %d", c.JournalMax)
 	case c.JournalBytes < 0:
 		err = fmt.Errorf("negative JournalBytes %d", c.JournalBytes)
+	case c.CompleteAfter < 0:
+		err = fmt.Errorf("negative CompleteAfter %v", c.CompleteAfter)
+	case c.RejectFromCents < 0 || c.RejectFromCents > c.RejectToCents:
+		err = fmt.Errorf("rejected range %d to %d cents: want 0 <= RejectFromCents <= RejectToCents",
+			c.RejectFromCents, c.RejectToCents)
 	case slices.ContainsFunc(c.Tokens, func(t string) bool { return !tokenPattern.MatchString(t) }):
 		err = errors.New("every token must be visible ASCII without spaces")
 	}

@@ -26,6 +26,10 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 		"negative shed RetryAfter": func(c *psp.Config) { c.ShedRetryAfter = -time.Nanosecond },
 		"negative JournalMax":      func(c *psp.Config) { c.JournalMax = -1 },
 		"negative JournalBytes":    func(c *psp.Config) { c.JournalBytes = -1 },
+		"negative CompleteAfter":   func(c *psp.Config) { c.CompleteAfter = -time.Nanosecond },
+		"negative RejectFromCents": func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = -1, 100 },
+		"reject range backwards":   func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = 2000, 1001 },
+		"reject from without to":   func(c *psp.Config) { c.RejectFromCents = 1001 },
 	}
 	for name, edit := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -29,9 +29,11 @@ func (b *book) end(p *Settlement, status string) {
 	}
 }
 
-// unlock unlocks the Server, then reports to Config.OnEnd the payments of its book that ended
-// while it was locked, unless it is closed. A book that a Reset discarded reports nothing.
+// unlock sets the timer for the next pending payment's end (arm), unlocks the Server, then
+// reports to Config.OnEnd the payments of its book that ended while it was locked, unless it
+// is closed. A book that a Reset discarded reports nothing.
 func (s *Server) unlock() {
+	s.arm()
 	ended := s.book.ended
 	s.book.ended = nil
 	if len(ended) > 0 && !s.closed {
@@ -46,12 +48,14 @@ func (s *Server) unlock() {
 	}
 }
 
-// Close makes the Server report no more: once it returns, Config.OnEnd is not called again.
-// It waits for the calls in progress, so OnEnd must not call it. The Server still answers
-// requests. Closing twice is harmless.
+// Close stops the timer that ends pending payments, and the reports: once it returns, no
+// payment ends and Config.OnEnd is not called again. It waits for the calls in progress, so
+// OnEnd must not call it. The Server still answers requests, a pending payment's with 202.
+// Call it from the testing/synctest bubble that made the Server's first pending payment, if
+// any: the timer belongs to it. Closing twice is harmless.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
-	s.mu.Unlock()
+	s.unlock() // stops the timer
 	s.reporting.Wait()
 }

@@ -26,7 +26,7 @@ func BenchmarkEvictionBacklog(b *testing.B) {
 			start := time.Now()
 			e, _ := bk.reserve(scope{DefaultToken, "new-" + strconv.Itoa(len(took))}, p, now)
 			took = append(took, time.Since(start))
-			bk.commit(e, now, defaultISPB)
+			bk.commit(e, now, defaultISPB, Fault{})
 		}
 		slices.Sort(took)
 		n := len(took)
@@ -54,7 +54,7 @@ func expiredBacklog(tb testing.TB) (*book, time.Time) {
 	bk := newBook(Config{BalanceCents: 1 << 62, MaxKeys: defaultMaxKeys, KeyTTL: time.Hour})
 	for i := range evictionBacklog {
 		e, _ := bk.reserve(scope{DefaultToken, "old-" + strconv.Itoa(i)}, payment{cents: 1, chave: "pix@example.com"}, past)
-		bk.commit(e, past, defaultISPB)
+		bk.commit(e, past, defaultISPB, Fault{})
 	}
 	return bk, past.Add(time.Hour)
 }

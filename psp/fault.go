@@ -44,6 +44,16 @@ const (
 	// kindBadBody commits as usual and breaks the body of a 201 (a replay too), or of a
 	// lookup's 200, as Breach says.
 	kindBadBody = "bad_body"
+	// kindPending accepts the payment, if it would be, pending (202 EM_PROCESSAMENTO) for
+	// Duration, then ends it as Then says, whatever Config.CompleteAfter and the rejected range
+	// say. A request that accepts no payment (a replay, a refusal) consumes it for nothing.
+	kindPending = "pending"
+)
+
+// The ends of a pending fault, its Then.
+const (
+	thenSettled  = "settled"  // REALIZADO: the ledger gets it
+	thenRejected = "rejected" // NAO_REALIZADO: its valor is released
 )
 
 // The targets, the Target of a Fault: the kind of request it waits for. Each has its own queue.
@@ -81,7 +91,7 @@ var breaches = map[string]bool{breachNotJSON: true, breachShort: true, breachCut
 // no fault and may not be injected.
 type Fault struct {
 	// Kind is what the fault does: status, slow, late, drop, reset, down, redirect,
-	// duplicate, commit_status or bad_body.
+	// duplicate, commit_status, bad_body or pending.
 	Kind string
 	// Target is the request the fault waits for: "" for payments, or "lookup" for the kinds
 	// status, redirect, reset, down, late and bad_body.
@@ -91,14 +101,17 @@ type Fault struct {
 	// RetryAfter, if positive, is sent with a status or commit_status fault as Retry-After in
 	// whole seconds, rounded up. It is at most MaxFaultDuration.
 	RetryAfter time.Duration
-	// Duration is how long a slow or late fault or the first copy of a duplicate waits, or how
-	// long a down fault lasts. It is at most MaxFaultDuration.
+	// Duration is how long a slow or late fault or the first copy of a duplicate waits, how
+	// long a down fault lasts, or how long a pending fault's payment is pending. It is at most
+	// MaxFaultDuration.
 	Duration time.Duration
 	// Breach is how a bad_body fault breaks the body: not_json, short, cut, missing, valor,
 	// chave or end_to_end_id. Member is the member a missing breach leaves out: endToEndId,
 	// valor, chave, status or horario.
 	Breach string
 	Member string
+	// Then is how a pending fault's payment ends: settled or rejected.
+	Then string
 }
 
 // The constructors of the faults of each kind. Status answers 400 to 599, Redirect 300 to 399,
@@ -114,6 +127,12 @@ func Redirect(code int) Fault         { return Fault{Kind: kindRedirect, Status:
 func CommitStatus(code int) Fault     { return Fault{Kind: kindCommitStatus, Status: code} }
 func BadBody(breach string) Fault     { return Fault{Kind: kindBadBody, Breach: breach} }
 func Duplicate(d time.Duration) Fault { return Fault{Kind: kindDuplicate, Duration: d} }
+
+// Pending returns a fault that leaves the next payment pending for after, then ends it as then
+// says: "settled" or "rejected".
+func Pending(after time.Duration, then string) Fault {
+	return Fault{Kind: kindPending, Duration: after, Then: then}
+}
 
 // ForLookup returns f aimed at lookups: consumed by the next lookup, not the next payment.
 func (f Fault) ForLookup() Fault {
@@ -154,6 +173,9 @@ func (f Fault) Validate() error {
 	case kindSlow, kindLate, kindDown, kindDuplicate:
 		fits, takes = true, "a Duration"
 		used.Duration = f.Duration
+	case kindPending:
+		fits, takes = f.Then == thenSettled || f.Then == thenRejected, `a Duration and a Then, "settled" or "rejected"`
+		used.Duration, used.Then = f.Duration, f.Then
 	case kindDrop, kindReset:
 		fits, takes = true, "no other field"
 	default:

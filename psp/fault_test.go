@@ -68,6 +68,14 @@ var invalidFaults = map[string]psp.Fault{
 	"status 302 for lookups":         psp.Status(302).ForLookup(),
 	"down for lookups too long":      psp.Down(psp.MaxFaultDuration + time.Nanosecond).ForLookup(),
 	"late for lookups with a status": psp.Fault{Kind: "late", Status: 503, Target: "lookup"},
+	"pending without then":           {Kind: "pending", Duration: time.Second},
+	"pending then unknown":           psp.Pending(time.Second, "refunded"),
+	"pending then capitalized":       psp.Pending(time.Second, "Settled"),
+	"pending negative":               psp.Pending(-time.Nanosecond, "settled"),
+	"pending beyond the maximum":     psp.Pending(psp.MaxFaultDuration+time.Nanosecond, "rejected"),
+	"pending with a status":          {Kind: "pending", Duration: time.Second, Then: "settled", Status: 503},
+	"pending for lookups":            psp.Pending(time.Second, "settled").ForLookup(),
+	"then on another kind":           {Kind: "slow", Duration: time.Second, Then: "settled"},
 }
 
 func TestInvalidFaults(t *testing.T) {
@@ -110,6 +118,7 @@ func TestValidFaults(t *testing.T) {
 		psp.Redirect(307).ForLookup(), psp.ResetConn().ForLookup(), psp.Down(psp.MaxFaultDuration).ForLookup(),
 		psp.Late(0).ForLookup(), psp.BadBody("cut").ForLookup(),
 		{Kind: "bad_body", Breach: "missing", Member: "horario", Target: "lookup"},
+		psp.Pending(0, "settled"), psp.Pending(psp.MaxFaultDuration, "rejected"),
 	} {
 		if err := f.Validate(); err != nil {
 			t.Errorf("Validate(%+v) = %v, want nil", f, err)
@@ -122,6 +131,7 @@ func TestFaultConstructors(t *testing.T) {
 		psp.Status(503), psp.Slow(time.Second), psp.Late(2 * time.Second), psp.Drop(), psp.ResetConn(),
 		psp.Down(3 * time.Second), psp.CommitStatus(503), psp.BadBody("valor"), psp.Redirect(302),
 		psp.Duplicate(4 * time.Second), psp.Down(time.Second).ForLookup(), psp.Status(503).ForLookup().ForLookup(),
+		psp.Pending(5*time.Second, "rejected"),
 	}
 	want := []psp.Fault{
 		{Kind: "status", Status: 503},
@@ -136,6 +146,7 @@ func TestFaultConstructors(t *testing.T) {
 		{Kind: "duplicate", Duration: 4 * time.Second},
 		{Kind: "down", Duration: time.Second, Target: "lookup"},
 		{Kind: "status", Status: 503, Target: "lookup"},
+		{Kind: "pending", Duration: 5 * time.Second, Then: "rejected"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("constructors mismatch (-want +got):\n%s", diff)

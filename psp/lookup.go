@@ -44,8 +44,8 @@ func (s *Server) lookup(r *http.Request) (answer, string) {
 	if f != nil {
 		return f.answer(), ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	return s.book.lookup(scope{token, key}), key
 }
 
@@ -79,16 +79,24 @@ func lookupKey(rawQuery string) (string, *failure) {
 }
 
 // lookup answers a status lookup of sc, the first that holds: 409 while a request with the key
-// is in flight; 200 with the receipt of the latest settlement held under it, in the key store
-// or the ledger; 404 if sc is closed; 410 if the ledger has dropped a settlement, which could
-// have been sc's; else 404, and sc is closed from now on.
+// is in flight; 202 while its payment is pending; 200 with the receipt of its payment
+// rejected, or of the latest settlement held under it, in the key store or the ledger; 404 if
+// sc is closed; 410 if the ledger has dropped a settlement, which could have been sc's; else
+// 404, and sc is closed from now on.
 func (b *book) lookup(sc scope) answer {
-	e := b.keys[sc]
+	if e := b.keys[sc]; e != nil {
+		switch e.phase {
+		case phaseInFlight:
+			return inUse()
+		case phasePending:
+			return e.p.statusAnswer(http.StatusAccepted, statusPending, "")
+		case phaseRejected:
+			return e.p.statusAnswer(http.StatusOK, statusRejected, e.end.motivo)
+		case phaseSettled: // the latest under sc, though the ledger may have dropped it
+			return e.p.receiptAnswer(http.StatusOK)
+		}
+	}
 	switch {
-	case e != nil && e.elem == nil:
-		return inUse()
-	case e != nil && e.p.EndToEndID != "": // the latest under sc, though the ledger may have dropped it
-		return e.p.receiptAnswer(http.StatusOK)
 	case b.latest[sc] != nil:
 		return b.latest[sc].receiptAnswer(http.StatusOK)
 	case b.closed[sc] != nil:

@@ -30,8 +30,8 @@ func (s *Server) servePayment(w http.ResponseWriter, r *http.Request, x *exchang
 // admit takes a processing slot for a payment request, or counts it as shed and reports false
 // when Config.Capacity slots are taken.
 func (s *Server) admit() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	if s.cfg.Capacity > 0 && s.inFlight >= s.cfg.Capacity {
 		s.book.stats.Shed++
 		return false
@@ -43,8 +43,8 @@ func (s *Server) admit() bool {
 
 // release gives back the slot admit took.
 func (s *Server) release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	s.inFlight--
 }
 
@@ -78,14 +78,15 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, x *exchange) (a
 	return s.settle(scope{token, key}, p, x.fault), rawKey, key
 }
 
-// settle reserves the key, waits out the service time and a slow fault, and commits. A key
-// already known answers without committing: 422 for a different payment, 409 while in flight,
-// else the replay. A new key when the store is full answers 503 key_store_full. A duplicate
-// fault first reserves the key for a copy of the request, which commits in the background.
+// settle reserves the key, waits out the service time and a slow fault, and commits under the
+// fault f. A key already known answers without committing: 422 for a different payment, 409
+// while in flight, else the replay. A new key when the store is full answers 503
+// key_store_full. A duplicate fault first reserves the key for a copy of the request, which
+// commits in the background.
 func (s *Server) settle(sc scope, p payment, f Fault) answer {
 	if f.Kind == kindDuplicate {
 		if first, _ := s.reserve(sc, p); first != nil {
-			s.copies.Go(func() { first(f.Duration) }) // its answer goes nowhere
+			s.copies.Go(func() { first(f.Duration, Fault{}) }) // its answer goes nowhere
 		}
 	}
 	commit, a := s.reserve(sc, p)
@@ -93,27 +94,27 @@ func (s *Server) settle(sc scope, p payment, f Fault) answer {
 		return a
 	}
 	if f.Kind == kindSlow {
-		return commit(f.Duration)
+		return commit(f.Duration, f)
 	}
-	return commit(0)
+	return commit(0, f)
 }
 
 // reserve takes sc's key for p and returns the commit that ends its processing, or nil and
 // the answer if the key is known or the store is full. The commit waits out the service time
-// and extra, then settles the payment or refuses it.
-func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration) answer, a answer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// and extra, then accepts the payment, under the fault f its request met, or refuses it.
+func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration, f Fault) answer, a answer) {
+	now := s.lock()
+	defer s.unlock()
 	b := s.book // the book to commit to, even if a Reset replaces it meanwhile
-	e, a := b.reserve(sc, p, time.Now())
+	e, a := b.reserve(sc, p, now)
 	if e == nil {
 		return nil, a
 	}
-	return func(extra time.Duration) answer {
+	return func(extra time.Duration, f Fault) answer {
 		time.Sleep(s.cfg.ServiceTime + extra) // not cut short by the client leaving: a real PSP would not know
-		s.mu.Lock()
+		now := s.lock()
 		defer s.unlock() // then reports a settlement to Config.OnEnd
-		return b.commit(e, time.Now().UTC(), s.cfg.ISPB)
+		return b.commit(e, now.UTC(), s.cfg.ISPB, f)
 	}, answer{}
 }
 

@@ -22,6 +22,7 @@ const (
 	codeIdempotencyKeyClosed  = "idempotency_key_closed"  // 422
 	codePaymentNotFound       = "payment_not_found"       // 404
 	codeOutcomeUnprovable     = "outcome_unprovable"      // 410
+	codePaymentRejected       = "payment_rejected"        // 422
 )
 
 // problemTypePrefix begins the type member of every problem: the code follows it.

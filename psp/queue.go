@@ -36,8 +36,8 @@ func (s *Server) queue(target string) *queue {
 // its queue, else the zero Fault. A payment fault's down window closes payments and lookups,
 // a lookup fault's lookups only.
 func (s *Server) nextFault(target string) Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	now := s.lock()
+	defer s.unlock()
 	downUntil := s.payments.downUntil
 	if target == targetLookup {
 		s.book.stats.Lookups++
@@ -45,7 +45,6 @@ func (s *Server) nextFault(target string) Fault {
 	} else {
 		s.book.stats.Requests++
 	}
-	now := time.Now()
 	if now.Before(downUntil) {
 		return Down(downUntil.Sub(now))
 	}

@@ -7,6 +7,11 @@
 // answers 409, and a key reused for a different payment answers 422. Keys are scoped per bearer
 // token and forgotten Config.KeyTTL after they complete. At most Config.MaxKeys are stored.
 //
+// A payment may be accepted first and end later, as real PSPs do: Config.CompleteAfter, a
+// rejected range of valor, or a pending fault leave it pending (202 EM_PROCESSAMENTO, its valor
+// held) until it is settled (REALIZADO) or rejected (NAO_REALIZADO, its valor released).
+// Config.OnEnd hears of every payment's end.
+//
 // A status lookup, GET /v1/pix/payments?idempotency_key=KEY, tells what became of a key however
 // long ago it was forgotten. It answers the receipt of the settlement made under the key, or 404
 // when none was made. That 404 closes the key: no payment is ever made under it. The ledger
@@ -30,6 +35,7 @@ package psp
 import (
 	"net/http"
 	"sync"
+	"time"
 )
 
 // PaymentsPath is where payments are posted and looked up.
@@ -50,8 +56,10 @@ type Server struct {
 	copies  sync.WaitGroup // the first copies of duplicated requests, until they commit
 	journal *journal       // the latest requests received, under a mutex of its own (journal.go)
 
-	closed    bool           // Close was called: nothing more is reported
+	closed    bool           // Close was called: nothing more ends or is reported
 	reporting sync.WaitGroup // the calls of Config.OnEnd in progress (see unlock)
+	timer     *time.Timer    // calls tick at the next pending payment's end (see arm); nil until one is
+	wake      time.Time      // when timer is set to fire; zero for never
 }
 
 // NewServer returns a Server configured by cfg, or an error if cfg is invalid.
@@ -93,8 +101,8 @@ func (s *Server) Inject(faults ...Fault) {
 			panic(err)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	for _, f := range faults {
 		q := s.queue(f.Target)
 		q.faults = append(q.faults, f)
@@ -104,16 +112,16 @@ func (s *Server) Inject(faults ...Fault) {
 // ClearFaults empties both fault queues and ends every down window. The next request meets no
 // fault.
 func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	s.payments, s.lookups = queue{}, queue{}
 }
 
 // Settlements returns a copy of the ledger, in settlement order. The ledger keeps the latest
 // Config.MaxSettlements settlements.
 func (s *Server) Settlements() []Settlement {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	ledger := make([]Settlement, len(s.book.ledger))
 	for i, st := range s.book.ledger {
 		ledger[i] = *st
@@ -126,16 +134,20 @@ func (s *Server) Settlements() []Settlement {
 // request's handler has returned.
 func (s *Server) Wait() { s.copies.Wait() }
 
-// Reset forgets every key and closed key, empties the ledger and both fault queues, ends every
-// down window, restores the starting balance and starts Stats afresh. It empties the journal and
-// its dropped count, but Seq goes on counting. It does not wait for requests in flight or
-// duplicated copies. They finish against the state Reset discarded, so their settlements never
-// appear in the new ledger, nor they in the new journal. endToEndIds stay unique across Resets.
+// Reset forgets every key and closed key, drops the pending payments (none ends or is
+// reported), empties the ledger and both fault queues, ends every down window, restores the
+// starting balance and starts Stats afresh. It empties the journal and its dropped count, but
+// Seq goes on counting. It does not wait for requests in flight or duplicated copies. They
+// finish against the state Reset discarded, so their settlements never appear in the new
+// ledger, nor they in the new journal, nor are they reported. endToEndIds stay unique across
+// Resets.
 func (s *Server) Reset() {
 	s.journal.reset()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
+	ended := s.book.ended // payments that ended before the Reset are still reported
 	s.book = newBook(s.cfg)
+	s.book.ended = ended
 	s.book.stats.MaxInFlight = s.inFlight
 	s.payments, s.lookups = queue{}, queue{}
 }
@@ -154,15 +166,18 @@ type Stats struct {
 	InFlight     int   // payment requests in processing now
 	MaxInFlight  int   // the most payment requests in processing at once; a Reset starts it at InFlight
 	Faults       int   // faults queued now, for payments and lookups
+	Pending      int   // payments pending now: accepted, not yet ended
+	Rejected     int64 // payments accepted, then rejected
 }
 
 // Stats returns a snapshot of the Server, taken at one instant.
 func (s *Server) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	st := s.book.stats
 	st.BalanceCents = s.book.balance
 	st.Settled, st.Keys, st.ClosedKeys = len(s.book.ledger), len(s.book.keys), len(s.book.closed)
 	st.InFlight, st.Faults = s.inFlight, len(s.payments.faults)+len(s.lookups.faults)
+	st.Pending = len(s.book.pending)
 	return st
 }

@@ -5,8 +5,8 @@ import "slices"
 // Faults returns a copy of the faults queued now, each queue in the order its requests will
 // consume them: the payment faults first, then the lookup faults.
 func (s *Server) Faults() []Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	return slices.Concat(s.payments.faults, s.lookups.faults)
 }
 
@@ -14,8 +14,8 @@ func (s *Server) Faults() []Fault {
 // if it holds fewer, in settlement order. Unlike Settlements, it copies no more than n,
 // however large the ledger. n <= 0 returns none.
 func (s *Server) LatestSettlements(n int) []Settlement {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock()
+	defer s.unlock()
 	tail := s.book.ledger[len(s.book.ledger)-min(max(n, 0), len(s.book.ledger)):]
 	latest := make([]Settlement, len(tail))
 	for i, st := range tail {

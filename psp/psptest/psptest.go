@@ -112,7 +112,8 @@ func (s *Server) Client(p retry.Policy) *pix.Client {
 
 // Close stops serving and closes the pipes, then waits until every handler has returned (a
 // slow or late fault holds its answer past its client) and every duplicated request's first
-// copy has committed (psp.Server.Wait). Requests that arrive meanwhile get 503 (ErrClosed).
+// copy has committed (psp.Server.Wait), and closes the double: its pending payments end no
+// more (psp.Server.Close). Requests that arrive meanwhile get 503 (ErrClosed).
 // Inside a bubble the wait is virtual. It closes the idle connections of every client it made,
 // so that no goroutine of theirs is left behind. Closing twice is harmless.
 func (s *Server) Close() {
@@ -126,4 +127,5 @@ func (s *Server) Close() {
 	}
 	s.handlers.Wait()
 	s.Server.Wait()
+	s.Server.Close()
 }
