@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,15 +62,31 @@ func mac(secret []byte, text string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// applier is a WebhookHandler's Apply that keeps what it is given and answers err.
+// applier is a WebhookHandler's Apply that keeps what it is given and answers err, or what
+// answer says if it is set. It is safe for concurrent use.
 type applier struct {
+	err    error
+	answer func(pix.Webhook) error // called under mu
+
+	mu  sync.Mutex
 	got []pix.Webhook
-	err error
 }
 
 func (a *applier) apply(_ context.Context, w pix.Webhook) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.got = append(a.got, w)
+	if a.answer != nil {
+		return a.answer(w)
+	}
 	return a.err
+}
+
+// applied returns what Apply was given so far.
+func (a *applier) applied() []pix.Webhook {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]pix.Webhook(nil), a.got...)
 }
 
 // handlerOf is a handler with the test secret and clock that applies with a.
