@@ -18,7 +18,8 @@ import (
 
 // faultJSON is the JSON form of a psp.Fault, such as {"kind":"status","status":503,
 // "retry_after_s":2}, {"kind":"late","delay_ms":1500}, {"kind":"duplicate","duration_ms":2000},
-// {"kind":"bad_body","breach":"missing","member":"horario"} or, aimed at lookups,
+// {"kind":"bad_body","breach":"missing","member":"horario"},
+// {"kind":"pending","after_ms":5000,"then":"rejected"} or, aimed at lookups,
 // {"kind":"down","duration_ms":5000,"target":"lookup"}. A nil pointer is an absent member; an
 // absent target aims the fault at payments.
 type faultJSON struct {
@@ -29,6 +30,8 @@ type faultJSON struct {
 	DurationMS  *count  `json:"duration_ms,omitempty"`
 	Breach      *string `json:"breach,omitempty"`
 	Member      *string `json:"member,omitempty"`
+	AfterMS     *count  `json:"after_ms,omitempty"`
+	Then        *string `json:"then,omitempty"`
 	Target      *string `json:"target,omitempty"`
 }
 
@@ -52,6 +55,7 @@ var faultUsage = map[string]string{
 	"bad_body": `"breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
 		`"member" (endToEndId, valor, chave, status or horario) with missing only` + forLookups,
 	"redirect": `"status" (300 to 399)` + forLookups,
+	"pending":  `"after_ms" (milliseconds, 0 to 3600000) and "then" (settled or rejected)` + noTarget,
 }
 
 // encodeFault is the JSON form of f. Durations are whole milliseconds, truncated. RetryAfter is
@@ -80,7 +84,8 @@ func decodeFault(data []byte) (psp.Fault, error) {
 		return psp.Fault{}, invalidFault("%v", why)
 	}
 	if err := cmp.Or(w.RetryAfterS.within("retry_after_s", time.Second),
-		w.DelayMS.within("delay_ms", time.Millisecond), w.DurationMS.within("duration_ms", time.Millisecond)); err != nil {
+		w.DelayMS.within("delay_ms", time.Millisecond), w.DurationMS.within("duration_ms", time.Millisecond),
+		w.AfterMS.within("after_ms", time.Millisecond)); err != nil {
 		return psp.Fault{}, err
 	}
 	f := w.fault()
@@ -187,6 +192,8 @@ func wire(f psp.Fault) faultJSON {
 		if f.Breach == "missing" {
 			w.Member = &f.Member
 		}
+	case "pending":
+		w.AfterMS, w.Then = &ms, &f.Then
 	}
 	return w
 }
@@ -198,9 +205,10 @@ func (w faultJSON) fault() psp.Fault {
 		Kind:       w.Kind,
 		Status:     *cmp.Or(w.Status, new(int)),
 		RetryAfter: time.Duration(*cmp.Or(w.RetryAfterS, &none)) * time.Second,
-		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, &none)) * time.Millisecond,
+		Duration:   time.Duration(*cmp.Or(w.DelayMS, w.DurationMS, w.AfterMS, &none)) * time.Millisecond,
 		Breach:     *cmp.Or(w.Breach, new(string)),
 		Member:     *cmp.Or(w.Member, new(string)),
+		Then:       *cmp.Or(w.Then, new(string)),
 		Target:     *cmp.Or(w.Target, new(string)),
 	}
 }

@@ -59,6 +59,9 @@ func TestFaultJSON(t *testing.T) {
 		{psp.BadBody("cut").ForLookup(), `{"kind":"bad_body","breach":"cut","target":"lookup"}`},
 		{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "valor", Target: "lookup"},
 			`{"kind":"bad_body","breach":"missing","member":"valor","target":"lookup"}`},
+		{psp.Pending(5*time.Second, "settled"), `{"kind":"pending","after_ms":5000,"then":"settled"}`},
+		{psp.Pending(0, "rejected"), `{"kind":"pending","after_ms":0,"then":"rejected"}`},
+		{psp.Pending(psp.MaxFaultDuration, "rejected"), `{"kind":"pending","after_ms":3600000,"then":"rejected"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.json, func(t *testing.T) {
@@ -142,6 +145,20 @@ func TestFaultUnmarshalRejects(t *testing.T) {
 		"commit_status for lookups":       `{"kind":"commit_status","status":502,"target":"lookup"}`,
 		"lookup status 302":               `{"kind":"status","status":302,"target":"lookup"}`,
 		"lookup down without duration":    `{"kind":"down","target":"lookup"}`,
+		"pending without then":            `{"kind":"pending","after_ms":1000}`,
+		"pending without after_ms":        `{"kind":"pending","then":"settled"}`,
+		"pending then unknown":            `{"kind":"pending","after_ms":1000,"then":"refunded"}`,
+		"pending then empty":              `{"kind":"pending","after_ms":1000,"then":""}`,
+		"pending then a boolean":          `{"kind":"pending","after_ms":1000,"then":true}`,
+		"pending after_ms a string":       `{"kind":"pending","after_ms":"1000","then":"settled"}`,
+		"pending after_ms a fraction":     `{"kind":"pending","after_ms":1.5,"then":"settled"}`,
+		"pending after_ms negative":       `{"kind":"pending","after_ms":-1,"then":"settled"}`,
+		"pending after_ms too big":        `{"kind":"pending","after_ms":3600001,"then":"settled"}`,
+		"pending with delay_ms":           `{"kind":"pending","delay_ms":1000,"then":"settled"}`,
+		"pending with a status":           `{"kind":"pending","after_ms":1000,"then":"settled","status":503}`,
+		"pending for lookups":             `{"kind":"pending","after_ms":1000,"then":"settled","target":"lookup"}`,
+		"then on another kind":            `{"kind":"slow","delay_ms":1000,"then":"settled"}`,
+		"after_ms on another kind":        `{"kind":"late","after_ms":1000}`,
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -154,16 +171,18 @@ func TestFaultUnmarshalRejects(t *testing.T) {
 
 func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
 	tests := map[string]string{
-		`{"kind":"late","delay_ms":9223372036855}`:            "delay_ms 9223372036855 exceeds the maximum 3600000",
-		`{"kind":"slow","delay_ms":3600001}`:                  "delay_ms 3600001 exceeds the maximum 3600000",
-		`{"kind":"down","duration_ms":3600001}`:               "duration_ms 3600001 exceeds the maximum 3600000",
-		`{"kind":"status","status":503,"retry_after_s":3601}`: "retry_after_s 3601 exceeds the maximum 3600",
-		`{"kind":"slow","delay_ms":-1}`:                       "delay_ms -1 is negative",
-		`{"kind":"late","delay_ms":-18446744073709}`:          "delay_ms -18446744073709 is negative", // times 1e6 wraps to +0.55 ms
-		`{"kind":"down","duration_ms":-1}`:                    "duration_ms -1 is negative",
-		`{"kind":"duplicate","duration_ms":3600001}`:          "duration_ms 3600001 exceeds the maximum 3600000",
-		`{"kind":"duplicate","duration_ms":-1}`:               "duration_ms -1 is negative",
-		`{"kind":"status","status":503,"retry_after_s":-1}`:   "retry_after_s -1 is negative",
+		`{"kind":"late","delay_ms":9223372036855}`:                "delay_ms 9223372036855 exceeds the maximum 3600000",
+		`{"kind":"slow","delay_ms":3600001}`:                      "delay_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"down","duration_ms":3600001}`:                   "duration_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"status","status":503,"retry_after_s":3601}`:     "retry_after_s 3601 exceeds the maximum 3600",
+		`{"kind":"slow","delay_ms":-1}`:                           "delay_ms -1 is negative",
+		`{"kind":"late","delay_ms":-18446744073709}`:              "delay_ms -18446744073709 is negative", // times 1e6 wraps to +0.55 ms
+		`{"kind":"down","duration_ms":-1}`:                        "duration_ms -1 is negative",
+		`{"kind":"duplicate","duration_ms":3600001}`:              "duration_ms 3600001 exceeds the maximum 3600000",
+		`{"kind":"duplicate","duration_ms":-1}`:                   "duration_ms -1 is negative",
+		`{"kind":"status","status":503,"retry_after_s":-1}`:       "retry_after_s -1 is negative",
+		`{"kind":"pending","after_ms":-1,"then":"settled"}`:       "after_ms -1 is negative",
+		`{"kind":"pending","after_ms":3600001,"then":"rejected"}`: "after_ms 3600001 exceeds the maximum 3600000",
 	}
 	for in, want := range tests {
 		_, err := decodeFault([]byte(in))
@@ -183,6 +202,8 @@ func TestFaultTargetErrorsSayWhy(t *testing.T) {
 		`{"kind":"reset","target":""}`: `psp: invalid fault: kind "reset" takes no parameters, and optionally "target":"lookup"`,
 		`{"kind":"late","target":"lookup"}`: `psp: invalid fault: kind "late" takes "delay_ms" ` +
 			`(milliseconds, 0 to 3600000), and optionally "target":"lookup"`,
+		`{"kind":"pending","after_ms":1,"then":"settled","target":"lookup"}`: `psp: invalid fault: kind "pending" ` +
+			`takes "after_ms" (milliseconds, 0 to 3600000) and "then" (settled or rejected), and no "target" (payments only)`,
 	}
 	for in, want := range tests {
 		if _, err := decodeFault([]byte(in)); !errors.Is(err, psp.ErrInvalidFault) || err.Error() != want {
@@ -195,7 +216,7 @@ func TestFaultTargetErrorsSayWhy(t *testing.T) {
 // of each kind, aimed at lookups, is valid exactly when its usage says so.
 func TestFaultUsageSaysWhichKindsTakeALookupTarget(t *testing.T) {
 	valid := []psp.Fault{psp.Status(503), psp.Slow(0), psp.Late(0), psp.Drop(), psp.ResetConn(), psp.Down(0),
-		psp.Redirect(307), psp.CommitStatus(502), psp.BadBody("cut"), psp.Duplicate(0)}
+		psp.Redirect(307), psp.CommitStatus(502), psp.BadBody("cut"), psp.Duplicate(0), psp.Pending(0, "settled")}
 	if len(valid) != len(faultUsage) {
 		t.Fatalf("%d kinds tried, want the %d of faultUsage", len(valid), len(faultUsage))
 	}

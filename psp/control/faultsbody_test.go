@@ -19,11 +19,12 @@ func TestDecodeFaults(t *testing.T) {
 	in := `{"faults": [
   {"kind": "status", "status": 503, "retry_after_s": 2},
   {"kind": "down", "duration_ms": 5000, "target": "lookup"},
-  {"kind": "drop"}
+  {"kind": "drop"},
+  {"kind": "pending", "after_ms": 1500, "then": "rejected"}
 ]}`
 	got, err := control.DecodeFaults([]byte(in))
 	want := []psp.Fault{{Kind: "status", Status: 503, RetryAfter: 2 * time.Second},
-		psp.Down(5 * time.Second).ForLookup(), psp.Drop()}
+		psp.Down(5 * time.Second).ForLookup(), psp.Drop(), psp.Pending(1500*time.Millisecond, "rejected")}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("DecodeFaults() error = %v, faults mismatch (-want +got):\n%s", err, diff)
 	}
@@ -40,7 +41,7 @@ func TestDecodeFaultsTakesNoneAndTheMost(t *testing.T) {
 }
 
 // kinds ends the problem of an unknown kind.
-const kinds = "the kinds are bad_body, commit_status, down, drop, duplicate, late, redirect, reset, slow and status"
+const kinds = "the kinds are bad_body, commit_status, down, drop, duplicate, late, pending, redirect, reset, slow and status"
 
 // manyDrops is a body of n drop faults, one a line from line 2, indented by 2 spaces.
 func manyDrops(n int) string {
@@ -115,10 +116,12 @@ func TestDecodeFaultsSaysWhereAndWhy(t *testing.T) {
 func TestFaultErrorsSayWhichMemberAndWhat(t *testing.T) {
 	const status = `kind "status" takes "status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600), ` +
 		`and optionally "target":"lookup"`
+	const pending = `kind "pending" takes "after_ms" (milliseconds, 0 to 3600000) and "then" (settled or rejected), ` +
+		`and no "target" (payments only)`
 	tests := map[string]string{
 		`{"kind":"status","status":503,"retry_after":2}`: `unknown member "retry_after": ` + status,
 		`{"kind":"boom","retry_after":2}`: `unknown member "retry_after": the members are kind, status, ` +
-			`retry_after_s, delay_ms, duration_ms, breach, member and target`,
+			`retry_after_s, delay_ms, duration_ms, breach, member, after_ms, then and target`,
 		`{"kind":5}`:                                      `member "kind" is a number, want a string`,
 		`{"kind":"status","status":"503"}`:                `member "status" is a string, want a whole number`,
 		`{"kind":"status","status":503.5}`:                `member "status" is 503.5, want a whole number`,
@@ -134,11 +137,18 @@ func TestFaultErrorsSayWhichMemberAndWhat(t *testing.T) {
 		`null`:                                            `the fault is null, want an object such as {"kind":"drop"}`,
 		`true`:                                            `the fault is true, want an object such as {"kind":"drop"}`,
 		`{"status":503}`: `member "kind" is missing or empty: the kinds are bad_body, commit_status, down, drop, ` +
-			`duplicate, late, redirect, reset, slow and status`,
+			`duplicate, late, pending, redirect, reset, slow and status`,
 		`{"kind":"Status","status":503}`: `unknown kind "Status": the kinds are bad_body, commit_status, down, drop, ` +
-			`duplicate, late, redirect, reset, slow and status`,
+			`duplicate, late, pending, redirect, reset, slow and status`,
 		`{"kind":"status","status":503,"target":"payments"}`: `unknown target "payments": "lookup" aims a fault at ` +
 			`lookups, and no target at payments`,
+		`{"kind":"pending","after_ms":1000}`:                                 pending,
+		`{"kind":"pending","after_ms":1000,"then":"refunded"}`:               pending,
+		`{"kind":"pending","then":"settled"}`:                                pending,
+		`{"kind":"pending","after_ms":-5,"then":"settled"}`:                  `after_ms -5 is negative`,
+		`{"kind":"pending","after_ms":"5","then":"settled"}`:                 `member "after_ms" is a string, want a whole number`,
+		`{"kind":"pending","after_ms":5,"then":1}`:                           `member "then" is a number, want a string`,
+		`{"kind":"pending","after_ms":5,"then":"settled","target":"lookup"}`: pending,
 	}
 	for in, want := range tests {
 		_, err := control.DecodeFaults([]byte(`{"faults": [` + in + `]}`))
@@ -213,6 +223,6 @@ func ExampleDecodeFaults() {
 	_, err = control.DecodeFaults([]byte("{\"faults\": [\n  {\"kind\": \"status\", \"status\": 200}\n]}"))
 	fmt.Println(err)
 	// Output:
-	// [{status  503 0s 0s  } {drop  0 0s 0s  }] <nil>
+	// [{status  503 0s 0s   } {drop  0 0s 0s   }] <nil>
 	// control: line 2, column 3: faults[0]: psp: invalid fault: kind "status" takes "status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600), and optionally "target":"lookup"
 }
