@@ -96,7 +96,8 @@ type Config struct {
 type TestingKnobs struct {
 	// CrashPoint, if set, is called at each point where the crash tests may kill the
 	// process, with the point's name: "before-attempt", "marked", "answered", "recorded" and
-	// "rotated". It runs on the worker's goroutine, and the worker waits for it to return.
+	// "rotated" in a job attempt; "webhook-received" and "webhook-stored" in ApplyWebhook.
+	// It runs on the caller's goroutine, which waits for it to return.
 	// Nil does nothing.
 	CrashPoint func(point string)
 }

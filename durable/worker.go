@@ -104,7 +104,11 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 		return err
 	}
 	wait := p.cfg.delay(in.Attempts)
-	log.LogAttrs(ctx, level, "durable: outcome unknown", slog.String("error", sent.Error()),
+	msg := "durable: outcome unknown"
+	if errors.Is(sent, pix.ErrPending) {
+		level, msg = min(level, slog.LevelInfo), "durable: pending at the PSP" // accepted, and ending later as PSPs do
+	}
+	log.LogAttrs(ctx, level, msg, slog.String("error", sent.Error()),
 		slog.Bool("quota_empty", errors.Is(sent, retry.ErrQuotaExhausted)), slog.Duration("wait", wait))
 	p.cfg.Testing.crash("recorded")
 	return river.JobSnooze(wait)

@@ -1,0 +1,207 @@
+package durable
+
+// Payments that complete later: a pending answer keeps the intent pending, and a webhook or a
+// later job attempt completes it, whichever comes first, once.
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"pixretry/pix"
+	"pixretry/psp"
+	"pixretry/psp/psptest"
+)
+
+// webhookOf is the webhook the PSP would deliver for e.
+func webhookOf(e psp.Ended) pix.Webhook {
+	return pix.Webhook{ID: "wh_" + e.EndToEndID, EndToEndID: e.EndToEndID, IdempotencyKey: e.IdempotencyKey,
+		Status: e.Status, AmountCents: e.AmountCents, At: e.At}
+}
+
+func TestApplyWebhookCompletesAPendingIntentOnce(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	logs := &keptRecords{}
+	p := mustPayer(t, db, Config{Logger: slog.New(logs)})
+	ctx := context.Background()
+	settled, rejected := mustPay(t, p, "settled", payment(100)), mustPay(t, p, "rejected", payment(200))
+	at := time.Date(2026, 12, 7, 1, 2, 3, 4, time.UTC)
+	done := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: settled.Key,
+		Status: "REALIZADO", AmountCents: 100, At: at}
+	for i := range 2 { // a duplicate changes nothing
+		if err := p.ApplyWebhook(ctx, done); err != nil {
+			t.Fatalf("ApplyWebhook(REALIZADO), delivery %d: %v", i+1, err)
+		}
+	}
+	late := done
+	late.Status, late.ID = "NAO_REALIZADO", "wh_2"
+	if err := p.ApplyWebhook(ctx, late); err != nil {
+		t.Errorf("ApplyWebhook(NAO_REALIZADO) after REALIZADO: %v, want nil and no change", err)
+	}
+	got, _ := p.Intent(ctx, "settled")
+	if got.Status != StatusSettled || got.EndToEndID != done.EndToEndID || !got.SettledAt.Equal(at) || got.Error != "" {
+		t.Errorf("after the webhooks: %+v, want settled with the first one's endToEndId and horario", got)
+	}
+	no := pix.Webhook{ID: "wh_3", EndToEndID: "E12345678202612070102abcdefghijl", IdempotencyKey: rejected.Key,
+		Status: "NAO_REALIZADO", AmountCents: 200, At: at}
+	if err := p.ApplyWebhook(ctx, no); err != nil {
+		t.Fatalf("ApplyWebhook(NAO_REALIZADO): %v", err)
+	}
+	got, _ = p.Intent(ctx, "rejected")
+	if got.Status != StatusRefused || got.EndToEndID != "" || !strings.Contains(got.Error, pix.ErrRejected.Error()) {
+		t.Errorf("after NAO_REALIZADO: %+v, want refused, saying the PSP rejected it", got)
+	}
+	if _, _, ok := logs.find("durable: webhook applied"); !ok {
+		t.Errorf("no record of an applied webhook")
+	}
+}
+
+// A webhook that cannot be applied says why and changes nothing.
+func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	ctx := context.Background()
+	in := mustPay(t, p, "a", payment(100))
+	ok := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
+		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	for _, tt := range []struct {
+		name string
+		edit func(*pix.Webhook)
+		want error
+	}{
+		{"a key no intent has used", func(w *pix.Webhook) { w.IdempotencyKey = uuid.NewString() }, pix.ErrUnknownPayment},
+		{"a key that is not ours", func(w *pix.Webhook) { w.IdempotencyKey = "order-1" }, pix.ErrUnknownPayment},
+		{"a key with LIKE's wildcards", func(w *pix.Webhook) { w.IdempotencyKey = "%" }, pix.ErrUnknownPayment},
+		{"another valor", func(w *pix.Webhook) { w.AmountCents = 101 }, ErrWebhookMismatch},
+	} {
+		w := ok
+		tt.edit(&w)
+		if err := p.ApplyWebhook(ctx, w); !errors.Is(err, tt.want) {
+			t.Errorf("%s: ApplyWebhook() = %v, want %v", tt.name, err, tt.want)
+		}
+		if got, _ := p.Intent(ctx, "a"); got.Status != StatusPending {
+			t.Errorf("%s: the intent is %s, want it pending still", tt.name, got.Status)
+		}
+	}
+}
+
+// A webhook under a key the intent gave up (a lookup proved it unpaid) changes nothing, and
+// says so at Error.
+func TestApplyWebhookForAnAbandonedKeyChangesNothing(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	logs := &keptRecords{}
+	p := mustPayer(t, db, Config{Logger: slog.New(logs)})
+	ctx := context.Background()
+	in := mustPay(t, p, "a", payment(100))
+	if _, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET past_keys = $2 WHERE id = $1`, "a", in.Key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET idempotency_key = $2 WHERE id = $1`, "a", uuid.NewString()); err != nil {
+		t.Fatal(err)
+	}
+	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
+		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	if err := p.ApplyWebhook(ctx, w); err != nil {
+		t.Errorf("ApplyWebhook() for an abandoned key = %v, want nil", err)
+	}
+	if got, _ := p.Intent(ctx, "a"); got.Status != StatusPending {
+		t.Errorf("the intent is %s, want pending", got.Status)
+	}
+	if level, _, ok := logs.find("durable: a webhook for a key the intent gave up"); !ok || level != slog.LevelError {
+		t.Errorf("record: level %v, found %t; want an Error", level, ok)
+	}
+}
+
+// A PSP that accepts every payment and ends it later: each intent ends as the PSP ended it,
+// once, whether its webhook or its own job attempt learns it first. Half the payments are in
+// the PSP's rejected range.
+func TestPendingPaymentsEndOnceByWebhookOrPolling(t *testing.T) {
+	t.Parallel()
+	for _, webhooks := range []bool{false, true} {
+		cfg := pspConfig(psp.DefaultConfig().KeyTTL)
+		cfg.CompleteAfter, cfg.RejectFromCents, cfg.RejectToCents = 30*time.Millisecond, 200, 299
+		var mu sync.Mutex
+		var ended []psp.Ended
+		var payer func(psp.Ended)
+		cfg.OnEnd = func(e psp.Ended) {
+			mu.Lock()
+			ended = append(ended, e)
+			deliver := payer
+			mu.Unlock()
+			if deliver != nil {
+				deliver(e)
+			}
+		}
+		srv, err := psptest.NewServer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Close)
+		l := ledger{srv: srv.Server, url: srv.URL, http: srv.HTTPClient()}
+		db, _ := mustSQLite(t)
+		logs := &keptRecords{}
+		pcfg := l.config()
+		pcfg.Logger = slog.New(logs)
+		p := mustPayer(t, db, pcfg)
+		applied := 0
+		if webhooks {
+			mu.Lock()
+			payer = func(e psp.Ended) { // twice, as a PSP that retries may
+				for range 2 {
+					if err := p.ApplyWebhook(context.Background(), webhookOf(e)); err != nil {
+						t.Errorf("ApplyWebhook(%+v) = %v", e, err)
+					}
+				}
+				mu.Lock()
+				applied++
+				mu.Unlock()
+			}
+			mu.Unlock()
+		}
+		for i := range 6 {
+			mustPay(t, p, string(rune('a'+i)), payment(int64(100+100*(i%2)))) // 1.00 settles, 2.00 is rejected
+		}
+		mustStart(t, p)
+		all := awaitDone(t, p)
+		mu.Lock()
+		byKey := map[string]psp.Ended{}
+		for _, e := range ended {
+			if _, twice := byKey[e.IdempotencyKey]; twice {
+				t.Errorf("webhooks %t: the PSP ended key %s twice", webhooks, e.IdempotencyKey)
+			}
+			byKey[e.IdempotencyKey] = e
+		}
+		mu.Unlock()
+		for _, in := range all {
+			e, ok := byKey[in.Key]
+			want := map[string]Status{"REALIZADO": StatusSettled, "NAO_REALIZADO": StatusRefused}[e.Status]
+			if !ok || in.Status != want || len(in.Keys) != 1 {
+				t.Errorf("webhooks %t: intent %+v; the PSP ended its key as %+v (found %t)", webhooks, in, e, ok)
+			}
+			if in.Status == StatusSettled && in.EndToEndID != e.EndToEndID {
+				t.Errorf("webhooks %t: intent %s settled as %s, the PSP as %s", webhooks, in.ID, in.EndToEndID, e.EndToEndID)
+			}
+		}
+		if n := len(l.settlements()); n != 3 {
+			t.Errorf("webhooks %t: the ledger holds %d settlements, want 3", webhooks, n)
+		}
+		if level, _, ok := logs.find("durable: pending at the PSP"); !webhooks && (!ok || level != slog.LevelInfo) {
+			t.Errorf("a pending answer's record: level %v (found %t), want Info", level, ok)
+		}
+		if _, _, ok := logs.find("durable: outcome unknown"); ok {
+			t.Errorf("webhooks %t: a pending answer was logged as an unknown outcome", webhooks)
+		}
+		if webhooks && applied == 0 {
+			t.Errorf("no webhook was applied")
+		}
+	}
+}
