@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -23,6 +24,8 @@ type options struct {
 	dsn     string
 	cfg     durable.Config
 	metrics string // where run serves its metrics, if anywhere (-metrics)
+	webhook string // where run serves the PSP's webhooks, if anywhere (-webhook)
+	secret  []byte // the webhooks' secret (-webhook-secret-file)
 }
 
 // command is the command after the options, with its own flags.
@@ -32,6 +35,8 @@ type command struct {
 	payment   pix.Payment
 	untilDone bool
 	telemetry *durableotel.Config // run's metrics, with -metrics
+	webhooks  net.Listener        // where run serves webhooks, with -webhook
+	secret    []byte              // their secret
 }
 
 // commands are the commands, in the usage's order.
@@ -44,7 +49,7 @@ var commands = []string{"add", "run", "list"}
 // flag.ErrHelp.
 func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, command, error) {
 	o := &options{}
-	pspURL, token, fs := o.flags(stderr)
+	pspURL, token, secretFile, fs := o.flags(stderr)
 	cfs := map[string]*flag.FlagSet{}
 	var c command
 	var valor, chave, info string
@@ -78,6 +83,9 @@ func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, comm
 	if err := o.check(fs, sub, c.name, *pspURL, *token, valor, chave); err != nil {
 		return nil, fs, c, cmdline.Refuse(fs, err)
 	}
+	if err := o.checkWebhook(*secretFile); err != nil {
+		return nil, fs, c, cmdline.Refuse(fs, err)
+	}
 	if c.name == "add" {
 		cents, err := parseValor(valor)
 		if err != nil {
@@ -90,13 +98,15 @@ func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, comm
 
 // flags defines the options before the command on a new FlagSet that writes to stderr, and
 // returns it with where -psp and -token go.
-func (o *options) flags(stderr io.Writer) (pspURL, token *string, fs *flag.FlagSet) {
+func (o *options) flags(stderr io.Writer) (pspURL, token, secretFile *string, fs *flag.FlagSet) {
 	fs = flag.NewFlagSet("pixpay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.dsn, "db", "", "the database: a SQLite file path or a postgres:// URL")
 	pspURL = fs.String("psp", "", "the PSP's base `URL`, such as http://127.0.0.1:8080, for run")
 	token = fs.String("token", "test-token", "the PSP's bearer token, for run")
 	fs.IntVar(&o.cfg.Workers, "workers", 10, "payments worked at once, for run")
+	fs.StringVar(&o.webhook, "webhook", "", "an `address` to serve the PSP's webhooks on, at its root path, for run (default none)")
+	secretFile = fs.String("webhook-secret-file", "", "a `file` holding the webhooks' secret: at least 32 bytes, one trailing newline left out")
 	fs.StringVar(&o.metrics, "metrics", "", "an `address` to serve run's metrics on, at /metrics, for a Prometheus scraper (default none)")
 	fs.DurationVar(&o.cfg.MaxAge, "max-age", 24*time.Hour, "age past which a pending intent is listed as overdue")
 	fs.DurationVar(&o.cfg.DelayBase, "delay-base", 10*time.Second, "the wait after a first unknown outcome, doubled after each")
@@ -112,7 +122,22 @@ func (o *options) flags(stderr io.Writer) (pspURL, token *string, fs *flag.FlagS
 		"how long run -until-done rides out a PSP that refuses -token or cannot be reached at -psp before it exits 1")
 	fs.DurationVar(&o.cfg.KeyTTL, "key-ttl", 24*time.Hour,
 		"how long the PSP remembers a key; must not exceed the PSP's -key-ttl. Past it, a key is looked up, never sent again")
-	return pspURL, token, fs
+	return pspURL, token, secretFile, fs
+}
+
+// checkWebhook reads the webhooks' secret of secretFile: -webhook and -webhook-secret-file
+// come together.
+func (o *options) checkWebhook(secretFile string) (err error) {
+	switch {
+	case o.webhook == "" && secretFile == "":
+		return nil
+	case o.webhook == "":
+		return errors.New("pixpay: -webhook-secret-file needs -webhook, the address to serve webhooks on")
+	case secretFile == "":
+		return errors.New("pixpay: -webhook needs -webhook-secret-file, the secret the PSP signs them with")
+	}
+	o.secret, err = readSecret(secretFile)
+	return err
 }
 
 // flags defines the options of the command name on a new FlagSet that writes to stderr.
@@ -229,7 +254,8 @@ func printUsage(w io.Writer, fs *flag.FlagSet, cfs map[string]*flag.FlagSet) {
 
 const usage = `usage:
   pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-  pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR] run [-until-done]
+  pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR]
+         [-webhook ADDR -webhook-secret-file FILE] run [-until-done]
   pixpay -db DSN list
   pixpay help
 Options come before the command, and a command's own options after it.

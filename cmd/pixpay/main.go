@@ -5,7 +5,8 @@
 // Usage:
 //
 //	pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-//	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR] run [-until-done]
+//	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR]
+//	       [-webhook ADDR -webhook-secret-file FILE] run [-until-done]
 //	pixpay -db DSN list
 //	pixpay help
 //
@@ -40,6 +41,15 @@
 // http://HOST:PORT/metrics" on stderr before it works an intent, and serves them until it has
 // stopped. An ADDR it cannot listen on is a bad command line. add and list ignore -metrics, as
 // they ignore -psp: they end before a scraper would come.
+//
+// With -webhook ADDR -webhook-secret-file FILE, run serves the PSP's webhooks at
+// http://ADDR/, beside the workers, and says "pixpay: webhooks on http://HOST:PORT/" on stderr
+// before it works an intent. Each delivery is verified with the secret of FILE (at least 32
+// bytes, one trailing newline left out) as pix.WebhookHandler says, then applied with
+// durable's ApplyWebhook: it settles or refuses its pending intent once, and answers only
+// once the change is stored. A PSP that accepted a payment (202, EM_PROCESSAMENTO) leaves its
+// intent pending until a webhook or run's own lookups learn how it ended, whichever comes
+// first. An ADDR it cannot listen on, or a secret file missing or short, is a bad command line.
 //
 // list prints one line per intent, in id order: {"id","key","keys","status","endToEndId",
 // "resumptions","firstSent","error"}. key is the current Idempotency-Key, and keys every key
@@ -80,7 +90,16 @@ func main() { cmdline.Main(run) }
 
 // run carries out the command line in args.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runWith(ctx, args, stdout, stderr, durable.TestingKnobs{})
+}
+
+// runWith is run with knobs as the Payer's Config.Testing: the crash tests kill a run at its
+// crash points through them.
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, knobs durable.TestingKnobs) error {
 	o, fs, cmd, err := commandLine(args, stderr)
+	if o != nil {
+		o.cfg.Testing = knobs
+	}
 	if err == nil {
 		err = o.dispatch(ctx, fs, cmd, stdout, stderr)
 	}
@@ -93,6 +112,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // dispatch opens the database of o.dsn and runs the command on it. For run with -metrics, it
 // serves the metrics first and stops them last. Only add and run create a SQLite database.
 func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, cmd command, stdout, stderr io.Writer) (err error) {
+	if cmd.name == "run" && o.webhook != "" {
+		if cmd.webhooks, err = o.listenWebhooks(fs, stderr); err != nil {
+			return err
+		}
+		defer cmd.webhooks.Close() // served, it is closed by then; this covers a run that failed first
+		cmd.secret = o.secret
+	}
 	if cmd.name == "run" && o.metrics != "" {
 		var metrics *scrape.Endpoint
 		if metrics, cmd.telemetry, err = o.instrument(ctx, fs, stderr); err != nil {
@@ -161,6 +187,14 @@ func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err
 		return err
 	}
 	defer func() { err = errors.Join(err, unobserve()) }()
+	if cmd.webhooks != nil {
+		stop := serveWebhooks(cmd.webhooks, cmd.secret, p)
+		defer func() {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+			defer cancel()
+			err = errors.Join(err, stop(stopCtx))
+		}()
+	}
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
