@@ -142,6 +142,7 @@ func TestControlSaysWhatEachFaultKindTakes(t *testing.T) {
 		`{"kind":"commit_status","status":201}`,
 		`{"kind":"bad_body","breach":"missing"}`,
 		`{"kind":"redirect","status":200}`,
+		`{"kind":"pending","after_ms":1000}`,
 	}
 	want := []psp.Violation{
 		{Field: "faults[0]", Reason: invalid + `"status" takes "status" (400 to 599), optionally "retry_after_s" (whole seconds, 1 to 3600)` + forLookups},
@@ -156,6 +157,8 @@ func TestControlSaysWhatEachFaultKindTakes(t *testing.T) {
 		{Field: "faults[8]", Reason: invalid + `"bad_body" takes "breach" (not_json, short, cut, missing, valor, chave or end_to_end_id), ` +
 			`"member" (endToEndId, valor, chave, status or horario) with missing only` + forLookups},
 		{Field: "faults[9]", Reason: invalid + `"redirect" takes "status" (300 to 399)` + forLookups},
+		{Field: "faults[10]", Reason: invalid + `"pending" takes "after_ms" (milliseconds, 0 to 3600000) and "then" ` +
+			`(settled or rejected)` + noTarget},
 	}
 	s := mustBank(t)
 	a := ctl(s, "POST", control.FaultsPath, `{"faults":[`+strings.Join(faults, ",")+`]}`)

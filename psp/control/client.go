@@ -100,7 +100,8 @@ func (c Client) Stats(ctx context.Context) (psp.Stats, error) {
 		return psp.Stats{}, err
 	}
 	return psp.Stats{Requests: s.Requests, Lookups: s.Lookups, Shed: s.Shed, Settled: s.Settled, Dropped: s.Dropped,
-		Keys: s.Keys, ClosedKeys: s.ClosedKeys, InFlight: s.InFlight, MaxInFlight: s.MaxInFlight}, nil
+		Keys: s.Keys, ClosedKeys: s.ClosedKeys, InFlight: s.InFlight, MaxInFlight: s.MaxInFlight, Pending: s.Pending,
+		Rejected: s.Rejected}, nil
 }
 
 // Requests returns the requests of the PSP's journal that filter selects, in arrival order, and

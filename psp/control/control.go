@@ -267,11 +267,14 @@ type statsJSON struct {
 	MaxInFlight int   `json:"max_in_flight"`
 	Lookups     int64 `json:"lookups"`
 	ClosedKeys  int   `json:"closed_keys"`
+	Pending     int   `json:"pending"`
+	Rejected    int64 `json:"rejected"`
 }
 
 func (h *handler) getStats(w http.ResponseWriter, _ *http.Request) {
 	s := h.srv.Stats()
-	body := statsJSON{s.Requests, s.Shed, s.Settled, s.Dropped, s.Keys, s.InFlight, s.MaxInFlight, s.Lookups, s.ClosedKeys}
+	body := statsJSON{s.Requests, s.Shed, s.Settled, s.Dropped, s.Keys, s.InFlight, s.MaxInFlight, s.Lookups, s.ClosedKeys,
+		s.Pending, s.Rejected}
 	writeJSON(w, http.StatusOK, "application/json", body, nil)
 }
 

@@ -261,14 +261,14 @@ func TestStatsOverTheControlSurface(t *testing.T) {
 	wantProblem(t, lookUp(s, "k2"), 404, "payment_not_found")
 	got := ctl(s, http.MethodGet, control.StatsPath, "")
 	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1,` +
-		`"lookups":2,"closed_keys":1}` + "\n"
+		`"lookups":2,"closed_keys":1,"pending":0,"rejected":0}` + "\n"
 	if got.status != 200 || got.body != want || got.header.Get("Content-Type") != "application/json" {
 		t.Errorf("GET %s = %d %q %v, want 200 %q as application/json", control.StatsPath, got.status, got.body, got.header, want)
 	}
 	ctl(s, http.MethodPost, control.ResetPath, "")
 	got = ctl(s, http.MethodGet, control.StatsPath, "")
 	want = `{"requests":0,"shed":0,"settled":0,"dropped":0,"keys":0,"in_flight":0,"max_in_flight":0,` +
-		`"lookups":0,"closed_keys":0}` + "\n"
+		`"lookups":0,"closed_keys":0,"pending":0,"rejected":0}` + "\n"
 	if got.body != want {
 		t.Errorf("GET %s after a reset = %q, want %q", control.StatsPath, got.body, want)
 	}

@@ -148,7 +148,7 @@ func TestPageShowsTheServer(t *testing.T) {
 		stats[attr(td, "data-stat")] = text(td)
 	}
 	wantStats := map[string]string{"requests": "2", "lookups": "1", "shed": "0", "settled": "1", "dropped": "0",
-		"keys": "1", "closed_keys": "1", "in_flight": "0", "max_in_flight": "1"}
+		"keys": "1", "closed_keys": "1", "in_flight": "0", "max_in_flight": "1", "pending": "0", "rejected": "0"}
 	if diff := cmp.Diff(wantStats, stats); diff != "" {
 		t.Errorf("#stats mismatch (-want +got):\n%s", diff)
 	}
