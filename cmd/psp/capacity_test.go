@@ -32,7 +32,7 @@ func TestStatsAreServed(t *testing.T) {
 	s.do(t, "GET", psp.PaymentsPath+"?idempotency_key=k2", "", nil)
 	status, body := s.do(t, "GET", "/_psp/stats", "", nil)
 	want := `{"requests":1,"shed":0,"settled":1,"dropped":0,"keys":1,"in_flight":0,"max_in_flight":1,` +
-		`"lookups":1,"closed_keys":1}` + "\n"
+		`"lookups":1,"closed_keys":1,"pending":0,"rejected":0}` + "\n"
 	if status != 200 || body != want {
 		t.Errorf("GET %s = %d %s, want 200 %s", "/_psp/stats", status, body, want)
 	}

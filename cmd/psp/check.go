@@ -34,6 +34,8 @@ func checkConfig(c psp.Config) error {
 		err = fmt.Errorf("psp: -journal-max %d: want a positive number, as in 1000", c.JournalMax)
 	case c.JournalBytes <= 0:
 		err = fmt.Errorf("psp: -journal-bytes %d: want a positive number, as in 1048576", c.JournalBytes)
+	case c.CompleteAfter < 0:
+		err = fmt.Errorf("psp: -complete-after %v: want 0 (at once) or a positive duration, as in 5s", c.CompleteAfter)
 	default:
 		_, err = psp.NewServer(c) // whatever else it refuses
 	}

@@ -8,6 +8,7 @@
 //	    [-max-settlements 1000000] [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576] [-metrics ADDR]
+//	    [-complete-after 0s] [-reject-range LOW-HIGH]
 //
 // psp -h lists the flags, then the endpoints it serves and where they are documented.
 //
@@ -29,6 +30,12 @@
 // and the faults queued (observe, in metrics.go, names each one). Before the line on stdout it
 // prints "psp: metrics on http://HOST:PORT/metrics" on stderr. An ADDR it cannot listen on is a
 // bad command line. Without -metrics it serves no metrics.
+//
+// With -complete-after D, every payment it would settle is accepted first, 202 with the status
+// EM_PROCESSAMENTO and its valor held, and settled (REALIZADO) D later. With -reject-range
+// LOW-HIGH, as in 10.01-20.00, a payment whose valor is in the range, both ends included, is
+// accepted, then rejected (NAO_REALIZADO) after -complete-after, even 0s, and its valor
+// released, as Efí's sandbox does. docs/psp.md says what each state answers.
 //
 // GET /_psp/requests reads its journal of the requests it received: the latest -journal-max of
 // them, within -journal-bytes, the oldest dropped first. GET /_psp/ is a page that watches it in
@@ -120,6 +127,11 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	journalBytes := numberFlag(fs, "journal-bytes", def.JournalBytes, "most bytes the journal's requests take, payloads included, a `number`; the oldest are dropped first")
 	faults := fs.String("faults", "", "a `file` of faults to queue before serving: the body of POST /_psp/faults, as in psp/scenarios/lost-answer.json")
 	metrics := fs.String("metrics", "", "an `address` to serve metrics on, at /metrics, for a Prometheus scraper (default none)")
+	completeAfter := durationFlag(fs, "complete-after", 0,
+		"how long a payment stays pending (202 EM_PROCESSAMENTO) before it settles, a `duration` (0: it settles at once, 201)")
+	var rejected amountRange
+	fs.Var(&rejected, "reject-range", "the valor of payments accepted (202), then rejected after -complete-after, "+
+		"`LOW-HIGH` in reais, both included, as in 10.01-20.00 (default none)")
 	o := options{limits: defaultLimits}
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
@@ -129,6 +141,8 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 		o.cfg.JournalMax, o.cfg.JournalBytes = int(*journalMax), int(*journalBytes)
 		o.cfg.ServiceTime, o.cfg.Capacity = time.Duration(*serviceTime), int(*capacity)
 		o.cfg.ShedRetryAfter = time.Duration(*shedRetryAfter)
+		o.cfg.CompleteAfter = time.Duration(*completeAfter)
+		o.cfg.RejectFromCents, o.cfg.RejectToCents = rejected.from, rejected.to
 		o.controlToken = *controlToken
 		if *controlHosts != "" {
 			o.controlHosts = strings.Split(*controlHosts, ",")

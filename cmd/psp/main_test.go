@@ -178,6 +178,8 @@ func waitRefused(t *testing.T, url string) {
 // repeats a token.
 func TestBadFlagsExit2(t *testing.T) {
 	const tokens = "; want visible ASCII tokens without spaces, comma-separated, as in test-token"
+	const amounts = "want the lowest and the highest valor rejected, each 1 to 10 digits, a dot and 2 digits, " +
+		"joined by a hyphen, as in 10.01-20.00"
 	tests := map[string]struct {
 		args []string
 		want string // the first line of stderr
@@ -222,6 +224,20 @@ func TestBadFlagsExit2(t *testing.T) {
 		"zero journal bytes": {[]string{"-journal-bytes", "0"}, "psp: -journal-bytes 0: want a positive number, as in 1048576"},
 		"negative bytes":     {[]string{"-journal-bytes", "-1"}, "psp: -journal-bytes -1: want a positive number, as in 1048576"},
 		"journal bytes unit": {[]string{"-journal-bytes", "1MiB"}, `invalid value "1MiB" for flag -journal-bytes: want a whole number, as in 1000`},
+		"negative complete after": {[]string{"-complete-after", "-1s"},
+			"psp: -complete-after -1s: want 0 (at once) or a positive duration, as in 5s"},
+		"complete after format": {[]string{"-complete-after", "later"},
+			`invalid value "later" for flag -complete-after: want a duration, a number and a unit, as in 1500ms, 2s or 24h`},
+		"reject range of one amount": {[]string{"-reject-range", "10.01"}, `invalid value "10.01" for flag -reject-range: ` + amounts},
+		"reject range of three":      {[]string{"-reject-range", "1.00-2.00-3.00"}, `invalid value "1.00-2.00-3.00" for flag -reject-range: ` + amounts},
+		"reject range in centavos":   {[]string{"-reject-range", "1001-2000"}, `invalid value "1001-2000" for flag -reject-range: ` + amounts},
+		"reject range with a comma":  {[]string{"-reject-range", "10,01-20,00"}, `invalid value "10,01-20,00" for flag -reject-range: ` + amounts},
+		"empty reject range":         {[]string{"-reject-range", ""}, `invalid value "" for flag -reject-range: ` + amounts},
+		"negative reject range":      {[]string{"-reject-range", "-1.00-2.00"}, `invalid value "-1.00-2.00" for flag -reject-range: ` + amounts},
+		"reject range backwards": {[]string{"-reject-range", "20.00-10.01"},
+			`invalid value "20.00-10.01" for flag -reject-range: want the lowest valor first and a highest above 0.00, as in 10.01-20.00`},
+		"reject range of nothing": {[]string{"-reject-range", "0.00-0.00"},
+			`invalid value "0.00-0.00" for flag -reject-range: want the lowest valor first and a highest above 0.00, as in 10.01-20.00`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

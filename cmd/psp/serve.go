@@ -75,6 +75,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, metrics *scrape.End
 	var handler http.Handler
 	var control bool
 	if err == nil {
+		defer psps.Close()       // its pending payments end no more
 		psps.Inject(o.faults...) // before it serves: the first requests meet them
 		handler, control, err = o.exposeControl(psps, ln.Addr(), stderr)
 	}
@@ -93,6 +94,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, metrics *scrape.End
 		"balance", psp.FormatAmount(cfg.BalanceCents), "key_ttl", cfg.KeyTTL, "max_keys", cfg.MaxKeys,
 		"max_settlements", cfg.MaxSettlements,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity, "max_conns", o.maxConns,
+		"complete_after", cfg.CompleteAfter, "reject_range", amountRange{cfg.RejectFromCents, cfg.RejectToCents}.String(),
 		"control", control, "control_token", o.controlToken != "", "faults", len(o.faults))
 	return serveUntil(ctx, srv, ln, o.limits.grace, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }
