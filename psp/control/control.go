@@ -26,6 +26,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"pixretry/psp"
+	"pixretry/psp/webhook"
 )
 
 // Paths of the control API.
@@ -42,8 +43,8 @@ const (
 // Options.Hosts does not list.
 const CodeHostNotAllowed = "host_not_allowed"
 
-// MaxQueuedFaults is the most faults the queues, for payments and lookups, may hold together
-// after a POST to FaultsPath.
+// MaxQueuedFaults is the most faults the queues, for payments, lookups and webhooks, may hold
+// together after a POST to FaultsPath.
 const MaxQueuedFaults = 10_000
 
 // Options guard the control API.
@@ -56,6 +57,11 @@ type Options struct {
 	// gets 403 host_not_allowed, which keeps a web page that rebinds its own name to the PSP's
 	// address (DNS rebinding) out. Empty means any Host.
 	Hosts []string
+	// Webhooks, if not nil, is the Sender of the Server's webhooks (see WebhooksPath). POST
+	// FaultsPath queues its faults ("target":"webhook"), which GET and DELETE FaultsPath and
+	// ResetPath read and clear with the Server's. Nil refuses those faults and answers
+	// WebhooksPath 404.
+	Webhooks *webhook.Sender
 }
 
 var tokenPattern = regexp.MustCompile(`^[\x21-\x7E]+$`)
@@ -86,13 +92,14 @@ func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 		FaultsPath: {
 			http.MethodGet:    h.getFaults,
 			http.MethodPost:   h.postFaults,
-			http.MethodDelete: noContent(srv.ClearFaults),
+			http.MethodDelete: noContent(h.clearFaults),
 		},
 		SettlementsPath: {http.MethodGet: h.getSettlements},
 		BalancePath:     {http.MethodGet: h.getBalance},
-		ResetPath:       {http.MethodPost: noContent(srv.Reset)},
+		ResetPath:       {http.MethodPost: noContent(h.reset)},
 		StatsPath:       {http.MethodGet: h.getStats},
 		RequestsPath:    {http.MethodGet: h.getRequests},
+		WebhooksPath:    {http.MethodGet: h.getWebhooks},
 		PagePath:        {http.MethodGet: h.getPage},
 		OpenAPIPath:     {http.MethodGet: getOpenAPI},
 	}
@@ -166,14 +173,19 @@ func noContent(do func()) http.HandlerFunc {
 
 // postFaults queues {"faults":[...]} and answers 204, or queues none and answers 400 naming
 // each bad fault ("faults[1]"), or "faults" if they would take the queues past MaxQueuedFaults.
+// A webhook fault without Options.Webhooks is a bad fault.
 func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 	faults, bad, status := readFaults(w, r)
+	if status == 0 && len(bad) == 0 {
+		bad = h.withoutWebhooks(faults)
+	}
 	if len(bad) == 0 {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if queued := h.srv.Stats().Faults; queued+len(faults) > MaxQueuedFaults {
+		given := len(faults.Server) + len(faults.Webhooks)
+		if queued := h.queuedFaults(); queued+given > MaxQueuedFaults {
 			bad = []psp.Violation{{Field: "faults", Reason: fmt.Sprintf("%d queued, room for %d more, %d given",
-				queued, MaxQueuedFaults-queued, len(faults))}}
+				queued, MaxQueuedFaults-queued, given)}}
 		}
 	}
 	switch {
@@ -184,35 +196,41 @@ func (h *handler) postFaults(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusBadRequest, "invalid_request",
 			fmt.Sprintf("the request has %d violation(s); see violacoes", len(bad)), nil, bad...)
 	default:
-		h.srv.Inject(faults...)
+		h.srv.Inject(faults.Server...)
+		if h.opts.Webhooks != nil {
+			h.opts.Webhooks.Inject(faults.Webhooks...)
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
 // readFaults reads a {"faults":[...]} body of at most psp.MaxBodyBytes. It returns the faults,
 // or the violations, or status 413 for a body too large.
-func readFaults(w http.ResponseWriter, r *http.Request) ([]psp.Fault, []psp.Violation, int) {
+func readFaults(w http.ResponseWriter, r *http.Request) (Faults, []psp.Violation, int) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, psp.MaxBodyBytes))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-		return nil, nil, http.StatusRequestEntityTooLarge
+		return Faults{}, nil, http.StatusRequestEntityTooLarge
 	}
 	if err != nil {
-		return nil, []psp.Violation{{Field: "body", Reason: "could not be read whole: " + err.Error()}}, 0
+		return Faults{}, []psp.Violation{{Field: "body", Reason: "could not be read whole: " + err.Error()}}, 0
 	}
-	faults, bad := decodeFaults(body) // as DecodeFaults, for every bad fault
+	faults, bad := decodeFaults(body, true) // as DecodeAllFaults, for every bad fault
 	return faults, violations(bad), 0
 }
 
 // getFaults writes {"faults":[...]}, the faults queued, each in its JSON form: a body that POST
-// FaultsPath takes. The payment faults come first, then the lookup faults, each queue in the
-// order its requests will consume it.
+// FaultsPath takes. The payment faults come first, then the lookup faults, then the webhook
+// faults, each queue in the order its requests or deliveries will consume it.
 func (h *handler) getFaults(w http.ResponseWriter, _ *http.Request) {
 	faults := h.srv.Faults()
 	body := struct {
-		Faults []faultJSON `json:"faults"`
-	}{make([]faultJSON, len(faults))} // [] rather than null for none
+		Faults []any `json:"faults"`
+	}{make([]any, len(faults))} // [] rather than null for none
 	for i, f := range faults {
 		body.Faults[i] = wire(f) // a queued fault is valid
+	}
+	for _, f := range h.webhookFaults() {
+		body.Faults = append(body.Faults, webhookWire(f))
 	}
 	writeJSON(w, http.StatusOK, "application/json", body, nil)
 }

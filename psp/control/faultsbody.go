@@ -9,17 +9,34 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"pixretry/psp"
+	"pixretry/psp/webhook"
 )
 
 // DecodeFaults reads data, a body of POST FaultsPath such as {"faults":[{"kind":"drop"}]}, as
 // the control API does: strict JSON, each fault in its JSON form, lookup targets included, and
 // at most MaxQueuedFaults faults. Unlike the API it takes data of any size. It returns every
-// fault in order, or none and a *FaultsError that says where the first problem starts. Command
-// psp reads its -faults file with it.
+// fault in order, or none and a *FaultsError that says where the first problem starts. A fault
+// with "target":"webhook" is such a problem here: DecodeAllFaults reads those too.
 func DecodeFaults(data []byte) ([]psp.Fault, error) {
-	faults, bad := decodeFaults(data)
+	faults, bad := decodeFaults(data, false)
 	if len(bad) > 0 {
 		return nil, bad[0]
+	}
+	return faults.Server, nil
+}
+
+// Faults are the faults of a body of POST FaultsPath, each in the queue it goes to, in order.
+type Faults struct {
+	Server   []psp.Fault     // payment and lookup faults, for psp.Server.Inject
+	Webhooks []webhook.Fault // faults with "target":"webhook", for webhook.Sender.Inject
+}
+
+// DecodeAllFaults reads data as DecodeFaults does, and the faults with "target":"webhook" too.
+// Command psp reads its -faults file with it.
+func DecodeAllFaults(data []byte) (Faults, error) {
+	faults, bad := decodeFaults(data, true)
+	if len(bad) > 0 {
+		return Faults{}, bad[0]
 	}
 	return faults, nil
 }
@@ -46,30 +63,46 @@ func (e *FaultsError) Unwrap() error { return e.Err }
 
 // decodeFaults reads a body of POST FaultsPath. It returns the faults and a problem for each
 // bad one, or only the problem of data that is not {"faults":[...]} with at most
-// MaxQueuedFaults faults.
-func decodeFaults(data []byte) ([]psp.Fault, []*FaultsError) {
+// MaxQueuedFaults faults. A webhook fault is a problem unless webhooks is true.
+func decodeFaults(data []byte, webhooks bool) (Faults, []*FaultsError) {
 	var in struct {
 		Faults []rawFault `json:"faults"`
 	}
 	err := json.Unmarshal(data, &in, json.RejectUnknownMembers(true))
 	switch {
 	case err != nil:
-		return nil, []*FaultsError{shapeError(data, err)}
+		return Faults{}, []*FaultsError{shapeError(data, err)}
 	case in.Faults == nil:
 		start := len(data) - len(bytes.TrimLeft(data, " \t\r\n")) // the value: an object or null
-		return nil, []*FaultsError{at(data, int64(start), "faults", errors.New("required: a JSON array of faults"))}
+		return Faults{}, []*FaultsError{at(data, int64(start), "faults", errors.New("required: a JSON array of faults"))}
 	case len(in.Faults) > MaxQueuedFaults:
-		return nil, []*FaultsError{at(data, in.Faults[MaxQueuedFaults].offset, "faults",
+		return Faults{}, []*FaultsError{at(data, in.Faults[MaxQueuedFaults].offset, "faults",
 			fmt.Errorf("%d given, at most %d may be queued", len(in.Faults), MaxQueuedFaults))}
 	}
-	faults := make([]psp.Fault, len(in.Faults))
+	var faults Faults
 	var bad []*FaultsError
 	for i, raw := range in.Faults {
-		if faults[i], err = decodeFault(raw.value); err != nil {
+		if err = faults.add(raw.value, webhooks); err != nil {
 			bad = append(bad, at(data, raw.offset, fmt.Sprintf("faults[%d]", i), err))
 		}
 	}
 	return faults, bad
+}
+
+// add decodes the fault in data and adds it to its queue: the webhooks' if its target is
+// "webhook", and webhooks is true.
+func (faults *Faults) add(data jsontext.Value, webhooks bool) error {
+	if targetOf(data) != targetWebhook {
+		f, err := decodeFault(data)
+		faults.Server = append(faults.Server, f)
+		return err
+	}
+	if !webhooks {
+		return invalidFault(`"target":"webhook": this reader queues payment and lookup faults only`)
+	}
+	f, err := decodeWebhookFault(data)
+	faults.Webhooks = append(faults.Webhooks, f)
+	return err
 }
 
 // rawFault is a fault's JSON text and the offset in the body where it starts.

@@ -63,7 +63,8 @@ func TestOpenAPIDocumentListsEveryRoute(t *testing.T) {
 	s := mustBank(t)
 	served := map[string]string{}
 	for _, path := range []string{psp.PaymentsPath, control.FaultsPath, control.SettlementsPath, control.BalancePath,
-		control.ResetPath, control.StatsPath, control.RequestsPath, control.PagePath, control.OpenAPIPath} {
+		control.ResetPath, control.StatsPath, control.RequestsPath, control.WebhooksPath, control.PagePath,
+		control.OpenAPIPath} {
 		served[path] = ctl(s, "PATCH", path, "").header.Get("Allow")
 	}
 	if diff := cmp.Diff(served, documented); diff != "" {
@@ -77,7 +78,7 @@ func TestControlPathsAre404WithoutTheControlAPI(t *testing.T) {
 	s := mustServer(t)
 	h := openapitest.Handler(t, s, s)
 	for _, path := range []string{control.FaultsPath, control.SettlementsPath, control.BalancePath, control.ResetPath,
-		control.StatsPath, control.RequestsPath, control.PagePath, control.OpenAPIPath} {
+		control.StatsPath, control.RequestsPath, control.WebhooksPath, control.PagePath, control.OpenAPIPath} {
 		for _, method := range []string{"GET", "POST", "DELETE"} {
 			wantProblem(t, ctl(h, method, path, ""), 404, "not_found")
 		}

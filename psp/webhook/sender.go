@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 
 	"pixretry/psp"
@@ -118,6 +119,14 @@ func (s *Sender) Inject(faults ...Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, faults...)
+}
+
+// Faults returns a copy of the faults queued, in the order the next deliveries will consume
+// them.
+func (s *Sender) Faults() []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.faults)
 }
 
 // ClearFaults empties the queue of faults. A delivery that has consumed one keeps it.
