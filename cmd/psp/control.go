@@ -10,17 +10,19 @@ import (
 
 	"pixretry/psp"
 	"pixretry/psp/control"
+	"pixretry/psp/webhook"
 )
 
 // loopbackNames are the names a control request may give in its Host on any address, with the
 // port.
 var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 
-// exposeControl is the handler of srv for a PSP bound to bound: with the control API on a
-// loopback address, else only with a control token. A control request's Host must name the
+// exposeControl is the handler of srv, and of its webhooks if not nil, for a PSP bound to
+// bound: with the control API on a loopback address, else only with a control token. A control request's Host must name the
 // address asked for (o.addr), the address bound, a loopback name or one of o.controlHosts.
 // Bound to any other than a loopback address, it warns on stderr.
-func (o options) exposeControl(srv *psp.Server, bound net.Addr, stderr io.Writer) (h http.Handler, on bool, err error) {
+func (o options) exposeControl(srv *psp.Server, webhooks *webhook.Sender, bound net.Addr, stderr io.Writer) (h http.Handler,
+	on bool, err error) {
 	tcp, _ := bound.(*net.TCPAddr)
 	loopback := tcp != nil && tcp.IP.IsLoopback()
 	on = loopback || o.controlToken != ""
@@ -36,8 +38,9 @@ func (o options) exposeControl(srv *psp.Server, bound net.Addr, stderr io.Writer
 		return srv, false, nil
 	}
 	h, err = control.NewHandler(srv, control.Options{
-		Token: o.controlToken,
-		Hosts: append(controlHosts(o.addr, bound.String()), o.controlHosts...),
+		Token:    o.controlToken,
+		Hosts:    append(controlHosts(o.addr, bound.String()), o.controlHosts...),
+		Webhooks: webhooks,
 	})
 	return h, true, err
 }

@@ -9,6 +9,8 @@
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576] [-metrics ADDR]
 //	    [-complete-after 0s] [-reject-range LOW-HIGH]
+//	    [-webhook URL -webhook-secret-file FILE [-webhook-attempts 8] [-webhook-delay-base 1s]
+//	    [-webhook-wait-max 1m] [-webhook-timeout 5s] [-webhook-queue 1000]]
 //
 // psp -h lists the flags, then the endpoints it serves and where they are documented.
 //
@@ -36,6 +38,17 @@
 // LOW-HIGH, as in 10.01-20.00, a payment whose valor is in the range, both ends included, is
 // accepted, then rejected (NAO_REALIZADO) after -complete-after, even 0s, and its valor
 // released, as Efí's sandbox does. docs/psp.md says what each state answers.
+//
+// With -webhook URL -webhook-secret-file FILE it POSTs a webhook to URL for each payment that
+// ends, settled or rejected, signed with the secret in FILE (at least 32 bytes, a trailing
+// newline left out) in the header Pix-Signature, and retries it as package pixretry/psp/webhook
+// says: after no answer within -webhook-timeout, a 5xx or a 429, up to -webhook-attempts tries,
+// waiting a full-jitter draw below min(-webhook-wait-max, -webhook-delay-base·2^(n−1)) after try
+// n. At most -webhook-queue webhooks are under way; a new one beyond drops the oldest waiting.
+// GET /_psp/webhooks lists them, and faults with "target":"webhook" make them misbehave. A URL
+// that is not absolute http or https, a secret file missing or short, and either flag without
+// the other are a bad command line. The secret is never printed or logged. On shutdown, the
+// webhooks still under way are abandoned.
 //
 // GET /_psp/requests reads its journal of the requests it received: the latest -journal-max of
 // them, within -journal-bytes, the oldest dropped first. GET /_psp/ is a page that watches it in
@@ -99,6 +112,7 @@ type options struct {
 	maxConns     int         // 0: no limit
 	controlHosts []string    // Host values the control API answers for besides the defaults
 	faults       []psp.Fault // queued before it serves (-faults)
+	webhooks     webhookOptions
 	limits       limits
 	log          logLevel
 }
@@ -132,6 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	var rejected amountRange
 	fs.Var(&rejected, "reject-range", "the valor of payments accepted (202), then rejected after -complete-after, "+
 		"`LOW-HIGH` in reais, both included, as in 10.01-20.00 (default none)")
+	webhooks := addWebhookFlags(fs)
 	o := options{limits: defaultLimits}
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
@@ -154,8 +169,12 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 		if err = cmp.Or(checkConfig(o.cfg), o.check()); err != nil {
 			return err
 		}
-		o.faults, err = loadFaults(*faults)
-		return err
+		if o.webhooks.cfg, err = webhooks.config(); err != nil {
+			return err
+		}
+		all, err := loadFaults(*faults)
+		o.faults, o.webhooks.faults = all.Server, all.Webhooks
+		return cmp.Or(err, o.webhooks.check(*faults))
 	})
 	return o, fs, err
 }

@@ -71,13 +71,21 @@ func (o options) serve(ctx context.Context, ln net.Listener, metrics *scrape.End
 	}
 	cfg := o.cfg
 	cfg.Logger = payments
-	psps, err := psp.NewServer(cfg)
+	webhooks, err := o.webhooks.start(payments)
+	if webhooks != nil {
+		defer webhooks.Close() // after psps.Close: every payment that ended was queued
+		cfg.OnEnd = webhooks.Send
+	}
+	var psps *psp.Server
+	if err == nil {
+		psps, err = psp.NewServer(cfg)
+	}
 	var handler http.Handler
 	var control bool
 	if err == nil {
 		defer psps.Close()       // its pending payments end no more
 		psps.Inject(o.faults...) // before it serves: the first requests meet them
-		handler, control, err = o.exposeControl(psps, ln.Addr(), stderr)
+		handler, control, err = o.exposeControl(psps, webhooks, ln.Addr(), stderr)
 	}
 	if err == nil && metrics != nil {
 		if err = observe(metrics.MeterProvider(), psps); err == nil {
@@ -95,7 +103,8 @@ func (o options) serve(ctx context.Context, ln net.Listener, metrics *scrape.End
 		"max_settlements", cfg.MaxSettlements,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity, "max_conns", o.maxConns,
 		"complete_after", cfg.CompleteAfter, "reject_range", amountRange{cfg.RejectFromCents, cfg.RejectToCents}.String(),
-		"control", control, "control_token", o.controlToken != "", "faults", len(o.faults))
+		"control", control, "control_token", o.controlToken != "", "faults", len(o.faults),
+		"webhook", o.webhooks.redactedURL(), "webhook_faults", len(o.webhooks.faults))
 	return serveUntil(ctx, srv, ln, o.limits.grace, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }
 

@@ -22,6 +22,7 @@ The control API, for the test, on a loopback address or with -control-token:
   GET    /_psp/balance      the payer's balance
   GET    /_psp/stats        the counters
   GET    /_psp/requests     the journal of the requests received (?key=KEY&status=N&after=SEQ)
+  GET    /_psp/webhooks     the webhooks sent, with -webhook, each with its tries
   POST   /_psp/reset        start again
   GET    /_psp/             a page that watches the PSP, for a browser
   GET    /openapi.json      the OpenAPI 3.1 document of both APIs, every answer with its body
