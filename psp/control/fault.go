@@ -96,7 +96,8 @@ func decodeFault(data []byte) (psp.Fault, error) {
 	case !known:
 		return psp.Fault{}, invalidFault("unknown kind %q: the kinds are %s", f.Kind, faultKinds())
 	case f.Target != "" && f.Target != "lookup":
-		return psp.Fault{}, invalidFault(`unknown target %q: "lookup" aims a fault at lookups, and no target at payments`, f.Target)
+		return psp.Fault{}, invalidFault(`unknown target %q: "lookup" aims a fault at lookups, "webhook" at webhooks, `+
+			`and no target at payments`, f.Target)
 	}
 	// Writing f back must give what was read: this catches missing members, members the kind
 	// does not take, a kind a lookup cannot take, a target of "" and a zero retry_after_s.

@@ -196,7 +196,7 @@ func TestFaultNumbersOutOfRangeSayWhy(t *testing.T) {
 func TestFaultTargetErrorsSayWhy(t *testing.T) {
 	tests := map[string]string{
 		`{"kind":"drop","target":"payment"}`: `psp: invalid fault: unknown target "payment": "lookup" aims a fault ` +
-			`at lookups, and no target at payments`,
+			`at lookups, "webhook" at webhooks, and no target at payments`,
 		`{"kind":"slow","delay_ms":1,"target":"lookup"}`: `psp: invalid fault: kind "slow" takes "delay_ms" ` +
 			`(milliseconds, 0 to 3600000), and no "target" (payments only)`,
 		`{"kind":"reset","target":""}`: `psp: invalid fault: kind "reset" takes no parameters, and optionally "target":"lookup"`,
