@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"time"
 )
 
 // LookupParam is the query parameter of a status lookup, GET PaymentsPath?idempotency_key=KEY:
@@ -44,9 +45,9 @@ func (s *Server) lookup(r *http.Request) (answer, string) {
 	if f != nil {
 		return f.answer(), ""
 	}
-	s.lock()
+	now := s.lock()
 	defer s.unlock()
-	return s.book.lookup(scope{token, key}), key
+	return s.book.lookup(scope{token, key}, now), key
 }
 
 // lookupKey reads the key of a lookup's query: exactly one LookupParam, and no other
@@ -78,21 +79,21 @@ func lookupKey(rawQuery string) (string, *failure) {
 	return key, nil
 }
 
-// lookup answers a status lookup of sc, the first that holds: 409 while a request with the key
-// is in flight; 202 while its payment is pending; 200 with the receipt of its payment
-// rejected, or of the latest settlement held under it, in the key store or the ledger; 404 if
-// sc is closed; 410 if the ledger has dropped a settlement, which could have been sc's; else
-// 404, and sc is closed from now on.
-func (b *book) lookup(sc scope) answer {
+// lookup answers a status lookup of sc at now, the first that holds: 409 while a request with
+// the key is in flight; 202 while its payment is pending; 200 with the receipt of its payment
+// rejected, until its key expires, or of the latest settlement held under it, in the key store
+// or the ledger; 404 if sc is closed; 410 if the ledger has dropped a settlement, which could
+// have been sc's; else 404, and sc is closed from now on.
+func (b *book) lookup(sc scope, now time.Time) answer {
 	if e := b.keys[sc]; e != nil {
-		switch e.phase {
-		case phaseInFlight:
+		switch {
+		case e.phase == phaseInFlight:
 			return inUse()
-		case phasePending:
+		case e.phase == phasePending:
 			return e.p.statusAnswer(http.StatusAccepted, statusPending, "")
-		case phaseRejected:
+		case e.phase == phaseRejected && now.Before(b.expiresAt(e)): // expired, it is forgotten, evicted or not
 			return e.p.statusAnswer(http.StatusOK, statusRejected, e.end.motivo)
-		case phaseSettled: // the latest under sc, though the ledger may have dropped it
+		case e.phase == phaseSettled: // the latest under sc, though the ledger may have dropped it
 			return e.p.receiptAnswer(http.StatusOK)
 		}
 	}

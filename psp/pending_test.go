@@ -357,3 +357,20 @@ func TestJournalKeepsThe202(t *testing.T) {
 		}
 	})
 }
+
+// TestRejectionIsForgottenWithItsKey: once a rejected payment's key expires, a lookup no longer
+// finds the rejection, though no payment request has evicted the key yet: nothing was paid, so
+// it answers 404 and closes the key.
+func TestRejectionIsForgottenWithItsKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e ends
+		s := mustPendingServer(t, &e, func(c *psp.Config) { c.KeyTTL = time.Minute })
+		s.Inject(psp.Pending(time.Second, "rejected"))
+		pay(s, "k1", validBody)
+		time.Sleep(time.Second + time.Minute - time.Nanosecond)
+		wantStatus(t, lookUp(s, "k1"), 200, false, "NAO_REALIZADO")
+		time.Sleep(time.Nanosecond)
+		wantProblem(t, lookUp(s, "k1"), 404, "payment_not_found")
+		wantProblem(t, pay(s, "k1", validBody), 422, "idempotency_key_closed")
+	})
+}

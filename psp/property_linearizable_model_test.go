@@ -20,6 +20,13 @@ import (
 // request. A client that gave up has no return time: its steps may come after everything else.
 // Keys are independent, so the model is partitioned by token and key. The shared balance stays
 // outside: any first request may settle or be refused.
+//
+// A payment accepted pending (202, then REALIZADO or NAO_REALIZADO) is outside keyModel: its
+// stored answer changes at an instant of the PSP's clock, not at a request, and porcupine orders
+// requests, not clocks. So TestPSPIsLinearizable leaves no payment pending, and classify calls a
+// 202 an answer no request may get. TestPSPMatchesModel, which runs one request at a time in
+// virtual time, checks pending payments against pspModel, and judges each replay with stepKey
+// against the answer stored since the payment was accepted, or since it ended.
 var keyModel = porcupine.Model{
 	Partition: partitionByKey,
 	Init:      func() any { return keyState{} },

@@ -14,12 +14,14 @@ import (
 // while the failure message stays the same.
 
 // send sends s with fault f queued (the zero Fault for none) and checks the answer. A key with no
-// live answer is processed afresh: the answer is fresh, with the status the balance gives, and the
-// model commits it. A closed key with no live answer is refused instead (wantClosedKey). A live
-// key answers as stepKey says: its stored answer, byte for byte, to the same payload, with the
-// stored status; 422 idempotency_key_reused to another.
+// live answer is processed afresh: the answer is fresh, with the status the balance and the
+// pending rules give, and the model commits it. A closed key with no live answer is refused
+// instead (wantClosedKey). A live key answers as stepKey says: its stored answer, byte for byte,
+// to the same payload, with the stored status; 422 idempotency_key_reused to another. A pending
+// payment's stored answer is its 202 until its end, then the answer of its end, learnt anew.
 func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 	start := time.Now()
+	mc.m.endDue(start)
 	k, live := mc.m.live(s.scope, start)
 	r := mc.post(s)
 	if mc.struckFirst(t, r, start, f) {
@@ -34,7 +36,8 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 		if f.Kind == "slow" {
 			at = start.Add(f.Duration)
 		}
-		k = mc.m.commit(s.scope, s.payload, at)
+		mc.m.endDue(at) // a rejection due by the commit has released its valor
+		k = mc.m.commit(s.scope, s.payload, at, f)
 	}
 	if f.Kind == "drop" {
 		wantNoAnswer(t, r)
@@ -43,6 +46,9 @@ func (mc *pspMachine) send(t *rapid.T, s sent, f psp.Fault) {
 	wantElapsed(t, start, f, !live)
 	out := classify(r)
 	ok, next := out.Kind == answerFresh, keyState{Phase: keyComplete, Payload: s.payload, Answer: out.Answer}
+	if !live && k.status == 202 { // accepted pending: fresh, though keyModel knows no 202
+		ok, next.Answer = r.Status == 202 && !r.Replayed, fmt.Sprintf("%d %s", r.Status, r.Body)
+	}
 	if live {
 		ok, next = stepKey(k.keyState, keyInput{Step: stepObserve, Payload: s.payload}, out)
 	}
@@ -97,17 +103,23 @@ func wantClosedKey(t *rapid.T, r reply, start time.Time, f psp.Fault) {
 }
 
 // lookup looks up a key, used or fresh, under either token. Unless the PSP is down, it answers
-// at once, as pspModel.lookup says: 200 with the body of the settlement's 201, byte for byte,
-// else 404 payment_not_found.
+// at once: 202 with the body of its 202 while its payment is pending, 200 NAO_REALIZADO while the
+// key of its rejected payment lives (lookupEnded); else as pspModel.lookup says, 200 with the
+// body of the settlement's 201, byte for byte, else 404 payment_not_found.
 func (mc *pspMachine) lookup(t *rapid.T) {
 	sc := scope{rapid.SampledFrom(modelTokens).Draw(t, "token"), rapid.SampledFrom(modelKeys).Draw(t, "key")}
 	start := time.Now()
+	mc.m.endDue(start)
 	r := mc.get(sc)
 	if mc.m.down(start) {
 		wantNoAnswer(t, r)
 		return
 	}
 	wantElapsed(t, start, psp.Fault{}, false)
+	if k, live := mc.m.live(sc, start); live && (k.status == 202 || k.rejected != "") {
+		mc.lookupPending(t, k, r)
+		return
+	}
 	k := mc.m.lookup(sc)
 	if k == nil {
 		if r.Err != nil || r.Status != 404 || problemCode(r.Body) != "payment_not_found" {
@@ -127,25 +139,28 @@ func (mc *pspMachine) lookup(t *rapid.T) {
 	}
 }
 
-// learn checks body, the first answer seen for k. A 201 is the receipt of the commit, with a new
-// endToEndId, which k learns. A 422 is insufficient_funds.
+// learn checks body, the first answer seen for k, or the first since its pending payment ended.
+// A 201 is the receipt of the settlement, a 202 that of the acceptance. Either carries the
+// endToEndId made at the commit: a new one, which k learns, or the one k has learnt. A 422 is
+// insufficient_funds, or payment_rejected once a pending payment is rejected.
 func (mc *pspMachine) learn(t *rapid.T, k *modelKey, body []byte) {
-	if k.status == 422 {
+	switch {
+	case k.status == 422 && k.rejected != "":
+		if problemCode(body) != "payment_rejected" {
+			t.Fatalf("the replay of a rejected payment has code %q, want payment_rejected", problemCode(body))
+		}
+		return
+	case k.status == 422:
 		if problemCode(body) != "insufficient_funds" {
 			t.Fatalf("a stored 422 has code %q, want insufficient_funds", problemCode(body))
 		}
 		return
 	}
-	got, ok := wantReceipt(body, k.Payload, k.settled)
-	if !ok {
-		t.Logf("body %s", body)
-		t.Fatalf("a 201 is not the receipt of %+v settled at %v", k.Payload, k.settled)
+	status := "REALIZADO"
+	if k.status == 202 {
+		status = "EM_PROCESSAMENTO"
 	}
-	if mc.seen[got.EndToEndID] {
-		t.Fatalf("an endToEndId was answered for two settlements")
-	}
-	mc.seen[got.EndToEndID] = true
-	k.endToEndID = got.EndToEndID
+	mc.learnAbout(t, k, body, status, "")
 }
 
 // wantNoAnswer checks that the PSP closed the connection without an answer.
@@ -180,8 +195,11 @@ func faultName(f psp.Fault) string {
 
 // check compares the balance, the ledger and, unless the PSP is down, each live key's replay.
 func (mc *pspMachine) check(t *rapid.T) {
-	if got, want := mc.srv.Stats().BalanceCents, mc.m.balance; got != want {
-		t.Fatalf("Stats().BalanceCents = %d, model %d", got, want)
+	mc.m.endDue(time.Now())
+	st := mc.srv.Stats()
+	if st.BalanceCents != mc.m.balance || st.Pending != len(mc.m.pending) || st.Rejected != mc.m.rejected {
+		t.Fatalf("Stats() has balance %d, %d pending and %d rejected; model %d, %d and %d", st.BalanceCents,
+			st.Pending, st.Rejected, mc.m.balance, len(mc.m.pending), mc.m.rejected)
 	}
 	got := mc.srv.Settlements()
 	if len(got) != len(mc.m.ledger) {

@@ -5,7 +5,8 @@ package psp_test
 //
 // TestPSPMatchesModel is a state machine: random payments, lookups, faults, resets and pauses
 // past the key lifetime, each answer compared with pspModel (property_model_state_test.go), a
-// model as plain as a map of keys and a ledger. TestPSPIsLinearizable sends concurrent histories
+// model as plain as a map of keys and a ledger. Payments may be left pending, by a pending fault,
+// CompleteAfter or a rejected range, and end while time passes. TestPSPIsLinearizable sends concurrent histories
 // and asks porcupine whether some order of the requests explains every answer under keyModel
 // (property_linearizable_model_test.go), the contract of one key; checkLedger then checks the
 // money. TestPlantedBugsAreNotLinearizable shows that each planted bug is caught.
@@ -41,18 +42,21 @@ var (
 // TestPSPMatchesModel drives the PSP with random actions, and after each compares its ledger,
 // balance and stored answers (replayed byte for byte) with pspModel, written from the contract.
 // Each payment's answer is judged by stepKey, the step function TestPSPIsLinearizable judges
-// with, unless a lookup closed its key; each lookup's by pspModel.lookup.
+// with, unless a lookup closed its key or the payment is accepted pending (a 202, which keyModel
+// does not know); each lookup's by pspModel.lookup, or by the key of a payment pending or rejected.
 func TestPSPMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		balance := rapid.Int64Range(0, 50_000).Draw(t, "balance")
 		ttl := rapid.OneOf(retrytest.Millis(1, 60_000), rapid.Just(psp.DefaultConfig().KeyTTL)).Draw(t, "KeyTTL")
+		rules := pendingRulesGen(balance).Draw(t, "pending rules")
 		rapid.SyncTest(t, func(t *rapid.T) {
-			srv, err := psptest.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl})
+			srv, err := psptest.NewServer(psp.Config{Tokens: modelTokens, BalanceCents: balance, KeyTTL: ttl,
+				CompleteAfter: rules.completeAfter, RejectFromCents: rules.from, RejectToCents: rules.to})
 			if err != nil {
 				t.Fatalf("psptest.NewServer() error = %v", err)
 			}
 			t.Cleanup(srv.Close)
-			mc := &pspMachine{srv: srv, client: srv.HTTPClient(), m: newPSPModel(balance, ttl), seen: map[string]bool{}}
+			mc := &pspMachine{srv: srv, client: srv.HTTPClient(), m: newPSPModel(balance, ttl, rules), seen: map[string]bool{}}
 			t.Repeat(map[string]func(*rapid.T){
 				"send under a free key":     func(t *rapid.T) { mc.send(t, mc.request(t, false), psp.Fault{}) },
 				"send under a live key":     func(t *rapid.T) { mc.send(t, mc.request(t, true), psp.Fault{}) },
@@ -145,7 +149,26 @@ func (mc *pspMachine) advance(t *rapid.T) {
 
 func (mc *pspMachine) reset(*rapid.T) {
 	mc.srv.Reset()
-	mc.m = newPSPModel(mc.m.start, mc.m.ttl)
+	mc.m = newPSPModel(mc.m.start, mc.m.ttl, mc.m.rules)
+}
+
+// pendingRulesGen draws the Config that leaves payments pending: mostly none, as by default,
+// else a CompleteAfter, a rejected range within balance, or both.
+func pendingRulesGen(balance int64) *rapid.Generator[pendingRules] {
+	return rapid.Custom(func(t *rapid.T) pendingRules {
+		var r pendingRules
+		if rapid.IntRange(0, 3).Draw(t, "rules") == 0 {
+			return r
+		}
+		if rapid.Bool().Draw(t, "CompleteAfter") {
+			r.completeAfter = retrytest.Millis(1, 5000).Draw(t, "complete after")
+		}
+		if rapid.Bool().Draw(t, "a rejected range") {
+			r.from = rapid.Int64Range(1, max(balance, 1)).Draw(t, "reject from")
+			r.to = rapid.Int64Range(r.from, max(balance, 1)).Draw(t, "reject to")
+		}
+		return r
+	})
 }
 
 // fault queues a fault, then sends under a free or a live key to take it. A request takes no
@@ -166,6 +189,10 @@ func (mc *pspMachine) fault(t *rapid.T) {
 		rapid.Just(psp.Drop()),
 		rapid.Just(psp.ResetConn()),
 		rapid.Map(retrytest.Millis(0, 10_000), psp.Down),
+		rapid.Custom(func(t *rapid.T) psp.Fault {
+			return psp.Pending(retrytest.Millis(0, 10_000).Draw(t, "after"),
+				rapid.SampledFrom([]string{"settled", "rejected"}).Draw(t, "then"))
+		}),
 	).Draw(t, "fault")
 	s := mc.request(t, rapid.Bool().Draw(t, "under a live key"))
 	mc.srv.Inject(f)
