@@ -141,7 +141,7 @@ func TestFaultErrorsSayWhichMemberAndWhat(t *testing.T) {
 		`{"kind":"Status","status":503}`: `unknown kind "Status": the kinds are bad_body, commit_status, down, drop, ` +
 			`duplicate, late, pending, redirect, reset, slow and status`,
 		`{"kind":"status","status":503,"target":"payments"}`: `unknown target "payments": "lookup" aims a fault at ` +
-			`lookups, and no target at payments`,
+			`lookups, "webhook" at webhooks, and no target at payments`,
 		`{"kind":"pending","after_ms":1000}`:                                 pending,
 		`{"kind":"pending","after_ms":1000,"then":"refunded"}`:               pending,
 		`{"kind":"pending","then":"settled"}`:                                pending,
