@@ -178,3 +178,39 @@ func ExampleServer_ServeHTTP_lookup() {
 	// POST order-43 422 idempotency_key_closed
 	// 1 settlement
 }
+
+func ExamplePending() {
+	cfg := psp.DefaultConfig()
+	ended := make(chan psp.Ended, 1)
+	cfg.OnEnd = func(e psp.Ended) { ended <- e }
+	srv, _ := psp.NewServer(cfg)
+	defer srv.Close()
+	srv.Inject(psp.Pending(0, "rejected")) // accepted, then rejected at once, as -reject-range does
+
+	send := func() {
+		req := httptest.NewRequest(http.MethodPost, psp.PaymentsPath,
+			strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+		req.Header.Set("Authorization", "Bearer test-token")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "order-42")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		var body map[string]any
+		json.Unmarshal(rec.Body.Bytes(), &body)
+		if rec.Code >= 300 {
+			fmt.Println(rec.Code, body["code"]) // a problem
+		} else {
+			fmt.Println(rec.Code, body["status"]) // the payment's status
+		}
+	}
+	send() // accepted: the valor is held
+	e := <-ended
+	fmt.Println(e.IdempotencyKey, e.Status)
+	send() // the replay says the payment was rejected
+	fmt.Println(psp.FormatAmount(srv.Stats().BalanceCents))
+	// Output:
+	// 202 EM_PROCESSAMENTO
+	// order-42 NAO_REALIZADO
+	// 422 payment_rejected
+	// 1000.00
+}
