@@ -22,7 +22,11 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
-		main() // a scenario's child process: the test binary runs as pixpay (scenario_test.go)
+		// A scenario's child process: the test binary runs as pixpay (scenario_test.go), killed
+		// at the crash point crashEnv names, if any (webhooks_test.go).
+		cmdline.Main(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return runWith(ctx, args, stdout, stderr, crashAt(os.Getenv(crashEnv)))
+		})
 	}
 	goleak.VerifyTestMain(m)
 }
