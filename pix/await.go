@@ -22,7 +22,8 @@ import "context"
 // lookup ([retry.ErrQuotaExhausted]), or a Retry-After longer than Policy.DelayMax.
 //
 // An invalid key fails with [ErrInvalidPayment], and nothing is sent. An invalid Client sends
-// nothing either, and its error is an [*OutcomeUnknownError]. The call is [CallAwait] to
+// nothing either, and its error is an [*OutcomeUnknownError]. So does a Policy.DelayBase of 0,
+// which would make every wait 0 and look the key up again at once, without end. The call is [CallAwait] to
 // c.Observer, and its lookups are its attempts.
 func (c *Client) Await(ctx context.Context, key string) (Receipt, error) {
 	ctx, w := c.watch(ctx, CallAwait, key)

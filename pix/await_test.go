@@ -3,6 +3,7 @@ package pix_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -234,4 +235,24 @@ func str(v any) string {
 		return "<nil>"
 	}
 	return v.(string)
+}
+
+// TestAwaitNeedsWaits: a Policy whose DelayBase is 0 makes every wait 0. Await would then look
+// again at once, without end: it sends nothing and says why, an unknown outcome as for any
+// Client it cannot use.
+func TestAwaitNeedsWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, psp.Config{})
+		c := f.client(func(c *pix.Client) { c.Policy = retry.Policy{AttemptsMax: 3, DelayMax: time.Second} })
+
+		_, err := c.Await(t.Context(), "order-1")
+
+		if !errors.Is(err, pix.ErrOutcomeUnknown) || errors.Is(err, pix.ErrPending) ||
+			!strings.Contains(err.Error(), "Policy.DelayBase above 0") {
+			t.Errorf("Await() error = %v, want an unknown outcome that names Policy.DelayBase", err)
+		}
+		if got := f.psp.Stats().Lookups; got != 0 {
+			t.Errorf("PSP got %d lookups, want none", got)
+		}
+	})
 }

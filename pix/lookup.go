@@ -89,22 +89,36 @@ func (l *looking) look(ctx context.Context, obs Observer) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
+	policy, again, err := l.policy()
+	if err != nil {
+		return Receipt{}, l.failed(err)
+	}
 	l.target = u.String()
 	l.probe = newProbe(obs, l.key, http.MethodGet, l.target, u, c.Quota != nil)
-	policy, again := c.Policy, transient
-	if l.polls {
-		policy.AttemptsMax, again = math.MaxInt, pollAgain // a lookup never pays
-	}
 	r, err := retry.Do(ctx, policy, l.attempt, retry.WithClassifier(again), retry.WithObserver(l.observe),
 		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
 	if err = l.forPayment(err); err != nil {
-		if l.polls && l.contextEnded(ctx, err) && !errors.Is(err, ErrPending) {
-			err = fmt.Errorf("%w: %w", ErrPending, err) // Await's ctx ended before the payment
-		}
-		return Receipt{}, l.failed(err)
+		return Receipt{}, l.failed(l.stillPending(ctx, err))
 	}
 	r.IdempotencyKey, r.Replayed, r.Attempts = l.key, true, l.last.Number
 	return r, nil
+}
+
+// policy returns the policy and the classifier of the lookups: the Client's Policy and
+// transient, or for Await's the Policy without its bound on attempts, since a lookup never
+// pays, and pollAgain. Await needs a DelayBase above 0: every wait would be 0 otherwise, and it
+// would look the key up again at once, without end.
+func (l *looking) policy() (retry.Policy, func(error) bool, error) {
+	p := l.client.Policy
+	switch {
+	case !l.polls:
+		return p, transient, nil
+	case p.DelayBase <= 0:
+		return p, nil, fmt.Errorf("%w: Await needs a Policy.DelayBase above 0, not to look the key up again at once, "+
+			"without end", errInvalidClient)
+	}
+	p.AttemptsMax = math.MaxInt
+	return p, pollAgain, nil
 }
 
 // pollAgain is Await's classifier: a pending payment is looked up again, as a transient
@@ -192,6 +206,15 @@ func (l *looking) failed(err error) error {
 		return err
 	}
 	return &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Err: err}
+}
+
+// stillPending returns err, the lookups', wrapping ErrPending too when they are Await's and ctx
+// ended before the payment did.
+func (l *looking) stillPending(ctx context.Context, err error) error {
+	if !l.polls || !l.contextEnded(ctx, err) || errors.Is(err, ErrPending) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrPending, err)
 }
 
 // contextEnded reports whether ctx stopped the lookups that retry.Do ended with err: before an

@@ -35,44 +35,6 @@ func serveStatus(t *testing.T, status int, body string) (*pix.Client, *atomic.In
 	return clientOf(srv), &calls
 }
 
-// TestPendingIsAnUnknownOutcome: a 202 that keeps the contract ends a payment at once, not
-// retried, with an *OutcomeUnknownError matching ErrPending, whose text says the endToEndId
-// and when the PSP accepted the payment. A lookup's 202 says the same.
-func TestPendingIsAnUnknownOutcome(t *testing.T) {
-	body := encoded(pending("horario", "2025-01-02T12:04:05-03:00"))
-	for _, call := range []struct {
-		name string
-		do   func(*pix.Client) error
-	}{
-		{"SendWithKey", func(c *pix.Client) error { _, err := c.SendWithKey(t.Context(), "k", payment); return err }},
-		{"Send", func(c *pix.Client) error { _, err := c.Send(t.Context(), payment); return err }},
-		{"Lookup", func(c *pix.Client) error { _, err := c.Lookup(t.Context(), "k"); return err }},
-	} {
-		t.Run(call.name, func(t *testing.T) {
-			c, calls := serveStatus(t, http.StatusAccepted, body)
-
-			err := call.do(c)
-
-			var unknown *pix.OutcomeUnknownError
-			if !errors.As(err, &unknown) || !errors.Is(err, pix.ErrPending) || unknown.Attempts != 1 {
-				t.Fatalf("%s() error = %v, want an *OutcomeUnknownError matching ErrPending after 1 attempt", call.name, err)
-			}
-			if errors.Is(err, pix.ErrContract) || errors.As(err, new(*pix.Error)) {
-				t.Errorf("%s() error = %v, want neither ErrContract nor a *pix.Error: a 202 pending is an answer",
-					call.name, err)
-			}
-			for _, want := range []string{"E12345678202501021504abcDEF12345", "accepted at 2025-01-02T15:04:05Z"} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("%s() error = %q, want it to say %q", call.name, err, want)
-				}
-			}
-			if got := calls.Load(); got != 1 {
-				t.Errorf("PSP got %d requests, want 1 (a pending answer is not retried)", got)
-			}
-		})
-	}
-}
-
 // TestPendingOutsideTheContractIsNoPending: a 202 whose body breaks the contract is no pending
 // payment. It is a *pix.Error with status 202 and ErrContract, an unknown outcome, after one
 // attempt, and it does not match ErrPending.
