@@ -171,9 +171,12 @@ func pauseGen(i int, ttl time.Duration) *rapid.Generator[time.Duration] {
 // shifted by half a millisecond, which no other event of a run sits on (see startGen).
 func deadlineGen() *rapid.Generator[time.Duration] {
 	return rapid.OneOf(rapid.Just(time.Duration(0)), rapid.Map(retrytest.Millis(0, 6000), func(d time.Duration) time.Duration {
-		return d + 500*time.Microsecond
+		return d + deadlineOffGrid
 	}))
 }
+
+// deadlineOffGrid shifts a caller's deadline off the grid of every other event (deadlineGen).
+const deadlineOffGrid = 500 * time.Microsecond
 
 // amountGen draws amounts around balance: affordable alone, at the edge (balance ± 2), or
 // anywhere up to twice the balance.

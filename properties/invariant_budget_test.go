@@ -14,17 +14,18 @@ import (
 // let through became exactly one request at the PSP, each other none, and every request came
 // from a round trip: this catches a request net/http would send again by itself, which no log
 // would see. A Resume counts its payment attempts and its lookup attempts apart, each up to
-// AttemptsMax, and its result counts those of the phase that ended it; no other call looks a
+// AttemptsMax, and its result counts those of the phase that ended it. An Await only looks its
+// key up, with no bound but its context (the run stops it at awaitBudget). No other call looks a
 // key up.
 func checkAttemptBudget(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
 		checkCounts(&v, tr.Policy.AttemptsMax, i, c, c.Phase, phaseKinds[0])
-		if c.Resumed == nil && (len(c.Lookup.Trips) > 0 || len(c.Lookup.Attempts) > 0) {
-			v.addf("call %d made %d lookups; only Resume looks a key up", i, len(c.Lookup.Trips))
+		if c.Resumed == nil && !c.Awaited && (len(c.Lookup.Trips) > 0 || len(c.Lookup.Attempts) > 0) {
+			v.addf("call %d made %d lookups; only Resume and Await look a key up", i, len(c.Lookup.Trips))
 			continue
 		}
-		checkCounts(&v, tr.Policy.AttemptsMax, i, c, c.Lookup, phaseKinds[1])
+		checkCounts(&v, budgetOf(tr.Policy, c, 1), i, c, c.Lookup, phaseKinds[1])
 	}
 	checkPairs(&v, tr)
 	return v.err()
@@ -113,7 +114,7 @@ var budgetPlanted = []planted{
 		}},
 	{"a request no round trip sent", "a request that no round trip sent",
 		func(tr *Trace) { tr.answer(callRefused, 1).Trip = 99 }},
-	{"a lookup by a call that is no Resume", "only Resume looks a key up",
+	{"a lookup by a call that is no Resume", "only Resume and Await look a key up",
 		func(tr *Trace) { tr.Calls[callFound].Resumed = nil }},
 	{"a lookup's closing record's count wrong", "lookup closing record says 2 attempts",
 		func(tr *Trace) { tr.Calls[callFound].Lookup.Summary.Attempts = 2 }},

@@ -18,7 +18,9 @@ import (
 // last round trip got (checkLastAnswer), and a *pix.Error carries the code and detail of the very
 // answer the PSP wrote for that round trip (checkProblem). A call whose retry the breaker refused
 // is invariant 12's. A lookup's answer that ends it without a receipt, a 404 payment_not_found
-// (ErrNoSettlement) or another payment's settlement (ErrKeyReused), is invariant 16's.
+// (ErrNoSettlement) or another payment, settled, pending or rejected (ErrKeyReused), is invariant
+// 16's. An
+// answer that its payment is pending, or rejected, is invariant 17's.
 func checkFinalError(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -28,7 +30,7 @@ func checkFinalError(tr Trace) error {
 		switch {
 		case !ok || !c.lookedUp() && stoppedByBreaker(c):
 			continue // a call the breaker ended: invariant 12 says what it returns
-		case answered && a.Error == "":
+		case answered && (a.Error == "" || errors.Is(c.Err, pix.ErrKeyReused)):
 		case (c.Err == nil) != (a.Error == ""):
 			v.addf("call %d returned error %v, its last %sattempt %d error %q", i, c.Err, kind(c), a.Number, a.Error)
 			continue
@@ -40,6 +42,9 @@ func checkFinalError(tr Trace) error {
 		t, ok := lastOf(ph.Trips)
 		if !ok || len(ph.Trips) != len(ph.Attempts) || c.lookedUp() && errors.Is(c.Err, pix.ErrKeyReused) {
 			continue // invariant 1 reports it: the attempts cannot be paired with their trips
+		}
+		if ex, ok := tr.exchangeOf(t); ok && unended(t, ex) {
+			continue
 		}
 		checkLastAnswer(&v, i, c.Err, t, tr.unreadable(t), c.lookedUp())
 		checkProblem(&v, tr, i, c.Err, t)

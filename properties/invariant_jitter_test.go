@@ -59,7 +59,7 @@ func checkJitter(tr Trace) error {
 
 // drawsWanted is the number of jitter draws phase k of call c should have taken: one per wait
 // chosen, that is one per attempt but the last, and one more when the last failed transiently
-// with budget left and a wait was chosen only to find that the caller's deadline would come
+// (or, in an Await, heard the payment is pending) with budget left and a wait was chosen only to find that the caller's deadline would come
 // first, or that the breaker or the key deadline refused the attempt after it.
 func drawsWanted(p retry.Policy, c Call, k int) int {
 	ph := c.phases()[k]
@@ -69,7 +69,7 @@ func drawsWanted(p retry.Policy, c Call, k int) int {
 	}
 	a, ok := lastOf(ph.Attempts)
 	t, _ := lastOf(ph.Trips)
-	if ok && a.Transient && n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !c.Deadline.IsZero() {
+	if ok && again(c, a) && n < budgetOf(p, c, k) && hintOf(t) <= p.DelayMax && !c.Deadline.IsZero() {
 		return n
 	}
 	return max(n-1, 0)

@@ -16,7 +16,8 @@ import (
 // ErrNoSettlement only when its last round trip was a lookup of its key that the PSP answered
 // 404 payment_not_found, paired by trip number: not a 409 while a request is in flight, not a
 // 404 with another code, not an answer the call never read. A payment is paid under a new key
-// only after such a proof for the key it used before, given before the new key's first request.
+// only after such a proof for the key it used before, or an answer read whole that the PSP
+// rejected the payment under it (ErrRejected), given before the new key's first request.
 // A Resume's receipt is the ledger's settlement of its payment under its key. A lookup that
 // found the settlement of another payment ends in ErrKeyReused, outcome unknown, never in a
 // receipt.
@@ -65,13 +66,25 @@ func checkNewKeys(v *violations, tr Trace, chain []int) {
 		prev, next := sends[k-1], sends[k]
 		if !slices.ContainsFunc(chain, func(j int) bool {
 			o := tr.Calls[j]
-			return o.Key() == prev.key && errors.Is(o.Err, pix.ErrNoSettlement) && tr.notFoundProof(o) == "" &&
-				!o.End.After(next.at)
+			return o.Key() == prev.key && tr.provenUnpaid(o) && !o.End.After(next.at)
 		}) {
 			v.addf("call %d paid under key %q, though no lookup had proven its payment's key %q unpaid", next.call,
 				next.key, prev.key)
 		}
 	}
+}
+
+// provenUnpaid reports whether call c proved its key unpaid: ErrNoSettlement after a lookup's
+// 404 payment_not_found, or ErrRejected after an answer that the payment was rejected, each
+// read whole.
+func (tr Trace) provenUnpaid(c Call) bool {
+	if errors.Is(c.Err, pix.ErrNoSettlement) {
+		return tr.notFoundProof(c) == ""
+	}
+	t, ok := lastOf(c.final().Trips)
+	ex, found := tr.exchangeOf(t)
+	return errors.Is(c.Err, pix.ErrRejected) && ok && found && ex.Key == c.Key() && statusSaid(ex) == statusRejected &&
+		t.Err == nil && t.BodyErr == nil && t.Status == ex.Status
 }
 
 // send is the first payment request under a key: its call and its start.

@@ -3,31 +3,34 @@ package properties
 import (
 	"io"
 	"net"
+	"net/http"
 )
 
 // checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
 // the first permanent failure. Every attempt before the last failed and was reported transient;
 // no round trip before the last got a final answer, by the wire's account (transientTrip); and
 // each reported verdict is the wire's class of that round trip. A lookup's attempts are held to
-// the same rule.
+// the same rule, but an Await's, which look again after a 202 that says the payment is pending.
 func checkPermanentStops(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
-		for k, ph := range c.phases() {
-			checkStops(&v, tr, i, ph, phaseKinds[k])
+		for k := range c.phases() {
+			checkStops(&v, tr, i, c, k)
 		}
 	}
 	return v.err()
 }
 
-// checkStops checks the attempts of ph, a phase of call i, named kind.
-func checkStops(v *violations, tr Trace, i int, ph Phase, kind string) {
+// checkStops checks the attempts of phase k of call i, c.
+func checkStops(v *violations, tr Trace, i int, c Call, k int) {
+	ph, kind := c.phases()[k], phaseKinds[k]
 	for j, a := range ph.Attempts {
 		last := j == len(ph.Attempts)-1
+		polled := !a.Transient && again(c, a)
 		switch {
 		case !last && a.Error == "":
 			v.addf("call %d: %sattempt %d succeeded, yet %sattempt %d followed", i, kind, a.Number, kind, a.Number+1)
-		case !last && !a.Transient:
+		case !last && !a.Transient && !polled:
 			v.addf("call %d: %sattempt %d failed permanently (%s), yet %sattempt %d followed",
 				i, kind, a.Number, a.Error, kind, a.Number+1)
 		}
@@ -36,7 +39,7 @@ func checkStops(v *violations, tr Trace, i int, ph Phase, kind string) {
 		}
 		t := ph.Trips[j]
 		transient := transientTrip(t, tr.unreadable(t))
-		if !last && !transient {
+		if !last && !transient && !(polled && t.Status == http.StatusAccepted) {
 			v.addf("call %d: %sattempt %d got a final answer (%d), yet %sattempt %d followed",
 				i, kind, a.Number, t.Status, kind, a.Number+1)
 		}

@@ -7,15 +7,16 @@ import (
 	"time"
 )
 
-// stored reports whether ex is an answer the PSP stores under its key: a 201 that keeps the
-// contract for its request, or a 422 whose problem code is insufficient_funds (an injected 422
-// or idempotency_key_reused is not).
+// stored reports whether ex is an answer the PSP stores under its key: a 201 or a pending 202
+// that keeps the contract for its request, or a 422 whose problem code is insufficient_funds or
+// payment_rejected (an injected 422 or idempotency_key_reused is not).
 func stored(ex Exchange) bool {
 	switch ex.Status {
-	case http.StatusCreated:
+	case http.StatusCreated, http.StatusAccepted:
 		return keepsContract(ex)
 	case http.StatusUnprocessableEntity:
-		return problemCode(ex.Body) == "insufficient_funds"
+		code := problemCode(ex.Body)
+		return code == "insufficient_funds" || code == "payment_rejected"
 	}
 	return false
 }
@@ -32,7 +33,9 @@ func scopeOf(e Exchange) scope { return scope{e.Token, e.Key} }
 // that was not a replay, the most recent one to arrive before the replay was written (a key is
 // new again KeyTTL after it completed). A replay must have its status and every byte of its
 // body. When that answer never reached the wire (a drop fault), every replay must equal the
-// first replay. A key may be answered afresh only once per lifetime. A lookup's 200 carries the
+// first replay. A payment accepted pending has two stored answers: its 202 until it ends, and
+// the answer of its end after, which every later replay repeats as the first replay did. A key
+// may be answered afresh only once per lifetime. A lookup's 200 carries the
 // body of the key's first answer, when that was a 201, byte for byte, up to the number of
 // lookup faults that distort it.
 func checkReplays(tr Trace) error {
@@ -61,8 +64,11 @@ func checkReplays(tr Trace) error {
 			v.addf("key %q: %d %q is marked as a replay, but the PSP stores no such answer", ex.Key, ex.Status, ex.Body)
 		}
 		want, ok := firstAnswer(firsts[scopeOf(ex)], ex)
+		if ok && want.Status == http.StatusAccepted && ex.Status != http.StatusAccepted {
+			ok = false // its payment has ended, and its end is stored since
+		}
 		if !ok {
-			if want, ok = firstReplay[scopeOf(ex)]; !ok {
+			if want, ok = firstReplay[scopeOf(ex)]; !ok || want.Status == http.StatusAccepted {
 				firstReplay[scopeOf(ex)] = ex
 				continue
 			}
@@ -112,9 +118,9 @@ func firstAnswer(firsts []Exchange, replay Exchange) (Exchange, bool) {
 }
 
 // distorted reports whether ex is a success the contract does not allow: a 2xx other than a
-// 201 that keeps the contract.
+// 201 or a 202 that keeps the contract.
 func distorted(ex Exchange) bool {
-	return ex.Status/100 == 2 && !(ex.Status == http.StatusCreated && keepsContract(ex))
+	return ex.Status/100 == 2 && !((ex.Status == http.StatusCreated || ex.Status == http.StatusAccepted) && keepsContract(ex))
 }
 
 // replaysPlanted are violations of this invariant, planted in the baseline trace.

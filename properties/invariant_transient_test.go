@@ -40,7 +40,7 @@ func checkRetried(v *violations, tr Trace, i int, c Call, k int) {
 		return // no round trip, or invariant 1 reports it, or a final answer
 	}
 	n, p := len(ph.Attempts), tr.Policy
-	if n < p.AttemptsMax && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c, k) && !(k == 0 && stoppedAfterWait(c)) {
+	if n < budgetOf(p, c, k) && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c, k) && !(k == 0 && stoppedAfterWait(c)) {
 		v.addf("call %d stopped after a transient failure (status %d, error %v) at %sattempt %d of %d",
 			i, t.Status, t.Err, phaseKinds[k], n, p.AttemptsMax)
 	}

@@ -14,6 +14,7 @@ import (
 	"pixretry/internal/pspcheck"
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/retry"
 	"pixretry/retry/retrytest"
 )
 
@@ -85,6 +86,22 @@ func stoppedAfterWait(c Call) bool { return stoppedByBreaker(c) || stoppedByKeyD
 // wait (stoppedAfterWait).
 func waitedAfter(c Call, k, j int) bool {
 	return j < len(c.phases()[k].Attempts)-1 || k == 0 && stoppedAfterWait(c)
+}
+
+// again reports whether pix tries again after attempt a of call c, if its budget, the hint and
+// the deadlines allow: after a transient failure, and in an Await after an answer that the
+// payment is pending.
+func again(c Call, a Attempt) bool {
+	return a.Transient || c.Awaited && a.Outcome == string(pix.OutcomePending)
+}
+
+// budgetOf is how many attempts phase k of call c may make: AttemptsMax, but for an Await's
+// lookups, which only its context bounds (the run stops them at awaitBudget).
+func budgetOf(p retry.Policy, c Call, k int) int {
+	if k == 1 && c.Awaited {
+		return awaitBudget
+	}
+	return p.AttemptsMax
 }
 
 // lastOf returns the last element of s and true, or the zero value and false if s is empty.
@@ -160,8 +177,12 @@ type receiptBody struct {
 
 // keepsContract reports whether the body of ex, a 201, is a whole receipt for its request:
 // JSON with an endToEndId of the right shape, the requested valor and chave, status REALIZADO
-// and an RFC 3339 horario.
+// and an RFC 3339 horario. The body of a 202 keeps it with status EM_PROCESSAMENTO instead.
 func keepsContract(ex Exchange) bool {
+	want := statusSettled
+	if ex.Status == http.StatusAccepted {
+		want = statusPending
+	}
 	var req payload
 	var r receiptBody
 	if json.Unmarshal(ex.Request, &req) != nil || json.Unmarshal(ex.Body, &r) != nil {
@@ -169,7 +190,7 @@ func keepsContract(ex Exchange) bool {
 	}
 	_, err := time.Parse(time.RFC3339, r.Horario)
 	return endToEndIDShape.MatchString(r.EndToEndID) && r.Valor == req.Valor && r.Chave == req.Chave &&
-		r.Status == "REALIZADO" && err == nil
+		r.Status == want && err == nil
 }
 
 // endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
@@ -180,6 +201,34 @@ var endToEndIDShape = regexp.MustCompile(`^E[0-9]{20}[A-Za-z0-9]{11}$`)
 func receiptOf(body []byte, p pix.Payment) bool {
 	var r receiptBody
 	return json.Unmarshal(body, &r) == nil && r.payload == payloadOf(p)
+}
+
+// The statuses of a payment that the PSP's answers state (statusSaid).
+const (
+	statusPending  = "EM_PROCESSAMENTO"
+	statusSettled  = "REALIZADO"
+	statusRejected = "NAO_REALIZADO"
+)
+
+// statusSaid is the status of its payment that the answer of ex states: the status member of a
+// 2xx's body, or NAO_REALIZADO for a 422 payment_rejected. It is "" for any other answer.
+func statusSaid(ex Exchange) string {
+	var r receiptBody
+	switch {
+	case ex.Status/100 == 2 && json.Unmarshal(ex.Body, &r) == nil:
+		return r.Status
+	case ex.Status == http.StatusUnprocessableEntity && problemCode(ex.Body) == "payment_rejected":
+		return statusRejected
+	}
+	return ""
+}
+
+// unended reports whether round trip t brought whole, as the answer of ex, the word that its
+// payment has not ended settled: a 202 pending, or a lookup's 200 rejected.
+func unended(t Trip, ex Exchange) bool {
+	said := statusSaid(ex)
+	return t.Err == nil && t.BodyErr == nil && t.Status == ex.Status &&
+		(ex.Status == http.StatusAccepted && said == statusPending || lookup(ex) && ex.Status == 200 && said == statusRejected)
 }
 
 // problemCode is the code of a problem+json body, or "" if the body is not one.

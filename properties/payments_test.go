@@ -208,6 +208,7 @@ func events(tr Trace) map[string]bool {
 		note("call: resumed, looked up", c.lookedUp())
 		note("call: stopped at the key deadline", stoppedByKeyDeadline(c))
 		note("call: paid again under a new key", c.Chain != i && c.GivenKey == "" && c.Key() != "")
+		note("call: awaited", c.Awaited)
 		note("call: ended by the caller's deadline", !c.Deadline.IsZero() && errors.Is(c.Err, context.DeadlineExceeded))
 		for _, l := range c.Lines {
 			conn := map[bool]string{false: ", fresh connection", true: ", pooled connection"}[l.Pooled]
@@ -223,6 +224,12 @@ func events(tr Trace) map[string]bool {
 			note("answer: transport error", t.Err != nil)
 			note("answer: body cut short", t.BodyErr != nil)
 		}
+	}
+	for _, d := range tr.Deliveries {
+		note("webhook: applied", d.changed())
+		note("webhook: duplicate", d.Forged == "" && d.Applies > 0 && !d.changed())
+		note("webhook: retried", d.Failed)
+		note("webhook: "+d.Forged, d.Forged != "")
 	}
 	for _, ex := range tr.Wire {
 		if lookup(ex) {
@@ -249,6 +256,10 @@ func callOutcome(c Call) string {
 		return "no settlement"
 	case errors.Is(c.Err, pix.ErrKeyExpired):
 		return "outcome unknown at the key deadline"
+	case errors.Is(c.Err, pix.ErrPending):
+		return "pending"
+	case errors.Is(c.Err, pix.ErrRejected):
+		return "rejected"
 	case errors.Is(c.Err, pix.ErrOutcomeUnknown):
 		return "outcome unknown"
 	case errors.Is(c.Err, pix.ErrInsufficientFunds):

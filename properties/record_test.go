@@ -79,7 +79,7 @@ func (l *eventLog) phase() (*Phase, *openCall) {
 	}
 	call := &l.open[len(l.open)-1]
 	switch {
-	case call.kind == pix.CallLookup:
+	case call.kind == pix.CallLookup || call.kind == pix.CallAwait:
 		return &l.look, call
 	case call.kind == pix.CallResume:
 		return nil, call

@@ -41,6 +41,11 @@ type scenario struct {
 	Line    []pipenet.Step
 	Calls   []callSpec       // in the order they are drawn
 	Breaker *breakerSettings // the breaker every call shares; nil: none
+	// CompleteAfter, RejectFromCents and RejectToCents are the PSP's (psp.Config): how long a
+	// payment that would settle stays pending, and the valor it accepts, then rejects.
+	CompleteAfter                  time.Duration
+	RejectFromCents, RejectToCents int64
+	Webhooks                       *webhookRun // the PSP's webhooks and their receiver; nil: none
 }
 
 // callSpec is one call of a scenario.
@@ -51,7 +56,10 @@ type callSpec struct {
 	// (reconciliation). Payment and Key are then ignored.
 	Reconcile bool
 	// Resume is what Resume is given; nil to Send or SendWithKey. Reconcile sets it.
-	Resume   *pix.OutcomeUnknownError
+	Resume *pix.OutcomeUnknownError
+	// Await makes a reconciliation of a pending outcome (pix.ErrPending) await its key, as a
+	// payer that waits for the end does, rather than resume it.
+	Await    bool
 	After    time.Duration // the start: from the run's, or from the return of the call reconciled
 	Deadline time.Duration // the caller's context ends this long after the start; 0: never
 	Jitter   []float64     // the client's draws in [0, 1), taken in a cycle
@@ -59,22 +67,30 @@ type callSpec struct {
 
 // runScenario plays sc against a fresh PSP (psptest) inside a synctest bubble, behind the wire
 // recorder and the gateway, the clients dialling it through the line. It returns once every call
-// and every PSP handler has returned, a duplicate fault's first copy included: slow and late
-// faults outlive the client. The error reports a PSP that would not start or events that break
-// pix.Observer's contract.
+// and every PSP handler has returned, a duplicate fault's first copy included (slow and late
+// faults outlive the client), every pending payment has ended, and its webhooks are through.
+// The error reports a PSP that would not start or events that break pix.Observer's contract.
 func runScenario(sc scenario) (Trace, error) {
 	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
 	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
 	wire := &roundtrip.Handler{KeyParam: psp.LookupParam}
+	run := &runner{sc: sc}
+	hooks, err := startWebhooks(sc.Webhooks, run)
+	if err != nil {
+		return Trace{}, err
+	}
 	srv, err := psptest.NewServerBehind(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
-		KeyTTL: sc.KeyTTL}, func(double *psp.Server) http.Handler {
+		KeyTTL: sc.KeyTTL, CompleteAfter: sc.CompleteAfter, RejectFromCents: sc.RejectFromCents,
+		RejectToCents: sc.RejectToCents, OnEnd: hooks.ended}, func(double *psp.Server) http.Handler {
 		wire.Next = &psptest.Gateway{Next: double, Queue: sc.Gateway}
 		return wire
 	})
 	if err != nil {
+		hooks.close()
 		return Trace{}, err
 	}
 	defer srv.Close()
+	defer hooks.close()
 	network := pipenet.NewLine(sc.Line...)
 	// pix's default transport's header limit: pix must report an answer it cannot read.
 	transport := srv.Transport().Clone()
@@ -85,7 +101,7 @@ func runScenario(sc scenario) (Trace, error) {
 		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
 	tr.SlowestFault, tr.Distortions = faultsAt(sc.Faults, "")
 	tr.SlowestLookup, tr.LookupDistortions = faultsAt(sc.Faults, "lookup")
-	run := &runner{url: srv.URL, transport: transport, line: network, sc: sc}
+	run.url, run.transport, run.line = srv.URL, transport, network
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
 	}
@@ -109,9 +125,16 @@ func runScenario(sc scenario) (Trace, error) {
 			tr.Calls[i] = c
 		})
 	}
+	hooks.forge(&wg)
 	wg.Wait()
-	srv.Close() // once every handler has returned, a duplicate's first copy included
+	srv.Wait() // every duplicate's first copy has committed
+	for srv.Stats().Pending > 0 {
+		time.Sleep(time.Second) // Stats ends what is due, as the PSP's timer does
+	}
+	tr.Deliveries = hooks.finish()
+	srv.Close() // once every handler has returned
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.Exchanges(), srv.Settlements(), srv.Stats().BalanceCents
+	tr.Ends = hooks.takeEnds()
 	return tr, errors.Join(eventErrs...)
 }
 
@@ -134,18 +157,20 @@ func chainsOf(calls []callSpec) []int {
 }
 
 // reconciliation is spec, a reconciliation of call c, made into the call that a payer makes
-// when c returns, as the README tells it to: Resume with c's *pix.OutcomeUnknownError, or Send
-// again (a new key) after pix.ErrNoSettlement or when c sent nothing. After any other end, it
+// when c returns, as the README tells it to: Resume with c's *pix.OutcomeUnknownError (or Await
+// its key, if it is pending and spec says so), or Send again (a new key) after
+// pix.ErrNoSettlement or pix.ErrRejected, or when c sent nothing. After any other end, it
 // resumes as a payer that restarted and lost c's outcome does: with the key and the key's first
 // send in the run, which such a payer stored. SendWithKey would count the key as not yet sent,
 // and could pay twice past its TTL.
 func (run *runner) reconciliation(c Call, spec callSpec) callSpec {
 	spec.Payment, spec.Key = c.Payment, ""
 	unknown, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err)
+	spec.Await = spec.Await && errors.Is(c.Err, pix.ErrPending)
 	switch {
 	case ok:
 		spec.Resume = unknown
-	case errors.Is(c.Err, pix.ErrNoSettlement) || c.Key() == "":
+	case errors.Is(c.Err, pix.ErrNoSettlement) || errors.Is(c.Err, pix.ErrRejected) || c.Key() == "":
 		// Send, under a new key
 	default:
 		spec.Resume = &pix.OutcomeUnknownError{Key: c.Key(), FirstSent: run.firstSent(c.Key()), Err: c.Err}
@@ -181,7 +206,10 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	network := &pipenet.Tripper{Next: run.transport, Line: run.line}
 	draws := &retrytest.Cycle{Draws: spec.Jitter}
 	guard := &attemptGuard{next: network, budget: run.sc.Policy.AttemptsMax, stop: stop, run: run, draws: draws}
-	if spec.Resume != nil {
+	switch {
+	case spec.Await:
+		guard.lookupBudget = awaitBudget
+	case spec.Resume != nil:
 		guard.lookupBudget = run.sc.Policy.AttemptsMax
 	}
 	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers, KeyParam: psp.LookupParam}
@@ -193,7 +221,7 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	if run.breaker != nil {
 		client.Breaker = breaker
 	}
-	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Resumed: spec.Resume, Start: time.Now()}
+	c := Call{Payment: spec.Payment, GivenKey: spec.Key, Resumed: spec.Resume, Awaited: spec.Await, Start: time.Now()}
 	if spec.Deadline > 0 {
 		c.Deadline = c.Start.Add(spec.Deadline)
 		var cancel context.CancelFunc
@@ -201,6 +229,9 @@ func (run *runner) call(spec callSpec) (Call, error) {
 		defer cancel()
 	}
 	switch {
+	case spec.Await:
+		c.GivenKey, c.Resumed = spec.Resume.Key, nil
+		c.Receipt, c.Err = client.Await(ctx, c.GivenKey)
 	case spec.Resume != nil:
 		c.GivenKey = spec.Resume.Key
 		c.Receipt, c.Err = client.Resume(ctx, spec.Resume, spec.Payment)
@@ -219,6 +250,10 @@ func (run *runner) call(spec callSpec) (Call, error) {
 
 // errPastBudget ends the context of a call whose client sent more requests than AttemptsMax.
 var errPastBudget = errors.New("the client sent a request past AttemptsMax")
+
+// awaitBudget bounds the lookups of an Await, which AttemptsMax does not: far above what its
+// waits allow while a payment is pending in a run (pendingScenarios).
+const awaitBudget = 1000
 
 // attemptGuard counts a call's round trips, payment requests and lookups apart, and passes them
 // on until budget payment requests, or lookupBudget lookups, have gone. It refuses the next one

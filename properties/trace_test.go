@@ -32,15 +32,20 @@ type Trace struct {
 	BalanceStart      int64         // cents, when the run began
 	BalanceEnd        int64         // cents, once every handler had returned
 	Ledger            []psp.Settlement
-	Calls             []Call
-	Wire              []Exchange // in the order the PSP's handler was entered
+	// Ends is each payment's terminal status as psp.Config.OnEnd reported it, in order: a
+	// payment settled at once too, and one accepted pending that settled or was rejected later.
+	Ends       []psp.Ended
+	Calls      []Call
+	Wire       []Exchange // in the order the PSP's handler was entered
+	Deliveries []Delivery // what reached the run's webhook receiver, in order; none without one
 }
 
-// Call is one Send, SendWithKey or Resume. Its payment attempts are its Phase; a Resume that
-// looked its key up has a second Phase, Lookup. Its slices are in order.
+// Call is one Send, SendWithKey, Resume or Await. Its payment attempts are its Phase; a Resume
+// that looked its key up, and an Await, have a second Phase, Lookup. Its slices are in order.
 type Call struct {
 	Payment  pix.Payment
-	GivenKey string // SendWithKey's key, or the key Resume was given; "" for Send
+	GivenKey string // SendWithKey's key, or the key Resume or Await was given; "" for Send
+	Awaited  bool   // the call is an Await of GivenKey, the key of Payment: only lookups
 	// Resumed is the error Resume was given; nil for Send and SendWithKey.
 	Resumed *pix.OutcomeUnknownError
 	// Chain is the index of the call that began this call's payment: the call itself, or the
@@ -80,8 +85,8 @@ func (c Call) Key() string {
 	return c.Trips[0].Key
 }
 
-// lookedUp reports whether the call ended in a lookup: Resume found its key past the key
-// deadline, or reached it while resending.
+// lookedUp reports whether the call ended in a lookup: an Await, or a Resume that found its key
+// past the key deadline, or reached it while resending.
 func (c Call) lookedUp() bool { return c.Lookup.Summary != nil }
 
 // phases are the call's payment phase and its lookup phase, named as in phaseKinds.
@@ -154,6 +159,23 @@ type Summary struct {
 	EndToEndID     string // settled and found only
 	Replayed       bool   // settled only
 }
+
+// Delivery is one POST that reached the run's webhook receiver, a pix.WebhookHandler, and what
+// the receiver made of it. The payer's state of a key it sent is "pending" until a delivery
+// applied ends it "settled" or "refused"; a key it never sent has none ("").
+type Delivery struct {
+	At     time.Time
+	Forged string // how the run forged it, "" for the double's own: "wrong secret" or "replayed late"
+	// ID, Key, EndToEndID and Status are the body's id, idempotencyKey, endToEndId and status.
+	ID, Key, EndToEndID, Status string
+	Answer                      int    // the receiver's status
+	Applies                     int    // how many times the handler called Apply
+	Failed                      bool   // Apply failed, as the run drew, and changed nothing
+	Before, After               string // the payer's state of Key when Apply ran, and when it returned
+}
+
+// changed reports whether d changed the payer's state of its key.
+func (d Delivery) changed() bool { return d.Before != d.After }
 
 // Trip is one round trip as the client's transport saw it. Its Number is unique in a run.
 type Trip = roundtrip.Trip
@@ -232,8 +254,8 @@ func (tr Trace) String() string {
 		return "+" + t.Sub(t0).String()
 	}
 	for i, c := range tr.Calls {
-		fmt.Fprintf(&b, "call %d (payment of call %d) key %q %s→%s receipt %+v err %v\n", i, c.Chain, c.Key(),
-			at(c.Start), at(c.End), c.Receipt, c.Err)
+		fmt.Fprintf(&b, "call %d (payment of call %d) key %q awaited=%v %s→%s receipt %+v err %v\n", i, c.Chain,
+			c.Key(), c.Awaited, at(c.Start), at(c.End), c.Receipt, c.Err)
 		if c.Resumed != nil {
 			fmt.Fprintf(&b, "  resumes key %q first sent at %s\n", c.Resumed.Key, at(c.Resumed.FirstSent))
 		}
@@ -260,6 +282,13 @@ func (tr Trace) String() string {
 	for _, s := range tr.Ledger {
 		fmt.Fprintf(&b, "ledger %s key %q %d cents at %s\n", s.EndToEndID, s.IdempotencyKey, s.AmountCents,
 			at(s.SettledAt))
+	}
+	for _, e := range tr.Ends {
+		fmt.Fprintf(&b, "end %s key %q %s at %s\n", e.EndToEndID, e.IdempotencyKey, e.Status, at(e.At))
+	}
+	for _, d := range tr.Deliveries {
+		fmt.Fprintf(&b, "delivery %s at %s forged %q key %q %s %s → %d applied %d failed=%v %q→%q\n", d.ID, at(d.At),
+			d.Forged, d.Key, d.EndToEndID, d.Status, d.Answer, d.Applies, d.Failed, d.Before, d.After)
 	}
 	fmt.Fprintf(&b, "balance %d → %d cents; keys kept %v, by the clients %v\n", tr.BalanceStart, tr.BalanceEnd,
 		tr.KeyTTL, tr.ClientKeyTTL)
