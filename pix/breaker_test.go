@@ -137,6 +137,7 @@ func TestBreakerCountsWhatThePSPSays(t *testing.T) {
 		{name: "499", faults: []psp.Fault{psp.Status(499)}, failure: false},
 		{name: "302, outside the contract", faults: []psp.Fault{psp.Redirect(302)}, failure: false},
 		{name: "201 with a broken body", faults: []psp.Fault{psp.Fault{Kind: "bad_body", Breach: "missing", Member: "horario"}}, failure: false},
+		{name: "202 pending", faults: []psp.Fault{psp.Pending(time.Second, "settled")}, failure: false},
 		{name: "429", faults: []psp.Fault{psp.Status(429)}, failure: true},
 		{name: "500", faults: []psp.Fault{psp.Status(500)}, failure: true},
 		{name: "503", faults: []psp.Fault{psp.Status(503)}, failure: true},

@@ -49,6 +49,16 @@ func TestLogRecordsSayWhatTheEventsSay(t *testing.T) {
 				c.KeyTTL, c.AttemptTimeout = time.Second, 500*time.Millisecond
 				return resume(&pix.OutcomeUnknownError{Key: "order-1", FirstSent: time.Now()}, payment)(ctx, c)
 			}},
+		{"a pending payment, awaited until it settles", []psp.Fault{psp.Pending(time.Second, "settled")},
+			sendThenAwait(time.Minute)},
+		{"a pending payment, awaited until it is rejected", []psp.Fault{psp.Pending(time.Second, "rejected")},
+			sendThenAwait(time.Minute)},
+		{"a pending payment, awaited past the context", []psp.Fault{psp.Pending(time.Hour, "settled")},
+			sendThenAwait(time.Second)},
+		{"an await of a key that paid nothing", nil, func(ctx context.Context, c *pix.Client) error {
+			_, err := c.Await(ctx, "order-1")
+			return err
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -81,28 +91,31 @@ func recordOf(e any) record {
 		}
 		attrs := map[string]any{"attempt": int64(e.Number), "key": e.Key,
 			"transient": e.Outcome == pix.OutcomeTransient, "wait": e.Wait}
-		if e.Err != nil && e.Outcome != pix.OutcomeLookupNone {
+		if e.Err != nil && e.Outcome != pix.OutcomeLookupNone && e.Outcome != pix.OutcomePending {
 			attrs["error"] = e.Err.Error()
 		}
 		return record{Message: msg, Attrs: attrs}
 	case pix.Call:
 		attrs := map[string]any{"key": e.Key, "attempts": int64(e.Attempts)}
-		lookup := e.Kind == pix.CallLookup
+		noun := "pix payment"
+		if e.Kind == pix.CallLookup || e.Kind == pix.CallAwait {
+			noun = "pix " + string(e.Kind)
+		}
 		switch {
-		case e.Err == nil && lookup:
+		case e.Err == nil && e.Kind == pix.CallLookup:
 			attrs["endToEndId"] = e.Receipt.EndToEndID
 			return record{Message: "pix lookup found", Attrs: attrs}
 		case e.Err == nil:
 			attrs["endToEndId"], attrs["replayed"] = e.Receipt.EndToEndID, e.Receipt.Replayed
-			return record{Message: "pix payment settled", Attrs: attrs}
-		case lookup && errors.Is(e.Err, pix.ErrNoSettlement):
-			return record{Message: "pix lookup found nothing", Attrs: attrs}
+			return record{Message: noun + " settled", Attrs: attrs}
+		case errors.Is(e.Err, pix.ErrNoSettlement):
+			return record{Message: noun + " found nothing", Attrs: attrs}
+		case errors.Is(e.Err, pix.ErrPending):
+			attrs["error"] = e.Err.Error()
+			return record{Message: noun + " pending", Attrs: attrs}
 		}
 		attrs["error"], attrs["outcome_unknown"] = e.Err.Error(), errors.Is(e.Err, pix.ErrOutcomeUnknown)
-		if lookup {
-			return record{Message: "pix lookup failed", Attrs: attrs}
-		}
-		return record{Message: "pix payment failed", Attrs: attrs}
+		return record{Message: noun + " failed", Attrs: attrs}
 	}
 	panic("recordOf: not an event")
 }
@@ -122,4 +135,15 @@ func saysTheSame(got, want record) bool {
 		}
 	}
 	return true
+}
+
+// sendThenAwait pays under order-1, then awaits its end for at most d.
+func sendThenAwait(d time.Duration) func(context.Context, *pix.Client) error {
+	return func(ctx context.Context, c *pix.Client) error {
+		c.SendWithKey(ctx, "order-1", payment)
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		_, err := c.Await(ctx, "order-1")
+		return err
+	}
 }

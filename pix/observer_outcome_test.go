@@ -2,6 +2,7 @@ package pix_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -22,6 +23,12 @@ func TestObserverSeesEveryCallAndAttempt(t *testing.T) {
 	settle := func(t *testing.T, f *fixture) {
 		if _, err := f.client().SendWithKey(t.Context(), "order-1", payment); err != nil {
 			t.Fatal(err)
+		}
+	}
+	reject := func(t *testing.T, f *fixture) { // accepted, rejected as soon as anyone looks
+		f.psp.Inject(psp.Pending(0, "rejected"))
+		if _, err := f.client().SendWithKey(t.Context(), "order-1", payment); !errors.Is(err, pix.ErrPending) {
+			t.Fatalf("SendWithKey() error = %v, want ErrPending", err)
 		}
 	}
 	unknownKey := &pix.OutcomeUnknownError{Key: "order-1"} // a zero FirstSent is long past
@@ -203,6 +210,31 @@ func TestObserverSeesEveryCallAndAttempt(t *testing.T) {
 				`GET 1 ended in "resume/lookup/GET 1": 404 lookup_none after 0s, wait 0s, stop permanent`,
 				`lookup ended in "resume/lookup": lookup_none after 0s`,
 				`resume ended in "resume": lookup_none after 0s`,
+			},
+		},
+		{
+			name:  "a rejection, replayed",
+			setup: reject,
+			call:  sendWithKey(payment),
+			want: []string{
+				`send_with_key started in ""`,
+				`POST 1 started in "send_with_key"`,
+				`POST 1 ended in "send_with_key/POST 1": 422 refused after 0s, wait 0s, stop permanent`,
+				`send_with_key ended in "send_with_key": refused after 0s`,
+			},
+		},
+		{
+			name:  "Lookup finds a rejection",
+			setup: reject,
+			call: func(ctx context.Context, c *pix.Client) error {
+				_, err := c.Lookup(ctx, "order-1")
+				return err
+			},
+			want: []string{
+				`lookup started in ""`,
+				`GET 1 started in "lookup"`,
+				`GET 1 ended in "lookup/GET 1": 200 refused after 0s, wait 0s, stop permanent`,
+				`lookup ended in "lookup": refused after 0s`,
 			},
 		},
 		{
