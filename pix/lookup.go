@@ -165,7 +165,7 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 		return Receipt{}, err
 	}
 	if l.found.status != statusSettled {
-		return Receipt{}, l.found.unended()
+		return Receipt{}, l.found.notSettled()
 	}
 	return l.found.receipt(), nil
 }

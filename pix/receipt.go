@@ -148,9 +148,9 @@ func (ps paymentStatus) receipt() Receipt {
 		SettledAt: ps.at}
 }
 
-// unended is the error of a payment pending or rejected: an error wrapping ErrPending or
+// notSettled is the error of a payment pending or rejected: an error wrapping ErrPending or
 // ErrRejected that says the endToEndId, and when the PSP accepted or rejected the payment.
-func (ps paymentStatus) unended() error {
+func (ps paymentStatus) notSettled() error {
 	at := ps.at.UTC().Format(time.RFC3339Nano)
 	if ps.status == statusRejected {
 		return fmt.Errorf("%w: endToEndId %s, rejected at %s: %s", ErrRejected, ps.endToEndID, at,

@@ -125,7 +125,7 @@ func (s *sending) exchange(ctx context.Context) (Receipt, error) {
 		if err != nil {
 			return Receipt{}, fmt.Errorf("%w: %w", decodeError(a, time.Now()), err)
 		}
-		return Receipt{}, ps.unended()
+		return Receipt{}, ps.notSettled()
 	}
 	return Receipt{}, decodeError(a, time.Now())
 }

@@ -29,8 +29,8 @@ func (w Webhook) Settled() bool { return w.Status == statusSettled }
 // WebhookHandler receives the PSP's webhooks, each a POST of one payment's end. It verifies
 // and decodes each delivery, and Apply applies it. Serve it at the URL the PSP posts to.
 //
-// A delivery is applied only if every check passes, in this order. Anything else answers
-// 405 to a method other than POST. A body over 64 KiB answers 413. The Pix-Signature header
+// It applies a delivery only if every check passes, in this order. A method other than POST
+// answers 405. A body over 64 KiB answers 413. The Pix-Signature header
 // must be t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under Secret>, with t within
 // 300 s of Now, either way: otherwise 401. Other members of the header are ignored, and any
 // of several v1 may match. The body must then be one JSON object with exactly the members id,
