@@ -31,17 +31,23 @@ type awaitCase struct {
 func awaitCaseGen() *rapid.Generator[awaitCase] {
 	return rapid.Custom(func(t *rapid.T) awaitCase {
 		base := retrytest.Millis(1, 500).Draw(t, "DelayBase")
-		return awaitCase{
+		c := awaitCase{
 			After:    retrytest.Millis(0, 4000).Draw(t, "After"),
 			Rejected: rapid.Bool().Draw(t, "Rejected"),
 			Failures: rapid.IntRange(0, 3).Draw(t, "Failures"),
-			Deadline: retrytest.Millis(1, 10000).Draw(t, "Deadline"),
 			Policy: retry.Policy{AttemptsMax: rapid.IntRange(1, 3).Draw(t, "AttemptsMax"), DelayBase: base,
 				DelayMax: base + retrytest.Millis(0, 2000).Draw(t, "DelayMax-DelayBase")},
 			// The cycle of draws ends with 0.5, so that it waits: draws that are all near 0 would
 			// make every wait 0, and virtual time, in which a look takes none, would stand still.
 			Draws: append(retrytest.Draws().Draw(t, "Draws"), 0.5),
 		}
+		// Half the deadlines leave room for the failures and a look after the end, each a wait
+		// of DelayMax at most, so that about half the runs see the end.
+		c.Deadline = retrytest.Millis(1, max(1, int(c.After/time.Millisecond))).Draw(t, "Deadline")
+		if rapid.Bool().Draw(t, "Deadline past the end") {
+			c.Deadline = c.After + time.Duration(c.Failures+1)*c.Policy.DelayMax + retrytest.Millis(1, 2000).Draw(t, "slack")
+		}
+		return c
 	})
 }
 
