@@ -43,7 +43,7 @@ func checkFinalError(tr Trace) error {
 		if !ok || len(ph.Trips) != len(ph.Attempts) || c.lookedUp() && errors.Is(c.Err, pix.ErrKeyReused) {
 			continue // invariant 1 reports it: the attempts cannot be paired with their trips
 		}
-		if ex, ok := tr.exchangeOf(t); ok && unended(t, ex) {
+		if said := tr.lastHeard(c); said == statusPending || said == statusRejected && t.Status == http.StatusOK {
 			continue
 		}
 		checkLastAnswer(&v, i, c.Err, t, tr.unreadable(t), c.lookedUp())

@@ -68,7 +68,7 @@ func checkNewKeys(v *violations, tr Trace, chain []int) {
 			o := tr.Calls[j]
 			return o.Key() == prev.key && tr.provenUnpaid(o) && !o.End.After(next.at)
 		}) {
-			v.addf("call %d paid under key %q, though no lookup had proven its payment's key %q unpaid", next.call,
+			v.addf("call %d paid under key %q, though the PSP had not proven its payment's key %q unpaid", next.call,
 				next.key, prev.key)
 		}
 	}
@@ -81,10 +81,9 @@ func (tr Trace) provenUnpaid(c Call) bool {
 	if errors.Is(c.Err, pix.ErrNoSettlement) {
 		return tr.notFoundProof(c) == ""
 	}
-	t, ok := lastOf(c.final().Trips)
-	ex, found := tr.exchangeOf(t)
-	return errors.Is(c.Err, pix.ErrRejected) && ok && found && ex.Key == c.Key() && statusSaid(ex) == statusRejected &&
-		t.Err == nil && t.BodyErr == nil && t.Status == ex.Status
+	t, _ := lastOf(c.final().Trips)
+	ex, _ := tr.exchangeOf(t)
+	return errors.Is(c.Err, pix.ErrRejected) && ex.Key == c.Key() && tr.lastHeard(c) == statusRejected
 }
 
 // send is the first payment request under a key: its call and its start.
@@ -184,6 +183,8 @@ var keyAbandonedPlanted = []planted{
 	{"ErrNoSettlement with no lookup", "after no lookup", func(tr *Trace) {
 		tr.Calls[callUnknown].Err = fmt.Errorf("%w: %w", pix.ErrNoSettlement, &pix.Error{Status: 404})
 	}},
-	{"a new key before the old one was proven unpaid", "though no lookup had proven",
+	{"a new key before the old one was proven unpaid", "though the PSP had not proven",
 		func(tr *Trace) { tr.Calls[callNoSettlement].End = tr.trip(callRepaid, 1).Start.Add(1) }},
+	{"a new key while the old one was pending", "call 14 paid under key",
+		func(tr *Trace) { gaveUpPending(tr, callAwaitRejected, 5) }},
 }

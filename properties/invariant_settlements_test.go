@@ -10,14 +10,15 @@ import (
 )
 
 // checkSettlements is invariant 3: a payment is settled at most once, across all its keys and
-// however long it takes. A payment is a chain of calls (Call.Chain): a call, the duplicate
-// senders of its payment under its key, and the reconciliations after it, each of which resumes
-// the key before it or, once a lookup proved that key unpaid, pays again under a new one. The
-// ledger holds at most one settlement of the payment under the chain's keys. A call that
-// succeeded has exactly one under its key; a refused call has none of its payment under its
-// key; a call that ended with ErrNoSettlement has none at all under its key, which the PSP
-// closed. No key is settled twice while the PSP remembers it, and every settlement in the
-// ledger belongs to a call: one with its key and its payment.
+// however long it takes, pending or not. A payment is a chain of calls (Call.Chain): a call, the
+// duplicate senders of its payment under its key, and the reconciliations after it, each of
+// which resumes or awaits the key before it or, once the PSP proved that key unpaid (a lookup's
+// 404, a rejection), pays again under a new one. The ledger holds at most one settlement of the
+// payment under the chain's keys; a payment accepted pending is in it once it settles. A call
+// that succeeded has exactly one under its key; a refused call, a rejected one included, has
+// none of its payment under its key; a call that ended with ErrNoSettlement has none at all
+// under its key, which the PSP closed. No key is settled twice while the PSP remembers it, and
+// every settlement in the ledger belongs to a call: one with its key and its payment.
 func checkSettlements(tr Trace) error {
 	var v violations
 	for _, chain := range tr.chains() {
@@ -74,12 +75,12 @@ func (tr Trace) paymentSettlements(chain []int) []psp.Settlement {
 	return out
 }
 
-// refused reports whether err is a business refusal: the PSP (or local validation) said no. An
-// ErrKeyReused from a lookup, which sees only the key's latest settlement, is also outcome
-// unknown, and no refusal.
+// refused reports whether err is a business refusal: the PSP (or local validation) said no, at
+// once or, for a payment it accepted, later (ErrRejected). An ErrKeyReused from a lookup, which
+// sees only the key's latest settlement, is also outcome unknown, and no refusal.
 func refused(err error) bool {
 	return (errors.Is(err, pix.ErrInsufficientFunds) || errors.Is(err, pix.ErrKeyReused) ||
-		errors.Is(err, pix.ErrInvalidPayment)) && !errors.Is(err, pix.ErrOutcomeUnknown)
+		errors.Is(err, pix.ErrInvalidPayment) || errors.Is(err, pix.ErrRejected)) && !errors.Is(err, pix.ErrOutcomeUnknown)
 }
 
 // endToEndIDs lists the endToEndIds of settlements.
@@ -118,4 +119,5 @@ var settlementsPlanted = []planted{
 	{"a settlement no call made", "belongs to no call", func(tr *Trace) { tr.Ledger[0].AmountCents = 15001 }},
 	{"a success with no settlement", "call 0 succeeded; the ledger holds 0", func(tr *Trace) { tr.Ledger = nil }},
 	{"a refused payment settled", "call 1 was refused", func(tr *Trace) { settle(tr, callRefused) }},
+	{"a rejected payment settled", "call 13 was refused", func(tr *Trace) { settle(tr, callAwaitRejected) }},
 }

@@ -18,8 +18,10 @@ import (
 // Retry-After above DelayMax, or met its caller's deadline (stoppedForDeadline), or had its
 // retry refused by the breaker (stoppedByBreaker) or by the key deadline, when that retry would
 // not have ended before it (stoppedByKeyDeadline). A lookup's attempts are held to the same rule
-// (no breaker and no key deadline stop them). A Resume looks its key up without resending only
-// when a resend would not have ended before the key deadline.
+// (no breaker and no key deadline stop them). An Await's lookups are bounded by their deadline
+// alone, and an answer that the payment is pending is looked up again as a transient failure
+// is. A Resume looks its key up without resending only when a resend would not have ended before
+// the key deadline.
 func checkTransientRetried(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -36,13 +38,14 @@ func checkTransientRetried(tr Trace) error {
 func checkRetried(v *violations, tr Trace, i int, c Call, k int) {
 	ph := c.phases()[k]
 	t, ok := lastOf(ph.Trips)
-	if !ok || len(ph.Trips) != len(ph.Attempts) || !transientTrip(t, tr.unreadable(t)) {
+	polled := k == 1 && c.Awaited && tr.lastHeard(c) == statusPending
+	if !ok || len(ph.Trips) != len(ph.Attempts) || !transientTrip(t, tr.unreadable(t)) && !polled {
 		return // no round trip, or invariant 1 reports it, or a final answer
 	}
 	n, p := len(ph.Attempts), tr.Policy
 	if n < budgetOf(p, c, k) && hintOf(t) <= p.DelayMax && !stoppedForDeadline(p, c, k) && !(k == 0 && stoppedAfterWait(c)) {
-		v.addf("call %d stopped after a transient failure (status %d, error %v) at %sattempt %d of %d",
-			i, t.Status, t.Err, phaseKinds[k], n, p.AttemptsMax)
+		v.addf("call %d stopped after a transient failure or a pending payment (status %d, error %v) at %sattempt %d of %d",
+			i, t.Status, t.Err, phaseKinds[k], n, budgetOf(p, c, k))
 	}
 }
 
@@ -117,6 +120,22 @@ func forgetAfter(tr *Trace, i, n int) {
 	c.Attempts, c.Trips, c.Lines = c.Attempts[:n], c.Trips[:n], c.Lines[:n]
 }
 
+// gaveUpPending ends Await call i after its lookup n, which heard its payment pending, as if its
+// deadline had come.
+func gaveUpPending(tr *Trace, i, n int) {
+	c := &tr.Calls[i]
+	for _, t := range c.Lookup.Trips[n:] {
+		tr.exchange(t.Number).Trip = -1
+	}
+	tr.Wire = slices.DeleteFunc(tr.Wire, func(ex Exchange) bool { return ex.Trip == -1 })
+	look := &c.Lookup
+	look.Attempts, look.Trips, look.Lines, look.Draws = look.Attempts[:n], look.Trips[:n], look.Lines[:n], look.Draws[:n-1]
+	look.Attempts[n-1].Wait = 0
+	c.End, look.Summary.At, look.Summary.Attempts = look.Attempts[n-1].At, look.Attempts[n-1].At, n
+	c.Receipt, c.Err = pix.Receipt{}, &pix.OutcomeUnknownError{Key: c.Key(), Attempts: n,
+		Err: errors.New(look.Attempts[n-1].Error)}
+}
+
 // resumedFrom makes Resume call i count its key's lifetime from first, as if the key had first
 // left then.
 func resumedFrom(tr *Trace, i int, first time.Time) {
@@ -127,18 +146,22 @@ func resumedFrom(tr *Trace, i int, first time.Time) {
 
 // transientPlanted are violations of this invariant, planted in the baseline trace.
 var transientPlanted = []planted{
-	{"giving up with budget left", "call 2 stopped after a transient failure (status 503",
+	{"giving up with budget left", "call 2 stopped after a transient failure or a pending payment (status 503",
 		func(tr *Trace) { tr.Policy.AttemptsMax = 5 }},
 	{"giving up long before the caller's deadline", "call 4 stopped after a transient failure",
 		func(tr *Trace) { tr.Calls[callDeadline].Deadline = tr.Calls[callDeadline].End.Add(time.Hour) }},
 	{"a lost connection taken as permanent",
-		"call 2 stopped after a transient failure (status 0, error EOF) at attempt 2 of 3",
+		"call 2 stopped after a transient failure or a pending payment (status 0, error EOF) at attempt 2 of 3",
 		func(tr *Trace) { stopAfter(tr, callUnknown, 2) }},
 	{"a retry refused at the key deadline with time left", "call 2 stopped at the key deadline after attempt 2",
 		func(tr *Trace) { expiredAfter(tr, callUnknown, 2) }},
+	{"an Await that gives up on a pending payment",
+		"call 11 stopped after a transient failure or a pending payment (status 202, error <nil>) at lookup attempt 1 of 1000",
+		func(tr *Trace) { gaveUpPending(tr, callAwaited, 1) }},
 	{"a lookup while a resend would still fit", "call 9 looked its key up at once",
 		func(tr *Trace) { resumedFrom(tr, callFound, tr.Calls[callFound].Start) }},
-	{"a reset fresh connection taken as permanent", "call 1 stopped after a transient failure (status 0, error read tcp",
+	{"a reset fresh connection taken as permanent",
+		"call 1 stopped after a transient failure or a pending payment (status 0, error read tcp",
 		func(tr *Trace) {
 			lostConnection(tr, callRefused, 1, errReset)
 			tr.Calls[callRefused].Err = errReset

@@ -35,6 +35,10 @@ var invariants = []invariant{
 	{"14 business refusals are not failures", checkBreakerBusiness, breakerBusinessPlanted},
 	{"15 the breaker's counts match the wire", checkBreakerCounts, breakerCountsPlanted},
 	{"16 a key is abandoned only on proof", checkKeyAbandoned, keyAbandonedPlanted},
+	{"17 nothing settled before REALIZADO, nor refused while it may settle", checkPremature, prematurePlanted},
+	{"18 a finished payment never changes", checkFinished, finishedPlanted},
+	{"19 each delivery's effect once", checkDeliveryOnce, deliveryOncePlanted},
+	{"20 a forged delivery has none", checkForged, forgedPlanted},
 }
 
 // checkAll names the invariants tr breaks, in order, and joins their violations, each under its

@@ -184,13 +184,22 @@ func keepsContract(ex Exchange) bool {
 		want = statusPending
 	}
 	var req payload
+	r, ok := statusBodyOf(ex)
+	return json.Unmarshal(ex.Request, &req) == nil && ok && r.Valor == req.Valor && r.Chave == req.Chave &&
+		r.Status == want
+}
+
+// statusBodyOf decodes the body of ex as a status answer's, and reports whether it has the form
+// the contract gives it: an endToEndId of the right shape, a valor, a chave and an RFC 3339
+// horario. A bad_body fault breaks one of them.
+func statusBodyOf(ex Exchange) (receiptBody, bool) {
 	var r receiptBody
-	if json.Unmarshal(ex.Request, &req) != nil || json.Unmarshal(ex.Body, &r) != nil {
-		return false
+	if json.Unmarshal(ex.Body, &r) != nil {
+		return r, false
 	}
 	_, err := time.Parse(time.RFC3339, r.Horario)
-	return endToEndIDShape.MatchString(r.EndToEndID) && r.Valor == req.Valor && r.Chave == req.Chave &&
-		r.Status == want && err == nil
+	_, errValor := psp.ParseBalance(r.Valor)
+	return r, endToEndIDShape.MatchString(r.EndToEndID) && errValor == nil && r.Chave != "" && err == nil
 }
 
 // endToEndIDShape is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm and 11 alphanumerics.
@@ -210,25 +219,43 @@ const (
 	statusRejected = "NAO_REALIZADO"
 )
 
-// statusSaid is the status of its payment that the answer of ex states: the status member of a
-// 2xx's body, or NAO_REALIZADO for a 422 payment_rejected. It is "" for any other answer.
+// statusSaid is the status of its payment that the answer of ex states, as the contract lets
+// it: the status member of a 201's body (REALIZADO), of a 202's (EM_PROCESSAMENTO) or of a
+// lookup's 200 (REALIZADO or NAO_REALIZADO), each of the contract's form (statusBodyOf), or
+// NAO_REALIZADO for a 422 payment_rejected. It is "" for any other answer, such as one a fault
+// distorted.
 func statusSaid(ex Exchange) string {
-	var r receiptBody
-	switch {
-	case ex.Status/100 == 2 && json.Unmarshal(ex.Body, &r) == nil:
-		return r.Status
-	case ex.Status == http.StatusUnprocessableEntity && problemCode(ex.Body) == "payment_rejected":
+	if ex.Status == http.StatusUnprocessableEntity && problemCode(ex.Body) == "payment_rejected" {
 		return statusRejected
+	}
+	r, ok := statusBodyOf(ex)
+	switch {
+	case !ok:
+	case ex.Status == http.StatusCreated && r.Status == statusSettled,
+		ex.Status == http.StatusAccepted && r.Status == statusPending,
+		ex.Status == http.StatusOK && lookup(ex) && (r.Status == statusSettled || r.Status == statusRejected):
+		return r.Status
 	}
 	return ""
 }
 
-// unended reports whether round trip t brought whole, as the answer of ex, the word that its
-// payment has not ended settled: a 202 pending, or a lookup's 200 rejected.
-func unended(t Trip, ex Exchange) bool {
-	said := statusSaid(ex)
-	return t.Err == nil && t.BodyErr == nil && t.Status == ex.Status &&
-		(ex.Status == http.StatusAccepted && said == statusPending || lookup(ex) && ex.Status == 200 && said == statusRejected)
+// heard is the status of its payment that round trip t brought whole, the answer of ex
+// (statusSaid), or "" if it brought none.
+func heard(t Trip, ex Exchange) string {
+	if t.Err != nil || t.BodyErr != nil || t.Status != ex.Status {
+		return ""
+	}
+	return statusSaid(ex)
+}
+
+// lastHeard is the status of its payment that the last round trip of call c brought whole.
+func (tr Trace) lastHeard(c Call) string {
+	t, ok := lastOf(c.final().Trips)
+	ex, found := tr.exchangeOf(t)
+	if !ok || !found {
+		return ""
+	}
+	return heard(t, ex)
 }
 
 // problemCode is the code of a problem+json body, or "" if the body is not one.

@@ -15,6 +15,7 @@ import (
 
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/psp/webhook"
 	"pixretry/retry"
 )
 
@@ -57,16 +58,21 @@ func TestNoVacuousInvariant(t *testing.T) {
 
 // The calls of the baseline run, by what happens to them.
 const (
-	callSettled      = iota // settled on attempt 2: a timeout under a late answer, then the replay
-	callRefused             // refused at once for insufficient funds
-	callUnknown             // outcome unknown: a 503 with Retry-After 1 s, a lost connection, a 503
-	callLocal               // an amount of 0, refused before any request
-	callDeadline            // two 503s, then the wait drawn would end after the caller's deadline
-	callExpired             // two 503s with Retry-After 1 s, then attempt 3 would end past the key deadline
-	callNoSettlement        // resumes callExpired past its key deadline: its lookup answers 404 payment_not_found
-	callRepaid              // pays callExpired's payment again, under a new key
-	callLost                // outcome unknown: its first answer dropped after the commit, then two 503s
-	callFound               // resumes callLost past its key deadline: its lookup finds the settlement
+	callSettled            = iota // settled on attempt 2: a timeout under a late answer, then the replay
+	callRefused                   // refused at once for insufficient funds
+	callUnknown                   // outcome unknown: a 503 with Retry-After 1 s, a lost connection, a 503
+	callLocal                     // an amount of 0, refused before any request
+	callDeadline                  // two 503s, then the wait drawn would end after the caller's deadline
+	callExpired                   // two 503s with Retry-After 1 s, then attempt 3 would end past the key deadline
+	callNoSettlement              // resumes callExpired past its key deadline: its lookup answers 404 payment_not_found
+	callRepaid                    // pays callExpired's payment again, under a new key
+	callLost                      // outcome unknown: its first answer dropped after the commit, then two 503s
+	callFound                     // resumes callLost past its key deadline: its lookup finds the settlement
+	callPending                   // accepted pending for 2 s, then settled: ErrPending
+	callAwaited                   // awaits callPending's key: lookups answer 202 until the settlement
+	callRejected                  // accepted pending for 1 s, then rejected: ErrPending
+	callAwaitRejected             // awaits callRejected's key: ErrRejected
+	callPaidAfterRejection        // pays callRejected's payment again, under a new key
 )
 
 // baselineRun is the run the planted violations start from. Its faults fall on the requests in
@@ -83,7 +89,8 @@ var baselineRun = scenario{
 		{Kind: "status", Status: 503, RetryAfter: time.Second}, {Kind: "status", Status: 503,
 			RetryAfter: time.Second},
 		psp.Slow(0),
-		psp.Drop(), psp.Status(503), psp.Status(503)},
+		psp.Drop(), psp.Status(503), psp.Status(503),
+		psp.Pending(2*time.Second, "settled"), psp.Pending(time.Second, "rejected")},
 	Calls: []callSpec{
 		callSettled: {Payment: pix.Payment{AmountCents: 15000, PixKey: "pix@example.com"}, Jitter: []float64{0.5}},
 		callRefused: {Payment: pix.Payment{AmountCents: 90000, PixKey: "12345678901"}, After: time.Second,
@@ -103,9 +110,23 @@ var baselineRun = scenario{
 		callLost: {Payment: pix.Payment{AmountCents: 2500, PixKey: "pix@example.com"}, After: 12 * time.Second,
 			Jitter: []float64{0.5}},
 		callFound: {Reconcile: true, After: 3 * time.Second, Jitter: []float64{0.5}},
+		callPending: {Payment: pix.Payment{AmountCents: 3000, PixKey: "pix@example.com"}, After: 20 * time.Second,
+			Jitter: []float64{0.5}},
+		// Lookups at once, then 0.05, 0.15, 0.35, 0.75, 1.25, 1.75 and 2.25 s after: the payment settled at 2 s.
+		callAwaited:            {Reconcile: true, Await: true, Deadline: 5 * time.Second, Jitter: []float64{0.5}},
+		callRejected:           {Payment: pix.Payment{AmountCents: 4000, PixKey: "12345678901"}, After: 30 * time.Second, Jitter: []float64{0.5}},
+		callAwaitRejected:      {Reconcile: true, Await: true, Deadline: 5 * time.Second, Jitter: []float64{0.5}},
+		callPaidAfterRejection: {Reconcile: true, Jitter: []float64{0.5}},
 	},
 	// A breaker that never opens: every call's tickets are recorded.
 	Breaker: &breakerSettings{Failures: 100, Timeout: time.Minute, MaxRequests: 1},
+	// The first delivery, callSettled's end, goes twice; the second, callRepaid's, fails its
+	// first try unsent; the third Apply, callLost's, fails and is tried again 0.5 s later. A
+	// forgery claims callSettled's key was rejected; callSettled's delivery is replayed late.
+	Webhooks: &webhookRun{Sender: webhook.Config{Attempts: 3, DelayBase: time.Second, WaitMax: 2 * time.Second,
+		Timeout: 5 * time.Second, Parallel: 1}, Draws: []float64{0.5},
+		Faults: []webhook.Fault{webhook.Duplicate(), webhook.Fail(1)}, Failures: []bool{false, false, false, true},
+		Forgeries: []forgery{{After: 25 * time.Second, Key: 0, Status: "NAO_REALIZADO"}}, Replays: []int{0}},
 }
 
 // baseline plays baselineRun in a synctest bubble and returns its trace, fresh on every call: a
@@ -138,7 +159,9 @@ func TestBaselineHasItsShape(t *testing.T) {
 		callUnknown: "outcome unknown after 3+0", callLocal: "invalid payment after 0+0",
 		callDeadline: "outcome unknown after 2+0", callExpired: "outcome unknown at the key deadline after 2+0",
 		callNoSettlement: "no settlement after 0+1", callRepaid: "settled after 1+0",
-		callLost: "outcome unknown after 3+0", callFound: "found by a lookup after 0+1"}
+		callLost: "outcome unknown after 3+0", callFound: "found by a lookup after 0+1",
+		callPending: "pending after 1+0", callAwaited: "found by a lookup after 0+8", callRejected: "pending after 1+0",
+		callAwaitRejected: "rejected after 0+6", callPaidAfterRejection: "settled after 1+0"}
 	for i, c := range baseline(t).Calls {
 		if got := fmt.Sprintf("%s after %d+%d", callOutcome(c), len(c.Attempts), len(c.Lookup.Attempts)); got != want[i] {
 			t.Errorf("baseline call %d: %s, want %s", i, got, want[i])
@@ -174,6 +197,29 @@ func settle(tr *Trace, i int) {
 	tr.Ledger = append(tr.Ledger, psp.Settlement{Token: tr.Token, IdempotencyKey: c.Key(),
 		EndToEndID: "E12345678202601021000abcdefghijn", AmountCents: c.Payment.AmountCents,
 		PixKey: c.Payment.PixKey, Description: c.Payment.Description, SettledAt: c.Start})
+}
+
+// settlementOf is the ledger's settlement under the key of call i, nil if none; endOf the end of
+// its payment; deliveryOf the n-th of the PSP's deliveries of that end.
+func settlementOf(tr *Trace, i int) *psp.Settlement {
+	k := slices.IndexFunc(tr.Ledger, func(s psp.Settlement) bool { return s.IdempotencyKey == tr.Calls[i].Key() })
+	if k < 0 {
+		return nil
+	}
+	return &tr.Ledger[k]
+}
+func endOf(tr *Trace, i int) *psp.Ended {
+	return &tr.Ends[slices.IndexFunc(tr.Ends, func(e psp.Ended) bool { return e.IdempotencyKey == tr.Calls[i].Key() })]
+}
+func deliveryOf(tr *Trace, i, n int) *Delivery {
+	for k, d := range tr.Deliveries {
+		if d.Key == tr.Calls[i].Key() && d.Forged == "" {
+			if n--; n == 0 {
+				return &tr.Deliveries[k]
+			}
+		}
+	}
+	panic("the baseline has no such delivery")
 }
 
 // lostConnection turns round trip n of call i into a connection lost after the request was

@@ -128,7 +128,7 @@ func runScenario(sc scenario) (Trace, error) {
 	hooks.forge(&wg)
 	wg.Wait()
 	srv.Wait() // every duplicate's first copy has committed
-	for srv.Stats().Pending > 0 {
+	for st := srv.Stats(); st.InFlight > 0 || st.Pending > 0; st = srv.Stats() {
 		time.Sleep(time.Second) // Stats ends what is due, as the PSP's timer does
 	}
 	tr.Deliveries = hooks.finish()
