@@ -168,8 +168,8 @@ func decodePayment(body []byte) (payment, *failure) {
 // unknownMember is the reason of a member a payment does not have.
 const unknownMember = "unknown member: a payment has valor, chave and infoPagador"
 
-// notJSON says why a body is not JSON, and at which byte, in the words of JSON: the error of
-// package jsontext without its name.
+// notJSON says why a body is not JSON, and at which byte, in the words of JSON: the cause
+// that package jsontext found, without its wrapping, which names the package.
 func notJSON(syntax *jsontext.SyntacticError) string {
 	why := syntax.Err.Error()
 	switch {
@@ -178,7 +178,7 @@ func notJSON(syntax *jsontext.SyntacticError) string {
 	case errors.Is(syntax.Err, jsontext.ErrDuplicateName):
 		why = "member " + strconv.Quote(syntax.JSONPointer.LastToken()) + " is repeated"
 	}
-	return fmt.Sprintf("%s, at byte %d", strings.TrimPrefix(why, "jsontext: "), syntax.ByteOffset)
+	return fmt.Sprintf("%s, at byte %d", why, syntax.ByteOffset)
 }
 
 // readString returns the text of the member name, whose value is raw (nil if absent), and bad

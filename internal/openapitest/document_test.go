@@ -50,6 +50,10 @@ func TestMustLoadPanicsOnABrokenDocument(t *testing.T) {
 		"a bad schema": {strings.Replace(tiny, `"type": "integer"`, `"type": "integer", "minimum": "one"`, 1), "minimum"},
 		"a bad example of a schema": {strings.Replace(tiny, `"schema": {"type": "integer"}`,
 			`"schema": {"type": "integer", "examples": [3, "three"]}`, 1), "an example of #/components/headers/Count/schema"},
+		"a bad schema with examples": {strings.Replace(tiny, `"schema": {"type": "integer"}`,
+			`"schema": {"type": "integer", "pattern": "(", "examples": [3]}`, 1),
+			"an example of #/components/headers/Count/schema: \"file:///openapi.json#/components/headers/Count/schema\" " +
+				"is not valid against metaschema"},
 		"a bad example of a media type": {strings.Replace(tiny, `"text/plain": {"schema": {"type": "string"}}`,
 			`"text/plain": {"schema": {"type": "string"}, "example": 3}`, 1), "invalid example"},
 	}
@@ -66,18 +70,22 @@ func TestMustLoadPanicsOnABrokenDocument(t *testing.T) {
 	}
 }
 
-// TestExamplesUnder: the examples of a schema are checked against it, and those of a media type,
-// its example and the values of its examples, against its schema.
+// TestExamplesUnder: the examples of a schema are checked against it, and those of a media type
+// or a parameter, its example and the values of its examples, against its schema. Those in an
+// array are found under their index.
 func TestExamplesUnder(t *testing.T) {
 	var raw any
 	doc := `{"components": {"schemas": {"N": {"type": "integer", "examples": [1, 2]}}},
  "paths": {"/a": {"post": {"requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/N"},
-  "example": 3, "examples": {"four": {"value": 4}, "elsewhere": {"externalValue": "https://example.com/5"}}}}}}}}}`
+  "example": 3, "examples": {"four": {"value": 4}, "elsewhere": {"externalValue": "https://example.com/5"}}}}},
+  "parameters": [{"name": "p", "in": "query", "schema": {"type": "integer"}},
+   {"name": "q", "in": "query", "schema": {"type": "integer"}, "example": 6}]}}}}`
 	if err := json.Unmarshal([]byte(doc), &raw); err != nil {
 		t.Fatal(err)
 	}
 	media := "#/paths/~1a/post/requestBody/content/application~1json/schema"
-	want := []example{{"#/components/schemas/N", 1.0}, {"#/components/schemas/N", 2.0}, {media, 3.0}, {media, 4.0}}
+	want := []example{{"#/components/schemas/N", 1.0}, {"#/components/schemas/N", 2.0},
+		{"#/paths/~1a/post/parameters/1/schema", 6.0}, {media, 3.0}, {media, 4.0}}
 	if diff := cmp.Diff(want, examplesUnder(raw, "#"), cmp.AllowUnexported(example{})); diff != "" {
 		t.Errorf("examplesUnder() mismatch (-want +got):\n%s", diff)
 	}

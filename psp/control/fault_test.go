@@ -229,6 +229,23 @@ func TestFaultUsageSaysWhichKindsTakeALookupTarget(t *testing.T) {
 	}
 }
 
+func TestAnd(t *testing.T) {
+	tests := []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"drop"}, "drop"},
+		{[]string{"drop", "reset"}, "drop and reset"},
+		{[]string{"drop", "reset", "slow"}, "drop, reset and slow"},
+	}
+	for _, tt := range tests {
+		if got := and(tt.names); got != tt.want {
+			t.Errorf("and(%q) = %q, want %q", tt.names, got, tt.want)
+		}
+	}
+}
+
 func TestEncodeFaultRefusesAnInvalidFault(t *testing.T) {
 	for _, f := range []psp.Fault{{}, psp.Status(200), psp.Slow(-time.Second), psp.Duplicate(-time.Second),
 		{Kind: "drop", Status: 503}, psp.Drop().ForLookup(), {Kind: "drop", Target: "payment"}} {

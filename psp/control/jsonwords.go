@@ -20,10 +20,7 @@ func jsonWords(err error, whole string) error {
 	if syntax, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
 		return syntaxWords(syntax)
 	}
-	semantic, ok := errors.AsType[*json.SemanticError](err)
-	if !ok { // not an error of Unmarshal
-		return err
-	}
+	semantic, _ := errors.AsType[*json.SemanticError](err) // the only other error of Unmarshal
 	member := whole
 	if semantic.JSONPointer != "" {
 		member = "member " + memberWords(semantic.JSONPointer)
@@ -73,13 +70,11 @@ func memberWords(pointer jsontext.Pointer) string {
 	return strconv.Quote(path.String())
 }
 
-// valueWords is the JSON value of kind, the text of value if any: "the string \"503\"",
-// "503.5", "an array".
+// valueWords is the JSON value of kind, the text of value for a number: "503.5", "a string",
+// "an array". Unmarshal keeps the text of a string only for a member with the string option,
+// and the control API has none.
 func valueWords(kind jsontext.Kind, value jsontext.Value) string {
-	switch {
-	case kind == '"' && value != nil:
-		return "the string " + string(value)
-	case kind == '0' && value != nil:
+	if kind == '0' && value != nil {
 		return string(value)
 	}
 	return kindWords(kind)
@@ -106,14 +101,10 @@ func kindWords(kind jsontext.Kind) string {
 	return "a value"
 }
 
-// typeWords names the JSON value that a member of type t takes.
+// typeWords names the JSON value that a member of type t takes. t is the GoType of an error
+// of Unmarshal: never nil, and for a member that is a pointer, the type it points to.
 func typeWords(t reflect.Type) string {
-	if t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
 	switch {
-	case t == nil:
-		return "another value"
 	case t.Kind() == reflect.String:
 		return "a string"
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
