@@ -42,6 +42,9 @@ func (p *Payer[TTx]) ApplyWebhook(ctx context.Context, w pix.Webhook) error {
 			slog.String("id", in.ID), slog.String("webhook_key", w.IdempotencyKey), slog.String("status", w.Status))
 		return nil
 	case in.Payment.AmountCents != w.AmountCents:
+		p.cfg.Logger.LogAttrs(ctx, slog.LevelError, "durable: a webhook with another valor; nothing changed",
+			slog.String("id", in.ID), slog.String("key", in.Key), slog.String("webhook", w.ID),
+			slog.Int64("cents", in.Payment.AmountCents), slog.Int64("webhook_cents", w.AmountCents))
 		return fmt.Errorf("%w: intent %q pays %d cents, the webhook %s says %d", ErrWebhookMismatch, in.ID,
 			in.Payment.AmountCents, w.ID, w.AmountCents)
 	case in.Status != StatusPending && in.Status != StatusOverdue:

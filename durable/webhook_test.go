@@ -67,7 +67,8 @@ func TestApplyWebhookCompletesAPendingIntentOnce(t *testing.T) {
 func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
 	t.Parallel()
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, Config{})
+	logs := &keptRecords{}
+	p := mustPayer(t, db, Config{Logger: slog.New(logs)})
 	ctx := context.Background()
 	in := mustPay(t, p, "a", payment(100))
 	ok := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
@@ -90,6 +91,10 @@ func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
 		if got, _ := p.Intent(ctx, "a"); got.Status != StatusPending {
 			t.Errorf("%s: the intent is %s, want it pending still", tt.name, got.Status)
 		}
+	}
+	level, attrs, found := logs.find("durable: a webhook with another valor; nothing changed")
+	if !found || level != slog.LevelError || attrs["webhook_cents"].Int64() != 101 || attrs["cents"].Int64() != 100 {
+		t.Errorf("the mismatch's record: level %v, attributes %v (found %t); want Error with both valors", level, attrs, found)
 	}
 }
 
