@@ -225,7 +225,13 @@ func events(tr Trace) map[string]bool {
 			note("answer: body cut short", t.BodyErr != nil)
 		}
 	}
+	firstTry := map[string]time.Time{}
 	for _, d := range tr.Deliveries {
+		if at, ok := firstTry[d.ID]; !ok {
+			firstTry[d.ID] = d.At
+		} else {
+			note("webhook: tried again past the window", d.Forged == "" && d.At.Sub(at) > signatureWindow)
+		}
 		note("webhook: applied", d.changed())
 		note("webhook: duplicate", d.Forged == "" && d.Applies > 0 && !d.changed())
 		note("webhook: retried", d.Failed)

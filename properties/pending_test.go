@@ -26,26 +26,28 @@ func pendingFaultGen(ttl time.Duration) *rapid.Generator[psp.Fault] {
 	})
 }
 
-// webhookRunGen draws a run's webhooks: a Sender of 1 to 4 tries whose waits may pass the
-// receiver's window, faults for its first deliveries (duplicate, delay, reorder, fail), some
-// calls of Apply that fail, up to 3 forgeries during the calls and up to 3 late replays.
+// webhookRunGen draws a run's webhooks: a Sender of 2 to 4 tries whose waits, half their
+// ceiling or more, are short or pass the receiver's window of 300 s; faults for its first
+// deliveries (duplicate, delay, reorder, fail); calls of Apply that fail; up to 3 forgeries
+// during the calls and up to 3 late replays.
 func webhookRunGen() *rapid.Generator[*webhookRun] {
 	return rapid.Custom(func(t *rapid.T) *webhookRun {
-		base := retrytest.Millis(100, 200_000).Draw(t, "webhook DelayBase")
-		attempts := rapid.IntRange(1, 4).Draw(t, "webhook attempts")
+		base := rapid.OneOf(retrytest.Millis(100, 2000), retrytest.Millis(400_000, 900_000)).Draw(t, "webhook DelayBase")
+		attempts := rapid.IntRange(2, 4).Draw(t, "webhook attempts")
 		fault := rapid.OneOf(rapid.Just(webhook.Duplicate()), rapid.Just(webhook.Reorder()),
 			rapid.Map(retrytest.Millis(0, 2000), webhook.Delay), rapid.Map(rapid.IntRange(1, attempts), webhook.Fail))
 		forgeryGen := rapid.Custom(func(t *rapid.T) forgery {
-			return forgery{After: shifted(6, retrytest.Millis(0, 6000)).Draw(t, "forged at"), Key: rapid.IntRange(0, 4).Draw(t, "forged key"),
-				Status: rapid.SampledFrom([]string{"REALIZADO", "NAO_REALIZADO"}).Draw(t, "forged status")}
+			return forgery{After: shifted(6, retrytest.Millis(0, 6000)).Draw(t, "forged at"),
+				Key: rapid.IntRange(0, 4).Draw(t, "forged key"), Status: rapid.SampledFrom([]string{statusSettled,
+					statusRejected}).Draw(t, "forged status")}
 		})
 		return &webhookRun{
 			Sender: webhook.Config{Attempts: attempts, DelayBase: base, Timeout: 5 * time.Second,
 				WaitMax:  base + retrytest.Millis(0, 200_000).Draw(t, "webhook WaitMax-DelayBase"),
 				Parallel: rapid.IntRange(1, 2).Draw(t, "webhook parallel")},
-			Draws:     rapid.SliceOfN(rapid.Float64Range(0, 1), 1, 4).Draw(t, "webhook jitter"),
+			Draws:     rapid.SliceOfN(rapid.Float64Range(0.5, 0.999), 1, 4).Draw(t, "webhook jitter"),
 			Faults:    rapid.SliceOfN(fault, 0, 4).Draw(t, "webhook faults"),
-			Failures:  rapid.SliceOfN(rapid.Bool(), 0, 6).Draw(t, "apply failures"),
+			Failures:  rapid.SliceOfN(rapid.Bool(), 1, 6).Draw(t, "apply failures"),
 			Forgeries: rapid.SliceOfN(forgeryGen, 0, 3).Draw(t, "forgeries"),
 			Replays:   rapid.SliceOfN(rapid.IntRange(0, 9), 0, 3).Draw(t, "replays"),
 		}
@@ -98,5 +100,6 @@ func pendingScenarios() *rapid.Generator[scenario] {
 func TestPendingPaymentsKeepInvariants(t *testing.T) {
 	checkRuns(t, pendingScenarios(), "call: pending", "call: rejected", "call: awaited", "call: found by a lookup",
 		"call: paid again under a new key", "webhook: applied", "webhook: duplicate", "webhook: retried",
-		"webhook: wrong secret", "webhook: replayed late")
+		"webhook: wrong secret", "webhook: replayed late",
+		"webhook: tried again past the window")
 }
