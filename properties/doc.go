@@ -1,6 +1,7 @@
 // Package properties is the property-based suite of the module. rapid throws arbitrary
-// policies, PSP faults, payments, interleavings, duplicate senders and pauses past the lifetime
-// of a key at the pix client and the psp simulator. The suite records what happened on both
+// policies, PSP faults, payments, interleavings, duplicate senders, pauses past the lifetime of
+// a key, payments that complete later and the PSP's webhooks, forged ones among them, at the pix
+// client, the psp simulator and a webhook receiver. The suite records what happened on both
 // sides of the wire, pairing each round trip with the request it became by the number it
 // carries, and checks the invariants of the Retry Pattern over that record. Everything runs in
 // virtual time inside testing/synctest bubbles, with the real psp handler served over in-memory
