@@ -49,14 +49,6 @@ func checkDeliveryOnce(tr Trace) error {
 	return v.err()
 }
 
-// payerState is the payer's state of a key whose payment the PSP ended with status.
-func payerState(status string) string {
-	if status == statusSettled {
-		return stateSettled
-	}
-	return stateRefused
-}
-
 // deliveryOncePlanted are violations of this invariant, planted in the baseline trace.
 var deliveryOncePlanted = []planted{
 	{"a duplicate delivered under another id", "was delivered as",

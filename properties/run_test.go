@@ -74,7 +74,7 @@ func runScenario(sc scenario) (Trace, error) {
 	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
 	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
 	wire := &roundtrip.Handler{KeyParam: psp.LookupParam}
-	run := &runner{sc: sc}
+	run := &runner{sc: sc, sentAt: map[string]time.Time{}}
 	hooks, err := startWebhooks(sc.Webhooks, run)
 	if err != nil {
 		return Trace{}, err
@@ -105,7 +105,10 @@ func runScenario(sc scenario) (Trace, error) {
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
 	}
-	chains := chainsOf(sc.Calls)
+	chains, owns := chainsOf(sc.Calls), make([]bool, len(sc.Calls))
+	for i := range owns { // the calls that own their payment: its first, and the reconciliations after it
+		owns[i] = chains[i] == i || sc.Calls[i].Reconcile && owns[i-1]
+	}
 	var wg sync.WaitGroup
 	done := make([]chan struct{}, len(sc.Calls))
 	eventErrs := make([]error, len(sc.Calls))
@@ -115,7 +118,7 @@ func runScenario(sc scenario) (Trace, error) {
 			defer close(done[i])
 			if spec.Reconcile {
 				<-done[i-1]
-				spec = run.reconciliation(tr.Calls[i-1], spec)
+				spec = run.reconciliation(tr.Calls[i-1], spec, owns[i-1])
 			}
 			c, err := run.call(spec)
 			if err != nil {
@@ -159,18 +162,20 @@ func chainsOf(calls []callSpec) []int {
 // reconciliation is spec, a reconciliation of call c, made into the call that a payer makes
 // when c returns, as the README tells it to: Resume with c's *pix.OutcomeUnknownError (or Await
 // its key, if it is pending and spec says so), or Send again (a new key) after
-// pix.ErrNoSettlement or pix.ErrRejected, or when c sent nothing. After any other end, it
-// resumes as a payer that restarted and lost c's outcome does: with the key and the key's first
-// send in the run, which such a payer stored. SendWithKey would count the key as not yet sent,
-// and could pay twice past its TTL.
-func (run *runner) reconciliation(c Call, spec callSpec) callSpec {
+// pix.ErrNoSettlement or pix.ErrRejected, or when c sent nothing. Only the calls that own the
+// payment (owns) pay it anew: a duplicate sender hears the same proof, and its payer, which
+// coordinates its senders, does not pay twice. After any other end, it resumes as a payer that
+// restarted and lost c's outcome does: with the key and the key's first send in the run, which
+// such a payer stored. SendWithKey would count the key as not yet sent, and could pay twice past
+// its TTL.
+func (run *runner) reconciliation(c Call, spec callSpec, owns bool) callSpec {
 	spec.Payment, spec.Key = c.Payment, ""
 	unknown, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err)
 	spec.Await = spec.Await && errors.Is(c.Err, pix.ErrPending)
 	switch {
 	case ok:
 		spec.Resume = unknown
-	case errors.Is(c.Err, pix.ErrNoSettlement) || errors.Is(c.Err, pix.ErrRejected) || c.Key() == "":
+	case owns && (errors.Is(c.Err, pix.ErrNoSettlement) || errors.Is(c.Err, pix.ErrRejected)) || c.Key() == "":
 		// Send, under a new key
 	default:
 		spec.Resume = &pix.OutcomeUnknownError{Key: c.Key(), FirstSent: run.firstSent(c.Key()), Err: c.Err}
@@ -187,14 +192,33 @@ type runner struct {
 	numbers   atomic.Int64
 	breaker   pix.Breaker
 	sc        scenario
-	sentAt    sync.Map // each key's first payment request in the run: a time.Time
+
+	mu     sync.Mutex
+	sentAt map[string]time.Time // each key's first payment request in the run
+	sent   []string             // the keys sent, in the order of their first payment requests
 }
 
 // firstSent is when the first payment request under key left, or zero if none has.
 func (run *runner) firstSent(key string) time.Time {
-	at, _ := run.sentAt.Load(key)
-	t, _ := at.(time.Time)
-	return t
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.sentAt[key]
+}
+
+// noteSent notes that a payment request under key leaves now.
+func (run *runner) noteSent(key string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if _, sent := run.sentAt[key]; !sent {
+		run.sentAt[key], run.sent = time.Now(), append(run.sent, key)
+	}
+}
+
+// keysSent are the keys of the payment requests sent so far, in the order of their first.
+func (run *runner) keysSent() []string {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return slices.Clone(run.sent)
 }
 
 // call makes one call with a client of its own: its own recorders and jitter source. The error
@@ -295,7 +319,7 @@ func (g *attemptGuard) admit(req *http.Request) bool {
 		if g.payments > g.budget {
 			return false
 		}
-		g.run.sentAt.LoadOrStore(req.Header.Get("Idempotency-Key"), time.Now())
+		g.run.noteSent(req.Header.Get("Idempotency-Key"))
 		return true
 	}
 	if g.lookups++; g.lookups == 1 {

@@ -165,7 +165,7 @@ type Summary struct {
 // applied ends it "settled" or "refused"; a key it never sent has none ("").
 type Delivery struct {
 	At     time.Time
-	Forged string // how the run forged it, "" for the double's own: "wrong secret" or "replayed late"
+	Forged string // how the run forged it (forgedSecret, forgedLate); "" for the double's own
 	// ID, Key, EndToEndID and Status are the body's id, idempotencyKey, endToEndId and status.
 	ID, Key, EndToEndID, Status string
 	Answer                      int    // the receiver's status
@@ -176,6 +176,24 @@ type Delivery struct {
 
 // changed reports whether d changed the payer's state of its key.
 func (d Delivery) changed() bool { return d.Before != d.After }
+
+// The ways the run forges a delivery (Delivery.Forged), and the payer's states of a key it sent
+// (Delivery.Before and After).
+const (
+	forgedSecret = "wrong secret"
+	forgedLate   = "replayed late"
+	statePending = "pending"
+	stateSettled = "settled"
+	stateRefused = "refused"
+)
+
+// payerState is the payer's state of a key whose payment ended with status.
+func payerState(status string) string {
+	if status == statusSettled {
+		return stateSettled
+	}
+	return stateRefused
+}
 
 // Trip is one round trip as the client's transport saw it. Its Number is unique in a run.
 type Trip = roundtrip.Trip

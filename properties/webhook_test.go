@@ -25,7 +25,7 @@ import (
 // of its own, and once the double's deliveries are through, their captured copies are posted
 // again past the handler's window.
 type webhookRun struct {
-	Sender    webhook.Config  // its Attempts, DelayBase, WaitMax and Parallel; the run sets the rest
+	Sender    webhook.Config  // its Attempts, DelayBase, WaitMax, Timeout and Parallel; the run sets the rest
 	Draws     []float64       // the Sender's jitter draws, in a cycle
 	Faults    []webhook.Fault // for the Sender's first deliveries, in order
 	Failures  []bool          // whether each call of Apply, in order, fails and stores nothing; past the end, none does
@@ -34,61 +34,52 @@ type webhookRun struct {
 }
 
 // forgery is a delivery the forger signs with a secret not the receiver's: the end of the
-// payment under the Key-th key sent by After (modulo, ordered by first send), or of a key no one
-// sent if none was.
+// payment under the Key-th key sent by After (modulo, in the order of their first sends), or of
+// a key no one sent if none was.
 type forgery struct {
 	After  time.Duration // from the start of the run
 	Key    int
 	Status string // REALIZADO or NAO_REALIZADO
 }
 
-// The receiver's secret and the forger's, and the header by which the run marks, for the
-// record alone, what it forged (Delivery.Forged).
+// The receiver's secret and the forger's, the receiver's window, and the header by which the
+// run marks, for the record alone, what it forged (Delivery.Forged).
 const (
-	webhookSecret = "property-webhook-secret, 32 bytes or more"
-	forgerSecret  = "the forger's own secret, as long as the real one"
-	forgedHeader  = "Forged"
-)
-
-// The ways the run forges a delivery.
-const (
-	forgedSecret = "wrong secret"
-	forgedLate   = "replayed late"
-)
-
-// The payer's states of a key it sent.
-const (
-	statePending = "pending"
-	stateSettled = "settled"
-	stateRefused = "refused"
+	webhookSecret   = "property-webhook-secret, 32 bytes or more"
+	forgerSecret    = "the forger's own secret, as long as the real one"
+	signatureWindow = 300 * time.Second
+	forgedHeader    = "Forged"
 )
 
 // errApplyFailed is the error of an Apply the run makes fail, as a database that is down would.
 var errApplyFailed = errors.New("payer: the database is down")
 
-// webhooks runs a run's webhookRun, if it has one, and records the ends the PSP reports in
-// every run.
+// webhooks records the ends the PSP reports in every run and, if the run has a webhookRun,
+// plays it. It is the receiver's handler, whose apply models the payer: a key it sent is
+// pending until a delivery ends it, and then stays as it is.
 type webhooks struct {
-	spec   *webhookRun
-	run    *runner
-	server *pipenet.Server // the receiver's
-	recv   *receiver
-	sender *webhook.Sender
-	forger *webhook.Sender
+	spec           *webhookRun
+	run            *runner
+	handler        pix.WebhookHandler
+	server         *pipenet.Server // the receiver's
+	sender, forger *webhook.Sender
 
-	mu   sync.Mutex
-	ends []psp.Ended
+	mu      sync.Mutex
+	ends    []psp.Ended
+	applies int               // the calls of apply so far
+	states  map[string]string // the keys whose state a delivery ended, and how
+	log     []Delivery
+	caught  [][2]string // the body and Pix-Signature of each of the double's deliveries
 }
 
 // startWebhooks starts the receiver, the Sender and the forger of spec, if not nil.
 func startWebhooks(spec *webhookRun, run *runner) (*webhooks, error) {
-	h := &webhooks{spec: spec, run: run}
+	h := &webhooks{spec: spec, run: run, states: map[string]string{}}
 	if spec == nil {
 		return h, nil
 	}
-	h.recv = &receiver{run: run, failures: spec.Failures, ended: map[string]string{}}
-	h.recv.handler = pix.WebhookHandler{Secret: []byte(webhookSecret), Apply: h.recv.apply}
-	h.server = pipenet.NewServer(h.recv)
+	h.handler = pix.WebhookHandler{Secret: []byte(webhookSecret), Apply: h.apply}
+	h.server = pipenet.NewServer(h)
 	cfg := spec.Sender
 	cfg.URL, cfg.Secret, cfg.Transport = h.server.URL, webhook.Secret(webhookSecret), h.server.Transport()
 	cfg.Rand = (&retrytest.Cycle{Draws: spec.Draws}).Next
@@ -115,13 +106,6 @@ func (h *webhooks) ended(e psp.Ended) {
 	}
 }
 
-// takeEnds returns the ends recorded.
-func (h *webhooks) takeEnds() []psp.Ended {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.ends)
-}
-
 // forge starts a goroutine of wg for each forgery.
 func (h *webhooks) forge(wg *sync.WaitGroup) {
 	if h.spec == nil {
@@ -141,38 +125,48 @@ func (h *webhooks) forge(wg *sync.WaitGroup) {
 	}
 }
 
-// finish waits until every delivery has had its tries, replays the captured ones once their
-// signatures are old, closes everything and returns what the receiver got.
+// finish waits until every delivery has had its tries, replays captured ones once their
+// signatures are past the window, closes everything, and returns the deliveries.
 func (h *webhooks) finish() []Delivery {
-	if h.spec == nil {
-		return nil
+	if h.spec != nil {
+		c, delays := h.spec.Sender, time.Duration(0)
+		for _, f := range h.spec.Faults {
+			delays += f.Duration
+		}
+		time.Sleep(delays + time.Duration(c.Attempts)*(c.Timeout+c.WaitMax) + signatureWindow + time.Second)
+		h.replay()
 	}
-	c := h.spec.Sender
-	var delays time.Duration
-	for _, f := range h.spec.Faults {
-		delays += f.Duration
-	}
-	time.Sleep(delays + time.Duration(c.Attempts)*(c.Timeout+c.WaitMax) + time.Second)
-	time.Sleep(signatureWindow + time.Second)
-	caught := h.recv.captured()
+	h.close()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.log)
+}
+
+// takeEnds returns the ends the PSP reported.
+func (h *webhooks) takeEnds() []psp.Ended {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.ends)
+}
+
+// replay posts again the deliveries of spec.Replays, each with its signature.
+func (h *webhooks) replay() {
+	h.mu.Lock()
+	caught := slices.Clone(h.caught)
+	h.mu.Unlock()
 	client := &http.Client{Transport: marked{h.server.Transport(), forgedLate}}
 	for _, n := range h.spec.Replays {
 		if len(caught) == 0 {
-			break
+			return
 		}
 		c := caught[n%len(caught)]
-		req, _ := http.NewRequest(http.MethodPost, h.server.URL, bytes.NewReader(c.body))
-		req.Header.Set("Pix-Signature", c.signature)
+		req, _ := http.NewRequest(http.MethodPost, h.server.URL, bytes.NewReader([]byte(c[0])))
+		req.Header.Set("Pix-Signature", c[1])
 		if resp, err := client.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}
-	h.close()
-	return h.recv.deliveries()
 }
-
-// signatureWindow is how far from the receiver's clock a delivery's signature may be.
-const signatureWindow = 300 * time.Second
 
 // close closes what startWebhooks started. Closing twice is harmless.
 func (h *webhooks) close() {
@@ -198,30 +192,11 @@ func (m marked) RoundTrip(req *http.Request) (*http.Response, error) {
 	return m.next.RoundTrip(req)
 }
 
-// receiver serves handler and records each delivery. Its apply is the handler's Apply: a model
-// of the payer, which keeps a state per key it sent, and ends a pending one once.
-type receiver struct {
-	handler  pix.WebhookHandler
-	run      *runner
-	failures []bool
-
-	mu      sync.Mutex
-	applies int               // the calls of apply so far
-	ended   map[string]string // the keys whose state a delivery ended, and how
-	log     []Delivery
-	caught  []caught
-}
-
-// caught is one of the double's deliveries, as it arrived.
-type caught struct {
-	body      []byte
-	signature string
-}
-
 // deliveryKey is the context key of the Delivery a request records.
 type deliveryKey struct{}
 
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves h.handler and records the delivery.
+func (h *webhooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var b struct{ ID, EndToEndID, IdempotencyKey, Status string }
 	json.Unmarshal(body, &b)
@@ -229,27 +204,29 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		EndToEndID: b.EndToEndID, Status: b.Status}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	aw := &answerWriter{ResponseWriter: w}
-	rc.handler.ServeHTTP(aw, r.WithContext(context.WithValue(r.Context(), deliveryKey{}, d)))
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
+	h.handler.ServeHTTP(aw, r.WithContext(context.WithValue(r.Context(), deliveryKey{}, d)))
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	d.Answer = cmp.Or(aw.status, http.StatusOK)
-	rc.log = append(rc.log, *d)
+	h.log = append(h.log, *d)
 	if d.Forged == "" {
-		rc.caught = append(rc.caught, caught{body, r.Header.Get("Pix-Signature")})
+		h.caught = append(h.caught, [2]string{string(body), r.Header.Get("Pix-Signature")})
 	}
 }
 
 // apply applies w to the payer's state of its key: a pending key ends as w says, an ended one
 // stays as it is, and a key the payer never sent is unknown. A call that the run makes fail
 // changes nothing.
-func (rc *receiver) apply(ctx context.Context, w pix.Webhook) error {
+func (h *webhooks) apply(ctx context.Context, w pix.Webhook) error {
 	d := ctx.Value(deliveryKey{}).(*Delivery)
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	d.Applies++
-	fail := rc.applies < len(rc.failures) && rc.failures[rc.applies]
-	rc.applies++
-	d.Before = rc.stateOf(w.IdempotencyKey)
+	fail := h.applies < len(h.spec.Failures) && h.spec.Failures[h.applies]
+	h.applies++
+	if !h.run.firstSent(w.IdempotencyKey).IsZero() {
+		d.Before = cmp.Or(h.states[w.IdempotencyKey], statePending)
+	}
 	d.After = d.Before
 	switch {
 	case d.Before == "":
@@ -258,33 +235,10 @@ func (rc *receiver) apply(ctx context.Context, w pix.Webhook) error {
 		d.Failed = true
 		return errApplyFailed
 	case d.Before == statePending:
-		d.After = stateRefused
-		if w.Settled() {
-			d.After = stateSettled
-		}
-		rc.ended[w.IdempotencyKey] = d.After
+		d.After = payerState(w.Status)
+		h.states[w.IdempotencyKey] = d.After
 	}
 	return nil
-}
-
-// stateOf is the payer's state of key: "" if it never sent it.
-func (rc *receiver) stateOf(key string) string {
-	if _, sent := rc.run.sentAt.Load(key); !sent {
-		return ""
-	}
-	return cmp.Or(rc.ended[key], statePending)
-}
-
-func (rc *receiver) captured() []caught {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return slices.Clone(rc.caught)
-}
-
-func (rc *receiver) deliveries() []Delivery {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return slices.Clone(rc.log)
 }
 
 // answerWriter records the status of the answer written through it.
@@ -296,23 +250,4 @@ type answerWriter struct {
 func (w *answerWriter) WriteHeader(code int) {
 	w.status = cmp.Or(w.status, code)
 	w.ResponseWriter.WriteHeader(code)
-}
-
-// keysSent are the keys of the payment requests sent so far, in the order of their first sends.
-func (run *runner) keysSent() []string {
-	type sent struct {
-		key string
-		at  time.Time
-	}
-	var all []sent
-	run.sentAt.Range(func(k, at any) bool {
-		all = append(all, sent{k.(string), at.(time.Time)})
-		return true
-	})
-	slices.SortFunc(all, func(a, b sent) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.key, b.key)) })
-	keys := make([]string, len(all))
-	for i, s := range all {
-		keys[i] = s.key
-	}
-	return keys
 }
