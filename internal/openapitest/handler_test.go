@@ -75,8 +75,8 @@ func TestHandlerFailsWhatTheDocumentDoesNotDescribe(t *testing.T) {
 		want     []string // in the failure, in order
 	}{
 		{"an undocumented status", request("POST", psp.PaymentsPath, "k1", payment),
-			answering(202, receipt, "Content-Type", json, "Idempotency-Key", "k1"), "202",
-			[]string{"POST /v1/pix/payments answered 202", "status 202 is not documented"}},
+			answering(203, receipt, "Content-Type", json, "Idempotency-Key", "k1"), "203",
+			[]string{"POST /v1/pix/payments answered 203", "status 203 is not documented"}},
 		{"a required member missing", request("POST", psp.PaymentsPath, "k1", payment),
 			answering(201, strings.Replace(receipt, `,"horario":"2024-01-02T15:04:05.5Z"`, "", 1), "Content-Type", json,
 				"Idempotency-Key", "k1"), "201",
