@@ -186,5 +186,5 @@ var keyAbandonedPlanted = []planted{
 	{"a new key before the old one was proven unpaid", "though the PSP had not proven",
 		func(tr *Trace) { tr.Calls[callNoSettlement].End = tr.trip(callRepaid, 1).Start.Add(1) }},
 	{"a new key while the old one was pending", "call 14 paid under key",
-		func(tr *Trace) { gaveUpPending(tr, callAwaitRejected, 5) }},
+		func(tr *Trace) { gaveUpPending(tr, callAwaitRejected, 2) }},
 }

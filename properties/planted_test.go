@@ -68,9 +68,9 @@ const (
 	callRepaid                    // pays callExpired's payment again, under a new key
 	callLost                      // outcome unknown: its first answer dropped after the commit, then two 503s
 	callFound                     // resumes callLost past its key deadline: its lookup finds the settlement
-	callPending                   // accepted pending for 2 s, then settled: ErrPending
+	callPending                   // accepted pending for 0.3 s, then settled: ErrPending
 	callAwaited                   // awaits callPending's key: lookups answer 202 until the settlement
-	callRejected                  // accepted pending for 1 s, then rejected: ErrPending
+	callRejected                  // accepted pending for 0.1 s, then rejected: ErrPending
 	callAwaitRejected             // awaits callRejected's key: ErrRejected
 	callPaidAfterRejection        // pays callRejected's payment again, under a new key
 )
@@ -90,7 +90,7 @@ var baselineRun = scenario{
 			RetryAfter: time.Second},
 		psp.Slow(0),
 		psp.Drop(), psp.Status(503), psp.Status(503),
-		psp.Pending(2*time.Second, "settled"), psp.Pending(time.Second, "rejected")},
+		psp.Pending(300*time.Millisecond, "settled"), psp.Pending(100*time.Millisecond, "rejected")},
 	Calls: []callSpec{
 		callSettled: {Payment: pix.Payment{AmountCents: 15000, PixKey: "pix@example.com"}, Jitter: []float64{0.5}},
 		callRefused: {Payment: pix.Payment{AmountCents: 90000, PixKey: "12345678901"}, After: time.Second,
@@ -112,7 +112,7 @@ var baselineRun = scenario{
 		callFound: {Reconcile: true, After: 3 * time.Second, Jitter: []float64{0.5}},
 		callPending: {Payment: pix.Payment{AmountCents: 3000, PixKey: "pix@example.com"}, After: 20 * time.Second,
 			Jitter: []float64{0.5}},
-		// Lookups at once, then 0.05, 0.15, 0.35, 0.75, 1.25, 1.75 and 2.25 s after: the payment settled at 2 s.
+		// Lookups at once, then 0.05, 0.15 and 0.35 s after: the payment settled at 0.3 s.
 		callAwaited:            {Reconcile: true, Await: true, Deadline: 5 * time.Second, Jitter: []float64{0.5}},
 		callRejected:           {Payment: pix.Payment{AmountCents: 4000, PixKey: "12345678901"}, After: 30 * time.Second, Jitter: []float64{0.5}},
 		callAwaitRejected:      {Reconcile: true, Await: true, Deadline: 5 * time.Second, Jitter: []float64{0.5}},
@@ -160,8 +160,8 @@ func TestBaselineHasItsShape(t *testing.T) {
 		callDeadline: "outcome unknown after 2+0", callExpired: "outcome unknown at the key deadline after 2+0",
 		callNoSettlement: "no settlement after 0+1", callRepaid: "settled after 1+0",
 		callLost: "outcome unknown after 3+0", callFound: "found by a lookup after 0+1",
-		callPending: "pending after 1+0", callAwaited: "found by a lookup after 0+8", callRejected: "pending after 1+0",
-		callAwaitRejected: "rejected after 0+6", callPaidAfterRejection: "settled after 1+0"}
+		callPending: "pending after 1+0", callAwaited: "found by a lookup after 0+4", callRejected: "pending after 1+0",
+		callAwaitRejected: "rejected after 0+3", callPaidAfterRejection: "settled after 1+0"}
 	for i, c := range baseline(t).Calls {
 		if got := fmt.Sprintf("%s after %d+%d", callOutcome(c), len(c.Attempts), len(c.Lookup.Attempts)); got != want[i] {
 			t.Errorf("baseline call %d: %s, want %s", i, got, want[i])
