@@ -135,16 +135,17 @@ func TestPendingPaymentsEndOnceByWebhookOrPolling(t *testing.T) {
 		cfg := pspConfig(psp.DefaultConfig().KeyTTL)
 		cfg.CompleteAfter, cfg.RejectFromCents, cfg.RejectToCents = 30*time.Millisecond, 200, 299
 		var mu sync.Mutex
-		var ended []psp.Ended
 		var payer func(psp.Ended)
+		// OnEnd runs after the PSP's answer may have gone, so the test reads the ends from here.
+		ends := make(chan psp.Ended, 6)
 		cfg.OnEnd = func(e psp.Ended) {
 			mu.Lock()
-			ended = append(ended, e)
 			deliver := payer
 			mu.Unlock()
 			if deliver != nil {
 				deliver(e)
 			}
+			ends <- e
 		}
 		srv, err := psptest.NewServer(cfg)
 		if err != nil {
@@ -177,15 +178,18 @@ func TestPendingPaymentsEndOnceByWebhookOrPolling(t *testing.T) {
 		}
 		mustStart(t, p)
 		all := awaitDone(t, p)
-		mu.Lock()
 		byKey := map[string]psp.Ended{}
-		for _, e := range ended {
-			if _, twice := byKey[e.IdempotencyKey]; twice {
-				t.Errorf("webhooks %t: the PSP ended key %s twice", webhooks, e.IdempotencyKey)
+		for range 6 {
+			select {
+			case e := <-ends:
+				if _, twice := byKey[e.IdempotencyKey]; twice {
+					t.Errorf("webhooks %t: the PSP ended key %s twice", webhooks, e.IdempotencyKey)
+				}
+				byKey[e.IdempotencyKey] = e
+			case <-time.After(stallAfter()):
+				t.Fatalf("webhooks %t: the PSP reported %d ends, want 6", webhooks, len(byKey))
 			}
-			byKey[e.IdempotencyKey] = e
 		}
-		mu.Unlock()
 		for _, in := range all {
 			e, ok := byKey[in.Key]
 			want := map[string]Status{"REALIZADO": StatusSettled, "NAO_REALIZADO": StatusRefused}[e.Status]
