@@ -200,6 +200,8 @@ func TestPendingPaymentsEndOnceByWebhookOrPolling(t *testing.T) {
 				t.Errorf("webhooks %t: intent %s settled as %s, the PSP as %s", webhooks, in.ID, in.EndToEndID, e.EndToEndID)
 			}
 		}
+		st := l.srv.Stats()
+		t.Logf("webhooks %t: %d payment requests and %d lookups for 6 payments", webhooks, st.Requests, st.Lookups)
 		if n := len(l.settlements()); n != 3 {
 			t.Errorf("webhooks %t: the ledger holds %d settlements, want 3", webhooks, n)
 		}
