@@ -87,8 +87,8 @@ var bugs = []bug{
 	{
 		Name:    "Resume accepts a settlement found for another amount",
 		File:    "pix/lookup.go",
-		Old:     "r.AmountCents == p.AmountCents && r.PixKey == p.PixKey && l.info == p.Description",
-		New:     "r.PixKey == p.PixKey && l.info == p.Description",
+		Old:     "f.cents == p.AmountCents && f.chave == p.PixKey && f.info == p.Description",
+		New:     "f.chave == p.PixKey && f.info == p.Description",
 		Package: "./pix/",
 		Run:     "^TestResumeFindsAnotherPayment$",
 		Catcher: "a settlement under the key for another payment is ErrKeyReused, never a receipt",
