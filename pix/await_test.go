@@ -3,6 +3,8 @@ package pix_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -143,6 +145,52 @@ func TestAwaitEndsWithItsContext(t *testing.T) {
 	}
 }
 
+// TestAwaitContextEndingDuringALook: a look that ctx's end cuts short, before any answer, ends
+// Await as ctx's end does: unknown, pending and ctx's error. An answer that came as ctx ended
+// ends Await for its own reason, as any answer does: a 401 is no pending payment.
+func TestAwaitContextEndingDuringALook(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// answer answers the first look, made under a ctx that cancel ends.
+		answer  func(r *http.Request, cancel context.CancelFunc) (*http.Response, error)
+		wantErr error
+		pending bool
+	}{
+		{"canceled while connecting", func(r *http.Request, cancel context.CancelFunc) (*http.Response, error) {
+			time.AfterFunc(300*time.Millisecond, cancel)
+			<-r.Context().Done() // a dial that never completes
+			return nil, r.Context().Err()
+		}, context.Canceled, true},
+		{"a 401 as ctx ends", func(r *http.Request, cancel context.CancelFunc) (*http.Response, error) {
+			cancel()
+			return &http.Response{StatusCode: http.StatusUnauthorized, Header: http.Header{},
+				Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+		}, &pix.Error{Status: http.StatusUnauthorized}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				c := &pix.Client{BaseURL: "http://psp.test", Token: token, Policy: awaitPolicy, Jitter: halfDraw,
+					HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+						return tc.answer(r, cancel)
+					})}}
+
+				_, err := c.Await(ctx, "order-1")
+
+				unknown, ok := errors.AsType[*pix.OutcomeUnknownError](err)
+				if !ok || unknown.Attempts != 1 || !errorMatches(err, tc.wantErr) {
+					t.Fatalf("Await() error = %v, want an *OutcomeUnknownError after 1 attempt matching %v", err,
+						tc.wantErr)
+				}
+				if got := errors.Is(err, pix.ErrPending); got != tc.pending {
+					t.Errorf("Await() error = %v matches ErrPending: %v, want %v", err, got, tc.pending)
+				}
+			})
+		})
+	}
+}
+
 // TestAwaitRefusesAnInvalidKey: an invalid key sends nothing, and its error is no unknown
 // outcome: no payment can have it.
 func TestAwaitRefusesAnInvalidKey(t *testing.T) {
@@ -247,9 +295,11 @@ func TestAwaitNeedsWaits(t *testing.T) {
 
 		_, err := c.Await(t.Context(), "order-1")
 
+		want := "pix: invalid Client: Await needs a Policy.DelayBase above 0, not to look the key up again at once, " +
+			"without end"
 		if !errors.Is(err, pix.ErrOutcomeUnknown) || errors.Is(err, pix.ErrPending) ||
-			!strings.Contains(err.Error(), "Policy.DelayBase above 0") {
-			t.Errorf("Await() error = %v, want an unknown outcome that names Policy.DelayBase", err)
+			!strings.HasSuffix(err.Error(), want) {
+			t.Errorf("Await() error = %v, want an unknown outcome that ends %q", err, want)
 		}
 		if got := f.psp.Stats().Lookups; got != 0 {
 			t.Errorf("PSP got %d lookups, want none", got)

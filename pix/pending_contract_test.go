@@ -1,6 +1,7 @@
 package pix_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -69,6 +70,71 @@ func TestPendingOutsideTheContractIsNoPending(t *testing.T) {
 			}
 			if got := calls.Load(); got != 1 {
 				t.Errorf("PSP got %d requests, want 1 (a contract violation is permanent)", got)
+			}
+		})
+	}
+}
+
+// TestLookupPendingOutsideTheContractIsNoPending: a lookup's 202 whose body breaks the
+// contract is no pending payment either: a *pix.Error with status 202 and ErrContract, an
+// unknown outcome after one attempt, and no ErrPending.
+func TestLookupPendingOutsideTheContractIsNoPending(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string
+	}{
+		{"body empty", ``},
+		{"body not JSON", "<html>accepted</html>"},
+		{"status REALIZADO", encoded(validSettled())},
+		{"horario not a time", encoded(pending("horario", "soon"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, calls := serveStatus(t, http.StatusAccepted, tc.body)
+
+			_, err := c.Lookup(t.Context(), "k")
+
+			var perr *pix.Error
+			if !errors.As(err, &perr) || perr.Status != http.StatusAccepted || !errors.Is(err, pix.ErrContract) ||
+				!errors.Is(err, pix.ErrOutcomeUnknown) || errors.Is(err, pix.ErrPending) {
+				t.Errorf("Lookup() error = %v, want a 202 *pix.Error, ErrContract and ErrOutcomeUnknown, no ErrPending",
+					err)
+			}
+			if got := calls.Load(); got != 1 {
+				t.Errorf("PSP got %d lookups, want 1 (a contract violation is permanent)", got)
+			}
+		})
+	}
+}
+
+// TestStatusOutsideTheContractNamesTheStatusesItTakes: an answer whose status is not one its
+// HTTP status may carry breaks the contract, and the error lists the statuses it may carry.
+func TestStatusOutsideTheContractNamesTheStatusesItTakes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		call   func(context.Context, *pix.Client) error
+		want   string
+	}{
+		{"a payment's 201", http.StatusCreated, func(ctx context.Context, c *pix.Client) error {
+			_, err := c.SendWithKey(ctx, "k", payment)
+			return err
+		}, `the 201 has status "ACSC", want "REALIZADO"`},
+		{"a payment's 202", http.StatusAccepted, func(ctx context.Context, c *pix.Client) error {
+			_, err := c.SendWithKey(ctx, "k", payment)
+			return err
+		}, `the 202 has status "ACSC", want "EM_PROCESSAMENTO"`},
+		{"a lookup's 200", http.StatusOK, func(ctx context.Context, c *pix.Client) error {
+			_, err := c.Lookup(ctx, "k")
+			return err
+		}, `the 200 has status "ACSC", want "REALIZADO" or "NAO_REALIZADO"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := serveStatus(t, tc.status, encoded(with("status", "ACSC")))
+
+			err := tc.call(t.Context(), c)
+
+			if !errors.Is(err, pix.ErrContract) || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Errorf("error = %v, want ErrContract and a text that ends %q", err, tc.want)
 			}
 		})
 	}

@@ -21,6 +21,8 @@ func TestReasonNamesEachClassOfFailure(t *testing.T) {
 		{&Error{Status: 503, Code: "busy"}, "status 503 busy"},
 		{&Error{Status: 500}, "status 500"},
 		{&Error{Status: 302}, "status 302"}, // a contract breach, named by its status
+		{fmt.Errorf("%w: endToEndId E1, accepted at 2025-01-02T15:04:05Z", ErrPending), "pending"},
+		{fmt.Errorf("%w: endToEndId E1, rejected at 2025-01-02T15:04:05Z: no motivo given", ErrRejected), "rejected"},
 		{fmt.Errorf("%w: the 201 body is over 65536 bytes", ErrContract), "contract violation"},
 		{fmt.Errorf("pix: %w", context.Canceled), "canceled"},
 		{fmt.Errorf("pix: %w", context.DeadlineExceeded), "timeout"},

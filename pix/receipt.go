@@ -139,11 +139,9 @@ func orList(words []string) string {
 	return strings.Join(quoted, " or ")
 }
 
-// receipt is the receipt of a settled payment, with the fields the body gives.
+// receipt is the receipt of ps, a settled payment, with the fields the body gives. The zero
+// paymentStatus gives the zero Receipt.
 func (ps paymentStatus) receipt() Receipt {
-	if ps.status != statusSettled {
-		return Receipt{}
-	}
 	return Receipt{EndToEndID: ps.endToEndID, AmountCents: ps.cents, PixKey: ps.chave, Status: ps.status,
 		SettledAt: ps.at}
 }
