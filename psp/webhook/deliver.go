@@ -67,7 +67,8 @@ func (s *Sender) poke() {
 	}
 }
 
-// drop ends d, which waits, as Dropped, and releases the deliveries it holds.
+// drop ends d, which waits, as Dropped. It releases none of the deliveries d holds: those still
+// under way were queued before d and wait, never in a try, so drop takes them first.
 func (s *Sender) drop(d *delivery) {
 	if d.index >= 0 {
 		heap.Remove(&s.due, d.index)
@@ -75,12 +76,12 @@ func (s *Sender) drop(d *delivery) {
 	d.State = Dropped
 	s.stats.Dropped++
 	delete(s.queued, d)
-	s.release(d)
 	s.cfg.Logger.Warn("psp: webhook dropped: the queue is full", "id", d.ID, "end_to_end_id", d.EndToEndID,
 		"queue", s.cfg.Queue)
 }
 
-// release makes the deliveries that d holds due now, those still under way. It does so once.
+// release makes the deliveries that d holds due now, those still under way. It does so once:
+// later calls do nothing.
 func (s *Sender) release(d *delivery) {
 	for _, h := range d.holds {
 		if _, queued := s.queued[h]; queued {
@@ -154,9 +155,7 @@ func (s *Sender) settle(d *delivery, n int, a Attempt) (state string) {
 	if n > 1 {
 		s.stats.Retried++
 	}
-	if n == 1 {
-		s.release(d)
-	}
+	s.release(d) // after the first try only: it empties d.holds
 	retried := a.Status == 0 || a.Status == 429 || a.Status/100 == 5
 	switch {
 	case a.Status/100 == 2:

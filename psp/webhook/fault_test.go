@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -142,31 +143,35 @@ func TestClearFaults(t *testing.T) {
 	})
 }
 
-// TestFaultValidate: a fault takes exactly the fields its kind uses, in range.
+// TestFaultValidate: a fault takes exactly the fields its kind uses, in range, and the error
+// says what its kind takes.
 func TestFaultValidate(t *testing.T) {
+	unknown := "unknown webhook kind %q: the kinds are duplicate, delay, reorder and fail"
+	delay := fmt.Sprintf(`webhook kind "delay" takes a Duration of 0 to %v`, psp.MaxFaultDuration)
 	for _, tc := range []struct {
 		fault webhook.Fault
-		valid bool
+		want  string // the error after psp.ErrInvalidFault's text; "" for valid
 	}{
-		{webhook.Duplicate(), true},
-		{webhook.Reorder(), true},
-		{webhook.Delay(0), true},
-		{webhook.Delay(psp.MaxFaultDuration), true},
-		{webhook.Fail(1), true},
-		{webhook.Fail(webhook.MaxAttempts), true},
-		{webhook.Fault{}, false},
-		{webhook.Fault{Kind: "drop"}, false},
-		{webhook.Delay(-time.Millisecond), false},
-		{webhook.Delay(psp.MaxFaultDuration + 1), false},
-		{webhook.Fail(0), false},
-		{webhook.Fail(webhook.MaxAttempts + 1), false},
-		{webhook.Fault{Kind: "duplicate", Times: 2}, false},
-		{webhook.Fault{Kind: "reorder", Duration: time.Second}, false},
-		{webhook.Fault{Kind: "fail", Times: 1, Duration: time.Second}, false},
+		{webhook.Duplicate(), ""},
+		{webhook.Reorder(), ""},
+		{webhook.Delay(0), ""},
+		{webhook.Delay(psp.MaxFaultDuration), ""},
+		{webhook.Fail(1), ""},
+		{webhook.Fail(webhook.MaxAttempts), ""},
+		{webhook.Fault{}, fmt.Sprintf(unknown, "")},
+		{webhook.Fault{Kind: "drop"}, fmt.Sprintf(unknown, "drop")},
+		{webhook.Delay(-time.Millisecond), delay},
+		{webhook.Delay(psp.MaxFaultDuration + 1), delay},
+		{webhook.Fail(0), `webhook kind "fail" takes Times, 1 to 100`},
+		{webhook.Fail(webhook.MaxAttempts + 1), `webhook kind "fail" takes Times, 1 to 100`},
+		{webhook.Fault{Kind: "duplicate", Times: 2}, `webhook kind "duplicate" takes no other field`},
+		{webhook.Fault{Kind: "reorder", Duration: time.Second}, `webhook kind "reorder" takes no other field`},
+		{webhook.Fault{Kind: "fail", Times: 1, Duration: time.Second}, `webhook kind "fail" takes Times, 1 to 100`},
 	} {
 		err := tc.fault.Validate()
-		if (err == nil) != tc.valid || err != nil && !errors.Is(err, psp.ErrInvalidFault) {
-			t.Errorf("%+v.Validate() = %v, want valid %t (else psp.ErrInvalidFault)", tc.fault, err, tc.valid)
+		if tc.want == "" && err != nil ||
+			tc.want != "" && (!errors.Is(err, psp.ErrInvalidFault) || err.Error() != "psp: invalid fault: "+tc.want) {
+			t.Errorf("%+v.Validate() = %v, want psp.ErrInvalidFault: %s (none if empty)", tc.fault, err, tc.want)
 		}
 	}
 }

@@ -141,10 +141,7 @@ func (s *Sender) ClearFaults() {
 func (s *Sender) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, d := range s.due {
-		d.index = -1
-	}
-	clear(s.queued)
+	clear(s.queued) // nothing reads a forgotten delivery again: settle checks gen first
 	s.gen++
 	s.faults, s.held, s.due, s.record, s.stats = nil, nil, nil, nil, Stats{}
 }
