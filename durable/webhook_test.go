@@ -5,14 +5,18 @@ package durable
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"pixretry/pix"
 	"pixretry/psp"
@@ -55,11 +59,155 @@ func TestApplyWebhookCompletesAPendingIntentOnce(t *testing.T) {
 		t.Fatalf("ApplyWebhook(NAO_REALIZADO): %v", err)
 	}
 	got, _ = p.Intent(ctx, "rejected")
-	if got.Status != StatusRefused || got.EndToEndID != "" || !strings.Contains(got.Error, pix.ErrRejected.Error()) {
-		t.Errorf("after NAO_REALIZADO: %+v, want refused, saying the PSP rejected it", got)
+	wantError := pix.ErrRejected.Error() + ": the PSP's webhook wh_3 says NAO_REALIZADO for endToEndId " + no.EndToEndID
+	if got.Status != StatusRefused || got.EndToEndID != "" || got.Error != wantError {
+		t.Errorf("after NAO_REALIZADO: %+v, want refused with the error %q", got, wantError)
 	}
-	if _, _, ok := logs.find("durable: webhook applied"); !ok {
-		t.Errorf("no record of an applied webhook")
+	if n := logs.count("durable: webhook applied"); n != 2 {
+		t.Errorf("%d records of an applied webhook, want 2: one per change, none for the duplicates", n)
+	}
+	level, attrs, _ := logs.find("durable: webhook applied")
+	want := map[string]string{"id": "settled", "key": settled.Key, "status": "REALIZADO", "webhook": "wh_1"}
+	if level != slog.LevelInfo || !attrsAre(attrs, want) {
+		t.Errorf("the first applied webhook's record: level %v, attributes %v; want Info with %v", level, attrs, want)
+	}
+}
+
+// count returns how many records' messages hold msg.
+func (h *keptRecords) count(msg string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range h.records {
+		if strings.Contains(r.Message, msg) {
+			n++
+		}
+	}
+	return n
+}
+
+// attrsAre reports whether attrs holds each string of want under its key.
+func attrsAre(attrs map[string]slog.Value, want map[string]string) bool {
+	for k, v := range want {
+		if a, ok := attrs[k]; !ok || a.Kind() != slog.KindString || a.String() != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ApplyWebhook passes "webhook-received" before it reads the intent and "webhook-stored" once
+// its change has committed. A duplicate commits nothing and passes only the first.
+func TestApplyWebhookCrashPoints(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	var p *Payer[*sql.Tx]
+	var points []string
+	cfg := Config{Testing: TestingKnobs{CrashPoint: func(point string) {
+		in, err := p.Intent(context.Background(), "a")
+		if err != nil {
+			t.Errorf("Intent() at %s: %v", point, err)
+		}
+		points = append(points, point+": "+string(in.Status))
+	}}}
+	p = mustPayer(t, db, cfg)
+	in := mustPay(t, p, "a", payment(100))
+	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
+		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	for i := range 2 {
+		if err := p.ApplyWebhook(context.Background(), w); err != nil {
+			t.Fatalf("ApplyWebhook(), delivery %d: %v", i+1, err)
+		}
+	}
+	want := []string{"webhook-received: pending", "webhook-stored: settled", "webhook-received: settled"}
+	if !slices.Equal(points, want) {
+		t.Errorf("crash points passed = %q, want %q", points, want)
+	}
+}
+
+// A webhook and the job's own lookup race: here the job commits first, between the webhook's
+// read and its write. The webhook changes nothing and records no change.
+func TestApplyWebhookThatLosesTheRaceChangesNothing(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	logs := &keptRecords{}
+	p := mustPayer(t, db, Config{Logger: slog.New(logs)})
+	in := mustPay(t, p, "a", payment(100))
+	// The job's settlement commits in the webhook's write, before it: the webhook's row is
+	// left as the job made it.
+	q := `CREATE TRIGGER job_first BEFORE UPDATE ON pix_intent WHEN NEW.end_to_end_id = 'E-webhook' BEGIN
+		UPDATE pix_intent SET status = 'settled', end_to_end_id = 'E-job' WHERE id = OLD.id;
+		SELECT RAISE(IGNORE); END`
+	if _, err := db.Exec(q); err != nil {
+		t.Fatal(err)
+	}
+	w := pix.Webhook{ID: "wh_1", EndToEndID: "E-webhook", IdempotencyKey: in.Key, Status: "REALIZADO",
+		AmountCents: 100, At: time.Now()}
+	if err := p.ApplyWebhook(context.Background(), w); err != nil {
+		t.Fatalf("ApplyWebhook() = %v, want nil", err)
+	}
+	if got := mustIntent(t, p, "a"); got.Status != StatusSettled || got.EndToEndID != "E-job" {
+		t.Errorf("the intent is %+v, want settled by the job as E-job", got)
+	}
+	if n := logs.count("durable: webhook applied"); n != 0 {
+		t.Errorf("%d records of an applied webhook, want none", n)
+	}
+}
+
+// An intent pending past MaxAge, listed as overdue, is still pending: its webhook completes it.
+func TestApplyWebhookCompletesAnOverdueIntent(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{MaxAge: time.Hour})
+	in := mustPay(t, p, "a", payment(100))
+	p.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	ctx := context.Background()
+	if got, _ := p.Intent(ctx, "a"); got.Status != StatusOverdue {
+		t.Fatalf("the intent is %s, want overdue", got.Status)
+	}
+	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
+		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	if err := p.ApplyWebhook(ctx, w); err != nil {
+		t.Fatalf("ApplyWebhook() = %v", err)
+	}
+	if got, _ := p.Intent(ctx, "a"); got.Status != StatusSettled || got.EndToEndID != w.EndToEndID {
+		t.Errorf("after the webhook: %+v, want settled as %s", got, w.EndToEndID)
+	}
+}
+
+// A webhook the database cannot read or record fails with the database's error, never
+// pix.ErrUnknownPayment, which the PSP would take as final. Nothing changes, and the PSP's next
+// delivery applies it.
+func TestApplyWebhookReportsStorageFailures(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	in := mustPay(t, p, "a", payment(100))
+	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
+		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := p.ApplyWebhook(ended, w)
+	if want := "durable: read the intent of key " + in.Key + ": context canceled"; err == nil || err.Error() != want ||
+		!errors.Is(err, context.Canceled) {
+		t.Errorf("ApplyWebhook(an ended context) = %v, want %q wrapping context.Canceled", err, want)
+	}
+	lift := failWrites(t, db, "NEW.status = 'settled'")
+	err = p.ApplyWebhook(context.Background(), w)
+	var e *sqlite.Error
+	if prefix := `durable: record webhook wh_1 for intent "a": `; !errors.As(err, &e) ||
+		e.Code() != sqlite3.SQLITE_CONSTRAINT_TRIGGER || !strings.HasPrefix(err.Error(), prefix) {
+		t.Errorf("ApplyWebhook(a refused write) = %v, want an error %q... wrapping the trigger's refusal", err, prefix)
+	}
+	if got := mustIntent(t, p, "a"); got.Status != StatusPending {
+		t.Errorf("after the failures the intent is %s, want pending", got.Status)
+	}
+	lift()
+	if err := p.ApplyWebhook(context.Background(), w); err != nil {
+		t.Fatalf("ApplyWebhook() again = %v", err)
+	}
+	if got := mustIntent(t, p, "a"); got.Status != StatusSettled {
+		t.Errorf("after the next delivery the intent is %s, want settled", got.Status)
 	}
 }
 
@@ -71,6 +219,10 @@ func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
 	p := mustPayer(t, db, Config{Logger: slog.New(logs)})
 	ctx := context.Background()
 	in := mustPay(t, p, "a", payment(100))
+	// An earlier key that LIKE's wildcards would match, were they taken for a key.
+	if _, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET past_keys = $2 WHERE id = $1`, "a", uuid.NewString()); err != nil {
+		t.Fatal(err)
+	}
 	ok := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
 		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
 	for _, tt := range []struct {
@@ -81,6 +233,8 @@ func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
 		{"a key no intent has used", func(w *pix.Webhook) { w.IdempotencyKey = uuid.NewString() }, pix.ErrUnknownPayment},
 		{"a key that is not ours", func(w *pix.Webhook) { w.IdempotencyKey = "order-1" }, pix.ErrUnknownPayment},
 		{"a key with LIKE's wildcards", func(w *pix.Webhook) { w.IdempotencyKey = "%" }, pix.ErrUnknownPayment},
+		{"a UUID's shape of LIKE's wildcards", func(w *pix.Webhook) { w.IdempotencyKey = "________-____-____-____-____________" },
+			pix.ErrUnknownPayment},
 		{"another valor", func(w *pix.Webhook) { w.AmountCents = 101 }, ErrWebhookMismatch},
 	} {
 		w := ok
@@ -92,9 +246,17 @@ func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
 			t.Errorf("%s: the intent is %s, want it pending still", tt.name, got.Status)
 		}
 	}
+	w := ok
+	w.AmountCents = 101
+	want := `durable: the webhook's valor is not its intent's: intent "a" pays 100 cents, the webhook wh_1 says 101`
+	if err := p.ApplyWebhook(ctx, w); err == nil || err.Error() != want {
+		t.Errorf("ApplyWebhook(another valor) = %v, want %q", err, want)
+	}
 	level, attrs, found := logs.find("durable: a webhook with another valor; nothing changed")
-	if !found || level != slog.LevelError || attrs["webhook_cents"].Int64() != 101 || attrs["cents"].Int64() != 100 {
-		t.Errorf("the mismatch's record: level %v, attributes %v (found %t); want Error with both valors", level, attrs, found)
+	if !found || level != slog.LevelError || attrs["webhook_cents"].Int64() != 101 || attrs["cents"].Int64() != 100 ||
+		!attrsAre(attrs, map[string]string{"id": "a", "key": in.Key, "webhook": "wh_1"}) {
+		t.Errorf("the mismatch's record: level %v, attributes %v (found %t); want Error with both valors and the ids",
+			level, attrs, found)
 	}
 }
 
@@ -121,8 +283,10 @@ func TestApplyWebhookForAnAbandonedKeyChangesNothing(t *testing.T) {
 	if got, _ := p.Intent(ctx, "a"); got.Status != StatusPending {
 		t.Errorf("the intent is %s, want pending", got.Status)
 	}
-	if level, _, ok := logs.find("durable: a webhook for a key the intent gave up"); !ok || level != slog.LevelError {
-		t.Errorf("record: level %v, found %t; want an Error", level, ok)
+	level, attrs, ok := logs.find("durable: a webhook for a key the intent gave up")
+	want := map[string]string{"id": "a", "webhook_key": in.Key, "status": "REALIZADO"}
+	if !ok || level != slog.LevelError || !attrsAre(attrs, want) {
+		t.Errorf("record: level %v, attributes %v, found %t; want an Error with %v", level, attrs, ok, want)
 	}
 }
 
