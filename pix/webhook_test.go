@@ -448,37 +448,42 @@ func TestWebhookRefusalsSayWhy(t *testing.T) {
 		h      pix.WebhookHandler
 		req    *http.Request
 		status int
+		code   string
 		detail string
 	}{
-		{"a GET", handlerOf(&applier{}), httptest.NewRequest(http.MethodGet, "/", nil), http.StatusMethodNotAllowed,
-			"a webhook is a POST, not a GET"},
-		{"no Secret", pix.WebhookHandler{Apply: (&applier{}).apply}, signed(body), http.StatusServiceUnavailable,
-			"the webhook handler has no Secret or no Apply yet"},
+		{"a GET", handlerOf(&applier{}), httptest.NewRequest(http.MethodGet, "/", nil),
+			http.StatusMethodNotAllowed, "method_not_allowed", "a webhook is a POST, not a GET"},
+		{"no Secret", pix.WebhookHandler{Apply: (&applier{}).apply}, signed(body),
+			http.StatusServiceUnavailable, "not_configured", "the webhook handler has no Secret or no Apply yet"},
 		{"a body over 64 KiB", handlerOf(&applier{}), signed(strings.Repeat(" ", 64<<10) + body),
-			http.StatusRequestEntityTooLarge, "the body must be at most 65536 bytes"},
+			http.StatusRequestEntityTooLarge, "payload_too_large", "the body must be at most 65536 bytes"},
 		{"a body that breaks off", handlerOf(&applier{}), httptest.NewRequest(http.MethodPost, "/",
 			io.MultiReader(strings.NewReader(body[:20]), iotest.ErrReader(io.ErrUnexpectedEOF))),
-			http.StatusBadRequest, "the body could not be read: unexpected EOF"},
+			http.StatusBadRequest, "invalid_webhook", "the body could not be read: unexpected EOF"},
 		{"no signature", handlerOf(&applier{}), httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)),
-			http.StatusUnauthorized, `pix: Pix-Signature must be "t=<unix seconds>,v1=<hex HMAC-SHA256 of <t>.<body>>"`},
-		{"signed 301 s ahead", handlerOf(&applier{}), signedAt(ahead, body), http.StatusUnauthorized,
+			http.StatusUnauthorized, "invalid_signature",
+			`pix: Pix-Signature must be "t=<unix seconds>,v1=<hex HMAC-SHA256 of <t>.<body>>"`},
+		{"signed 301 s ahead", handlerOf(&applier{}), signedAt(ahead, body),
+			http.StatusUnauthorized, "invalid_signature",
 			"pix: Pix-Signature's t=" + strconv.FormatInt(ahead.Unix(), 10) + " is 5m1s ahead, more than 5m0s"},
 		{"two members wrong", handlerOf(&applier{}),
-			signed(strings.Replace(deliveryWith("taxa", "0.00"), "order-42", "order 42", 1)), http.StatusBadRequest,
+			signed(strings.Replace(deliveryWith("taxa", "0.00"), "order-42", "order 42", 1)),
+			http.StatusBadRequest, "invalid_webhook",
 			`pix: the webhook body breaks its contract: member "idempotencyKey" is "order 42": want 1 to 255 visible ` +
 				`ASCII characters; member "taxa" is unknown; the members are id, endToEndId, idempotencyKey, status, ` +
 				`valor and horario`},
-		{"an unknown payment", handlerOf(&applier{err: pix.ErrUnknownPayment}), signed(body), http.StatusNotFound,
+		{"an unknown payment", handlerOf(&applier{err: pix.ErrUnknownPayment}), signed(body),
+			http.StatusNotFound, "unknown_payment",
 			`no payment here has the idempotencyKey "order-42", and nothing was applied`},
 		{"not applied", handlerOf(&applier{err: errors.New("durable: database is locked")}), signed(body),
-			http.StatusServiceUnavailable, "the webhook was not applied: deliver it again later"},
+			http.StatusServiceUnavailable, "not_applied", "the webhook was not applied: deliver it again later"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			tc.h.ServeHTTP(rec, tc.req)
 
-			if p := problemOf(t, rec, tc.status); p.Detail != tc.detail {
-				t.Errorf("problem detail = %q, want %q", p.Detail, tc.detail)
+			if p := problemOf(t, rec, tc.status); p.Code != tc.code || p.Detail != tc.detail {
+				t.Errorf("problem code %q, detail %q; want %q, %q", p.Code, p.Detail, tc.code, tc.detail)
 			}
 			if strings.Contains(rec.Body.String(), `\u003c`) {
 				t.Errorf("body %s escapes < for HTML, want it as it is", rec.Body)
