@@ -43,6 +43,26 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 	}
 }
 
+// TestNewServerSaysWhatIsWrongWithPending: the errors of a bad CompleteAfter or rejected range
+// name the field and the value given.
+func TestNewServerSaysWhatIsWrongWithPending(t *testing.T) {
+	tests := []struct {
+		edit func(*psp.Config)
+		want string
+	}{
+		{func(c *psp.Config) { c.CompleteAfter = -time.Second }, "psp: invalid config: negative CompleteAfter -1s"},
+		{func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = 2000, 1001 },
+			"psp: invalid config: rejected range 2000 to 1001 cents: want 0 <= RejectFromCents <= RejectToCents"},
+	}
+	for _, tt := range tests {
+		cfg := psp.DefaultConfig()
+		tt.edit(&cfg)
+		if _, err := psp.NewServer(cfg); err == nil || err.Error() != tt.want {
+			t.Errorf("NewServer() error = %v, want %s", err, tt.want)
+		}
+	}
+}
+
 func TestZeroValuesOfConfig(t *testing.T) {
 	s := mustServer(t, func(c *psp.Config) {
 		*c = psp.Config{Tokens: []string{"t"}} // balance 0, default TTL and ISPB, no logger

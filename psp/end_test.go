@@ -85,3 +85,27 @@ func TestOnEndIsSilentAcrossAResetAndAfterClose(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseWaitsForTheReportsInProgress: Close returns only once the OnEnd calls in progress
+// have returned.
+func TestCloseWaitsForTheReportsInProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		s := mustServer(t, func(c *psp.Config) { c.OnEnd = func(psp.Ended) { <-release } })
+		go pay(s, "k1", validBody)
+		synctest.Wait() // k1 is reported, and OnEnd waits
+		closed := make(chan struct{})
+		go func() {
+			s.Close()
+			close(closed)
+		}()
+		synctest.Wait()
+		select {
+		case <-closed:
+			t.Error("Close returned while OnEnd was running")
+		default:
+		}
+		close(release)
+		<-closed
+	})
+}

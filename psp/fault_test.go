@@ -99,6 +99,16 @@ func TestInvalidFaults(t *testing.T) {
 	}
 }
 
+// TestInvalidPendingFaultSaysWhatItTakes: a pending fault without a then says what the kind
+// takes.
+func TestInvalidPendingFaultSaysWhatItTakes(t *testing.T) {
+	err := psp.Fault{Kind: "pending", Duration: time.Second}.Validate()
+	want := `psp: invalid fault: kind "pending" takes a Duration and a Then, "settled" or "rejected"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Validate() = %v, want %s", err, want)
+	}
+}
+
 // TestValidFaults: each kind at the edges of what it takes.
 func TestValidFaults(t *testing.T) {
 	for _, f := range []psp.Fault{

@@ -19,8 +19,8 @@ type course struct {
 
 // course returns how a payment of cents accepted at now, under the fault f its request met,
 // ends, or nil if it settles at once. A pending fault decides first. Else a valor in the
-// rejected range is rejected after CompleteAfter, even 0. Else a positive CompleteAfter
-// settles it then.
+// rejected range is rejected after CompleteAfter, even 0: the default range, 0 to 0, holds no
+// valor, since a payment's is at least 0.01. Else a positive CompleteAfter settles it then.
 func (b *book) course(cents int64, now time.Time, f Fault) *course {
 	c := &course{due: now.Add(b.completeAfter), status: statusSettled, seq: b.accepted}
 	switch {
@@ -29,7 +29,7 @@ func (b *book) course(cents int64, now time.Time, f Fault) *course {
 		if f.Then == thenRejected {
 			c.status, c.motivo = statusRejected, "rejected by a pending fault"
 		}
-	case b.rejectTo > 0 && b.rejectFrom <= cents && cents <= b.rejectTo:
+	case b.rejectFrom <= cents && cents <= b.rejectTo:
 		c.status = statusRejected
 		c.motivo = fmt.Sprintf("valor %s is in the range the PSP rejects, %s to %s", FormatAmount(cents),
 			FormatAmount(b.rejectFrom), FormatAmount(b.rejectTo))

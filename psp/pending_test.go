@@ -2,6 +2,7 @@ package psp_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -247,8 +248,8 @@ func TestBalanceIsHeldAtAcceptance(t *testing.T) {
 	})
 }
 
-// TestPaymentsDueAtOneInstantEndInTheOrderAccepted: two pending payments that end at the same
-// instant reach the ledger in the order they were accepted.
+// TestPaymentsDueAtOneInstantEndInTheOrderAccepted: three pending payments that end at the
+// same instant reach the ledger, and OnEnd, in the order they were accepted.
 func TestPaymentsDueAtOneInstantEndInTheOrderAccepted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var e ends
@@ -256,17 +257,52 @@ func TestPaymentsDueAtOneInstantEndInTheOrderAccepted(t *testing.T) {
 		s.Inject(psp.Pending(2*time.Second, "settled"))
 		wantStatus(t, pay(s, "k1", validBody), 202, false, "EM_PROCESSAMENTO")
 		time.Sleep(time.Second)
-		s.Inject(psp.Pending(time.Second, "settled"))
+		s.Inject(psp.Pending(time.Second, "settled"), psp.Pending(time.Second, "settled"))
 		wantStatus(t, pay(s, "k2", validBody), 202, false, "EM_PROCESSAMENTO")
+		wantStatus(t, pay(s, "k3", validBody), 202, false, "EM_PROCESSAMENTO")
 		time.Sleep(time.Second)
 		synctest.Wait()
-		ledger := s.Settlements()
-		if len(ledger) != 2 || ledger[0].IdempotencyKey != "k1" || ledger[1].IdempotencyKey != "k2" {
-			t.Errorf("Settlements() = %+v, want k1's, then k2's", ledger)
+		var ledger, reported []string
+		for _, p := range s.Settlements() {
+			ledger = append(ledger, p.IdempotencyKey)
 		}
-		if got := e.got(); len(got) != 2 || got[0].IdempotencyKey != "k1" {
-			t.Errorf("OnEnd received %+v, want k1's, then k2's", got)
+		for _, end := range e.got() {
+			reported = append(reported, end.IdempotencyKey)
 		}
+		want := []string{"k1", "k2", "k3"}
+		if !slices.Equal(ledger, want) || !slices.Equal(reported, want) {
+			t.Errorf("Settlements() holds %v and OnEnd received %v, want %v", ledger, reported, want)
+		}
+	})
+}
+
+// TestTheTimerEndsEachPendingPayment: with no request to end them, the timer ends each pending
+// payment at its end: one accepted later that ends sooner first, and one pending 0 ms accepted
+// at the very instant the timer fired.
+func TestTheTimerEndsEachPendingPayment(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var e ends
+		s := mustPendingServer(t, &e)
+		start := time.Now().UTC()
+		s.Inject(psp.Pending(time.Hour, "settled"), psp.Pending(time.Second, "rejected"))
+		a := wantStatus(t, pay(s, "k1", validBody), 202, false, "EM_PROCESSAMENTO")
+		b := wantStatus(t, pay(s, "k2", validBody), 202, false, "EM_PROCESSAMENTO")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		want := []psp.Ended{{Token: token, IdempotencyKey: "k2", EndToEndID: b.EndToEndID, AmountCents: 15000,
+			PixKey: "pix@example.com", Description: "rent", Status: "NAO_REALIZADO", At: start.Add(time.Second)}}
+		wantEnds(t, &e, want...)
+		time.Sleep(time.Hour - time.Second)
+		synctest.Wait()
+		want = append(want, psp.Ended{Token: token, IdempotencyKey: "k1", EndToEndID: a.EndToEndID, AmountCents: 15000,
+			PixKey: "pix@example.com", Description: "rent", Status: "REALIZADO", At: start.Add(time.Hour)})
+		wantEnds(t, &e, want...)
+		s.Inject(psp.Pending(0, "settled"))
+		c := wantStatus(t, pay(s, "k3", validBody), 202, false, "EM_PROCESSAMENTO")
+		synctest.Wait()
+		want = append(want, psp.Ended{Token: token, IdempotencyKey: "k3", EndToEndID: c.EndToEndID, AmountCents: 15000,
+			PixKey: "pix@example.com", Description: "rent", Status: "REALIZADO", At: start.Add(time.Hour)})
+		wantEnds(t, &e, want...)
 	})
 }
 
@@ -334,6 +370,9 @@ func TestCloseStopsTheTimer(t *testing.T) {
 		s := mustPendingServer(t, &e, func(c *psp.Config) { c.CompleteAfter = time.Second })
 		pay(s, "k1", validBody)
 		s.Close()
+		if !psp.TimerStopped(s) {
+			t.Error("Close left the timer running")
+		}
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		wantEnds(t, &e)
