@@ -2,10 +2,12 @@ package control_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
@@ -150,21 +152,27 @@ func TestControlRefusesBadWebhookFaults(t *testing.T) {
 		{"a duration too long", `{"kind":"delay","duration_ms":3600001,"target":"webhook"}`,
 			"duration_ms 3600001 exceeds the maximum 3600000"},
 		{"no times", `{"kind":"fail","target":"webhook"}`, `kind "fail" with "target":"webhook" takes "times" (1 to 100)`},
-		{"zero times", `{"kind":"fail","times":0,"target":"webhook"}`, `takes "times" (1 to 100)`},
-		{"too many times", `{"kind":"fail","times":101,"target":"webhook"}`, `takes "times" (1 to 100)`},
+		{"zero times", `{"kind":"fail","times":0,"target":"webhook"}`,
+			`kind "fail" with "target":"webhook" takes "times" (1 to 100)`},
+		{"too many times", `{"kind":"fail","times":101,"target":"webhook"}`,
+			`kind "fail" with "target":"webhook" takes "times" (1 to 100)`},
 		{"a member of another kind", `{"kind":"duplicate","duration_ms":5,"target":"webhook"}`,
 			`kind "duplicate" with "target":"webhook" takes no parameters`},
-		{"an unknown member", `{"kind":"reorder","after_ms":5,"target":"webhook"}`, `unknown member "after_ms"`},
-		{"a fractional times", `{"kind":"fail","times":1.5,"target":"webhook"}`, `member "times" is 1.5`},
+		{"a member of reorder", `{"kind":"reorder","times":1,"target":"webhook"}`,
+			`kind "reorder" with "target":"webhook" takes no parameters`},
+		{"an unknown member", `{"kind":"reorder","after_ms":5,"target":"webhook"}`,
+			`unknown member "after_ms": kind "reorder" with "target":"webhook" takes no parameters`},
+		{"an unknown member of an unknown kind", `{"kind":"bogus","after_ms":5,"target":"webhook"}`,
+			`unknown member "after_ms": the members of a fault with "target":"webhook" are kind, duration_ms (delay) ` +
+				`and times (fail)`},
+		{"a fractional times", `{"kind":"fail","times":1.5,"target":"webhook"}`, `member "times" is 1.5, want a whole number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := mustWebhookBank(t, accepting{make(chan string, 1)})
 				p := wantProblem(t, ctl(s, "POST", control.FaultsPath, `{"faults":[{"kind":"drop"},`+tc.fault+`]}`), 400,
 					"invalid_request")
-				if len(p.Violations) != 1 || p.Violations[0].Field != "faults[1]" || !strings.Contains(p.Violations[0].Reason, tc.reason) {
-					t.Errorf("violacoes = %+v, want faults[1] saying %q", p.Violations, tc.reason)
-				}
+				wantViolations(t, p.Violations, []psp.Violation{{Field: "faults[1]", Reason: "psp: invalid fault: " + tc.reason}})
 				if a := ctl(s, "GET", control.FaultsPath, ""); a.body != `{"faults":[]}`+"\n" {
 					t.Errorf("GET %s = %s, want none queued", control.FaultsPath, a.body)
 				}
@@ -177,6 +185,38 @@ func TestControlRefusesBadWebhookFaults(t *testing.T) {
 			"invalid_request")
 		wantViolations(t, p.Violations, []psp.Violation{{Field: "faults", Reason: `1 with "target":"webhook", but no ` +
 			"webhooks are sent: command psp sends them with -webhook URL -webhook-secret-file FILE"}})
+	})
+}
+
+// TestControlWebhookFaultsShareTheQueueBound: the faults queued for the webhooks count against
+// MaxQueuedFaults with the Server's, and so does each fault of a body, whatever its queue.
+func TestControlWebhookFaultsShareTheQueueBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mustWebhookBank(t, accepting{make(chan string, 1)})
+		wantNoContent(t, ctl(s, "POST", control.FaultsPath,
+			`{"faults":[{"kind":"reorder","target":"webhook"},{"kind":"duplicate","target":"webhook"}]}`))
+		s.Inject(drops(control.MaxQueuedFaults - 3)...)
+		body := `{"faults":[{"kind":"drop"},{"kind":"reorder","target":"webhook"}]}`
+		p := wantProblem(t, ctl(s, "POST", control.FaultsPath, body), 400, "invalid_request")
+		wantViolations(t, p.Violations, []psp.Violation{{Field: "faults",
+			Reason: fmt.Sprintf("%d queued, room for 1 more, 2 given", control.MaxQueuedFaults-1)}})
+	})
+}
+
+// TestControlWebhooksShowHowLongATryTook: an attempt's elapsedMs is its time in milliseconds.
+func TestControlWebhooksShowHowLongATryTook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		slow := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(1500 * time.Millisecond)
+			w.WriteHeader(http.StatusNoContent)
+		})
+		s := mustWebhookBank(t, slow)
+		wantSettled(t, pay(s, "k1", validBody))
+		time.Sleep(2 * time.Second)
+		got := webhooksOf(t, s)
+		if len(got.Deliveries) != 1 || len(got.Deliveries[0].Attempts) != 1 || got.Deliveries[0].Attempts[0].ElapsedMS != 1500 {
+			t.Errorf("GET %s = %+v, want one delivery tried once for 1500 ms", control.WebhooksPath, got)
+		}
 	})
 }
 
@@ -230,9 +270,10 @@ func TestControlNeverShowsTheWebhookSecret(t *testing.T) {
 // TestDecodeAllFaults: DecodeAllFaults puts each fault in its queue; DecodeFaults refuses a
 // webhook fault, naming where it starts.
 func TestDecodeAllFaults(t *testing.T) {
-	data := []byte(`{"faults":[{"kind":"drop"},` + "\n" + `  {"kind":"fail","times":2,"target":"webhook"}]}`)
+	data := []byte(`{"faults":[{"kind":"drop"},` + "\n" + `  {"kind":"fail","times":2,"target":"webhook"},` +
+		`{"kind":"fail","times":100,"target":"webhook"}]}`)
 	got, err := control.DecodeAllFaults(data)
-	want := control.Faults{Server: []psp.Fault{psp.Drop()}, Webhooks: []webhook.Fault{webhook.Fail(2)}}
+	want := control.Faults{Server: []psp.Fault{psp.Drop()}, Webhooks: []webhook.Fault{webhook.Fail(2), webhook.Fail(100)}}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
 		t.Errorf("DecodeAllFaults() error = %v, mismatch (-want +got):\n%s", err, diff)
 	}
@@ -240,5 +281,15 @@ func TestDecodeAllFaults(t *testing.T) {
 	bad, ok := errors.AsType[*control.FaultsError](err)
 	if !ok || bad.Line != 2 || bad.Column != 3 || bad.Field != "faults[1]" || !errors.Is(err, psp.ErrInvalidFault) {
 		t.Errorf("DecodeFaults() error = %v, want a *FaultsError at 2:3 for faults[1]", err)
+	}
+	wantWhy := `control: line 2, column 3: faults[1]: psp: invalid fault: "target":"webhook": this reader queues ` +
+		"payment and lookup faults only"
+	if err == nil || err.Error() != wantWhy {
+		t.Errorf("DecodeFaults() error = %v, want %s", err, wantWhy)
+	}
+	got, err = control.DecodeAllFaults([]byte(`{"faults":[{"kind":"drop"},{"kind":"fail","times":101,"target":"webhook"}]}`))
+	bad, ok = errors.AsType[*control.FaultsError](err)
+	if !ok || bad.Line != 1 || bad.Column != 28 || bad.Field != "faults[1]" || got.Server != nil || got.Webhooks != nil {
+		t.Errorf("DecodeAllFaults(times 101) = %+v, %v; want no faults and a *FaultsError at 1:28 for faults[1]", got, err)
 	}
 }
