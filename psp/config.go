@@ -2,7 +2,6 @@ package psp
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -104,42 +103,29 @@ func DefaultConfig() Config {
 	}
 }
 
-// withDefaults checks c as given, then fills in its zero values.
+// ConfigError is the error of NewServer for a Config it refuses: which field, and why. A
+// caller that set the fields from its own input, such as command-line flags, branches on
+// Field to say which input is wrong.
+type ConfigError struct {
+	// Field is the field of Config refused, such as "KeyTTL". A range that ends before it
+	// starts is RejectToCents's fault, a negative start RejectFromCents's.
+	Field string
+	// Token is, when Field is "Tokens", the position from 0 of the first token refused. It is
+	// -1 otherwise, and when there are no tokens at all.
+	Token int
+	// Reason says what is wrong with the value given, as in "negative key TTL -1s".
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return "psp: invalid config: " + e.Reason
+}
+
+// withDefaults checks c as given, then fills in its zero values. It returns a *ConfigError
+// for the first field it refuses, the Tokens first.
 func (c Config) withDefaults() (Config, error) {
-	var err error
-	switch {
-	case len(c.Tokens) == 0:
-		err = errors.New("no tokens")
-	case c.BalanceCents < 0:
-		err = fmt.Errorf("negative balance %d cents", c.BalanceCents)
-	case c.KeyTTL < 0:
-		err = fmt.Errorf("negative key TTL %v", c.KeyTTL)
-	case c.MaxKeys < 0:
-		err = fmt.Errorf("negative MaxKeys %d", c.MaxKeys)
-	case c.MaxSettlements < 0:
-		err = fmt.Errorf("negative MaxSettlements %d", c.MaxSettlements)
-	case c.ISPB != "" && !ispbPattern.MatchString(c.ISPB):
-		err = fmt.Errorf("ISPB %q is not 8 digits", c.ISPB)
-	case c.ServiceTime < 0:
-		err = fmt.Errorf("negative service time %v", c.ServiceTime)
-	case c.Capacity < 0:
-		err = fmt.Errorf("negative capacity %d", c.Capacity)
-	case c.ShedRetryAfter < 0:
-		err = fmt.Errorf("negative shed Retry-After %v", c.ShedRetryAfter)
-	case c.JournalMax < 0:
-		err = fmt.Errorf("negative JournalMax %d", c.JournalMax)
-	case c.JournalBytes < 0:
-		err = fmt.Errorf("negative JournalBytes %d", c.JournalBytes)
-	case c.CompleteAfter < 0:
-		err = fmt.Errorf("negative CompleteAfter %v", c.CompleteAfter)
-	case c.RejectFromCents < 0 || c.RejectFromCents > c.RejectToCents:
-		err = fmt.Errorf("rejected range %d to %d cents: want 0 <= RejectFromCents <= RejectToCents",
-			c.RejectFromCents, c.RejectToCents)
-	case slices.ContainsFunc(c.Tokens, func(t string) bool { return !tokenPattern.MatchString(t) }):
-		err = errors.New("every token must be visible ASCII without spaces")
-	}
-	if err != nil {
-		return c, fmt.Errorf("psp: invalid config: %w", err)
+	if err := c.check(); err != nil {
+		return c, err
 	}
 	c.Tokens = slices.Clone(c.Tokens) // the caller's slice may change
 	c.ISPB = cmp.Or(c.ISPB, defaultISPB)
@@ -150,4 +136,48 @@ func (c Config) withDefaults() (Config, error) {
 	c.JournalBytes = cmp.Or(c.JournalBytes, defaultJournalBytes)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c, nil
+}
+
+// check returns a *ConfigError for the first field of c it refuses, or nil.
+func (c Config) check() *ConfigError {
+	bad := func(field, reason string, args ...any) *ConfigError {
+		return &ConfigError{Field: field, Token: -1, Reason: fmt.Sprintf(reason, args...)}
+	}
+	token := slices.IndexFunc(c.Tokens, func(t string) bool { return !tokenPattern.MatchString(t) })
+	switch {
+	case len(c.Tokens) == 0:
+		return bad("Tokens", "no tokens")
+	case token >= 0:
+		return &ConfigError{Field: "Tokens", Token: token, Reason: "every token must be visible ASCII without spaces"}
+	case c.BalanceCents < 0:
+		return bad("BalanceCents", "negative balance %d cents", c.BalanceCents)
+	case c.KeyTTL < 0:
+		return bad("KeyTTL", "negative key TTL %v", c.KeyTTL)
+	case c.MaxKeys < 0:
+		return bad("MaxKeys", "negative MaxKeys %d", c.MaxKeys)
+	case c.MaxSettlements < 0:
+		return bad("MaxSettlements", "negative MaxSettlements %d", c.MaxSettlements)
+	case c.ISPB != "" && !ispbPattern.MatchString(c.ISPB):
+		return bad("ISPB", "ISPB %q is not 8 digits", c.ISPB)
+	case c.ServiceTime < 0:
+		return bad("ServiceTime", "negative service time %v", c.ServiceTime)
+	case c.Capacity < 0:
+		return bad("Capacity", "negative capacity %d", c.Capacity)
+	case c.ShedRetryAfter < 0:
+		return bad("ShedRetryAfter", "negative shed Retry-After %v", c.ShedRetryAfter)
+	case c.JournalMax < 0:
+		return bad("JournalMax", "negative JournalMax %d", c.JournalMax)
+	case c.JournalBytes < 0:
+		return bad("JournalBytes", "negative JournalBytes %d", c.JournalBytes)
+	case c.CompleteAfter < 0:
+		return bad("CompleteAfter", "negative CompleteAfter %v", c.CompleteAfter)
+	case c.RejectFromCents < 0 || c.RejectFromCents > c.RejectToCents:
+		field := "RejectToCents"
+		if c.RejectFromCents < 0 {
+			field = "RejectFromCents"
+		}
+		return bad(field, "rejected range %d to %d cents: want 0 <= RejectFromCents <= RejectToCents",
+			c.RejectFromCents, c.RejectToCents)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package psp_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -40,6 +42,52 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 				t.Errorf("NewServer() = %v, %v; want nil, psp: invalid config: ...", s, err)
 			}
 		})
+	}
+}
+
+// TestNewServerNamesTheFieldRefused: the error of a bad Config is a *ConfigError that names
+// the field, and for a token its position, so that a caller branches without reading the text.
+func TestNewServerNamesTheFieldRefused(t *testing.T) {
+	tests := []struct {
+		edit  func(*psp.Config)
+		field string
+		token int
+	}{
+		{func(c *psp.Config) { c.Tokens = nil }, "Tokens", -1},
+		{func(c *psp.Config) { c.Tokens = []string{""} }, "Tokens", 0},
+		{func(c *psp.Config) { c.Tokens = []string{"ok", "a b", ""} }, "Tokens", 1},
+		{func(c *psp.Config) { c.Tokens = []string{"ok", "~!", "\x7f"} }, "Tokens", 2},
+		{func(c *psp.Config) { c.Tokens = []string{"a b"}; c.KeyTTL = -1 }, "Tokens", 0}, // the tokens come first
+		{func(c *psp.Config) { c.BalanceCents = -1 }, "BalanceCents", -1},
+		{func(c *psp.Config) { c.KeyTTL = -1 }, "KeyTTL", -1},
+		{func(c *psp.Config) { c.MaxKeys = -1 }, "MaxKeys", -1},
+		{func(c *psp.Config) { c.MaxSettlements = -1 }, "MaxSettlements", -1},
+		{func(c *psp.Config) { c.ISPB = "1234567" }, "ISPB", -1},
+		{func(c *psp.Config) { c.ServiceTime = -1 }, "ServiceTime", -1},
+		{func(c *psp.Config) { c.Capacity = -1 }, "Capacity", -1},
+		{func(c *psp.Config) { c.ShedRetryAfter = -1 }, "ShedRetryAfter", -1},
+		{func(c *psp.Config) { c.JournalMax = -1 }, "JournalMax", -1},
+		{func(c *psp.Config) { c.JournalBytes = -1 }, "JournalBytes", -1},
+		{func(c *psp.Config) { c.CompleteAfter = -1 }, "CompleteAfter", -1},
+		{func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = -1, 100 }, "RejectFromCents", -1},
+		{func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = -2, -1 }, "RejectFromCents", -1},
+		{func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = 1001, 1000 }, "RejectToCents", -1},
+		{func(c *psp.Config) { c.RejectFromCents, c.RejectToCents = 0, -1 }, "RejectToCents", -1},
+	}
+	for _, tt := range tests {
+		cfg := psp.DefaultConfig()
+		tt.edit(&cfg)
+		_, err := psp.NewServer(cfg)
+		if bad, ok := errors.AsType[*psp.ConfigError](err); !ok || bad.Field != tt.field || bad.Token != tt.token {
+			t.Errorf("NewServer(%+v) error = %#v, want a *ConfigError for %s, token %d", cfg, err, tt.field, tt.token)
+		}
+	}
+	// The bounds themselves are valid: nothing is refused.
+	cfg := psp.DefaultConfig()
+	cfg.Tokens = []string{"!", "~"}
+	cfg.RejectFromCents, cfg.RejectToCents = 1000, 1000
+	if _, err := psp.NewServer(cfg); err != nil {
+		t.Errorf("NewServer(tokens ! and ~, a range of one amount) error = %v, want nil", err)
 	}
 }
 
@@ -204,4 +252,15 @@ func TestLoggerGetsARecordPerLookup(t *testing.T) {
 	if got, want := buf.String(), ` level=INFO msg="psp: lookup: connection closed" fault=reset`+"\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("log = %q, want one record ending %q", got, want)
 	}
+}
+
+// A caller that set a Config from its own input names the input that is wrong.
+func ExampleConfigError() {
+	cfg := psp.DefaultConfig()
+	cfg.Tokens = []string{"first", "the second"}
+	_, err := psp.NewServer(cfg)
+	if bad, ok := errors.AsType[*psp.ConfigError](err); ok && bad.Field == "Tokens" {
+		fmt.Printf("token %d of %d is refused\n", bad.Token+1, len(cfg.Tokens))
+	}
+	// Output: token 2 of 2 is refused
 }

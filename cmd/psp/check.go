@@ -3,57 +3,65 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"pixretry/psp"
 )
 
 // checkConfig refuses a psp.Config that the flags asked for and psp.NewServer would refuse,
-// naming the flag and what it wants. It never repeats a token: tokens are secrets.
+// naming the flag and what it wants. It refuses a zero too where psp would read it as its
+// default. It never repeats a token: tokens are secrets.
 func checkConfig(c psp.Config) error {
-	var err error
-	switch n, why := badToken(c.Tokens); {
-	case n > 0:
-		err = fmt.Errorf("psp: -tokens: token %d of %d %s; want visible ASCII tokens without spaces, comma-separated, "+
-			"as in %s", n, len(c.Tokens), why, psp.DefaultToken)
-	case c.KeyTTL <= 0:
-		err = fmt.Errorf("psp: -key-ttl %v: want a positive duration, as in 24h", c.KeyTTL)
-	case c.MaxKeys <= 0:
-		err = fmt.Errorf("psp: -max-keys %d: want a positive number, as in 500000", c.MaxKeys)
-	case c.MaxSettlements <= 0:
-		err = fmt.Errorf("psp: -max-settlements %d: want a positive number, as in 1000000", c.MaxSettlements)
-	case len(c.ISPB) != 8 || strings.Trim(c.ISPB, "0123456789") != "":
-		err = fmt.Errorf("psp: -ispb %q: want 8 digits, as in 12345678", c.ISPB)
-	case c.ServiceTime < 0:
-		err = fmt.Errorf("psp: -service-time %v: want 0 or a positive duration, as in 50ms", c.ServiceTime)
-	case c.Capacity < 0:
-		err = fmt.Errorf("psp: -capacity %d: want 0 (no limit) or more", c.Capacity)
-	case c.ShedRetryAfter < 0:
-		err = fmt.Errorf("psp: -shed-retry-after %v: want 0 (none) or a positive duration, as in 2s", c.ShedRetryAfter)
-	case c.JournalMax <= 0:
-		err = fmt.Errorf("psp: -journal-max %d: want a positive number, as in 1000", c.JournalMax)
-	case c.JournalBytes <= 0:
-		err = fmt.Errorf("psp: -journal-bytes %d: want a positive number, as in 1048576", c.JournalBytes)
-	case c.CompleteAfter < 0:
-		err = fmt.Errorf("psp: -complete-after %v: want 0 (at once) or a positive duration, as in 5s", c.CompleteAfter)
-	default:
-		_, err = psp.NewServer(c) // whatever else it refuses
+	_, err := psp.NewServer(c)
+	bad, ok := errors.AsType[*psp.ConfigError](err)
+	if ok && bad.Field == "Tokens" && bad.Token >= 0 {
+		why := "has a space or a character that is not visible ASCII"
+		if c.Tokens[bad.Token] == "" {
+			why = "is empty"
+		}
+		return fmt.Errorf("psp: -tokens: token %d of %d %s; want visible ASCII tokens without spaces, comma-separated, "+
+			"as in %s", bad.Token+1, len(c.Tokens), why, psp.DefaultToken)
 	}
-	return err
-}
-
-// badToken returns the position, from 1, of the first token that psp.Config refuses, and why;
-// 0 if there is none.
-func badToken(tokens []string) (int, string) {
-	for i, token := range tokens {
-		switch {
-		case token == "":
-			return i + 1, "is empty"
-		case !visibleASCII(token):
-			return i + 1, "has a space or a character that is not visible ASCII"
+	for _, f := range configFlags(c) {
+		if f.zero || ok && bad.Field == f.field {
+			return fmt.Errorf("psp: %s %s: %s", f.name, f.value, f.want)
 		}
 	}
-	return 0, ""
+	return err // whatever else it refuses
+}
+
+// configFlag is the flag that sets a field of psp.Config.
+type configFlag struct {
+	field string // the field, as psp.ConfigError names it
+	name  string // the flag, such as -key-ttl
+	value string // the value given, as the flag prints it
+	// zero reports a value of 0 (or "") that psp would read as its default. The flag shows
+	// that default already, so a zero given is a mistake, refused like a value psp refuses.
+	zero bool
+	want string // what the flag wants, with an example
+}
+
+// configFlags are the flags of c's fields, in the order psp.NewServer checks them. -tokens is
+// apart: its problem names a token, not a value. -balance and -reject-range refuse a bad value
+// as they parse it.
+func configFlags(c psp.Config) []configFlag {
+	return []configFlag{
+		{"KeyTTL", "-key-ttl", c.KeyTTL.String(), c.KeyTTL == 0, "want a positive duration, as in 24h"},
+		{"MaxKeys", "-max-keys", strconv.Itoa(c.MaxKeys), c.MaxKeys == 0, "want a positive number, as in 500000"},
+		{"MaxSettlements", "-max-settlements", strconv.Itoa(c.MaxSettlements), c.MaxSettlements == 0,
+			"want a positive number, as in 1000000"},
+		{"ISPB", "-ispb", strconv.Quote(c.ISPB), c.ISPB == "", "want 8 digits, as in 12345678"},
+		{"ServiceTime", "-service-time", c.ServiceTime.String(), false, "want 0 or a positive duration, as in 50ms"},
+		{"Capacity", "-capacity", strconv.Itoa(c.Capacity), false, "want 0 (no limit) or more"},
+		{"ShedRetryAfter", "-shed-retry-after", c.ShedRetryAfter.String(), false,
+			"want 0 (none) or a positive duration, as in 2s"},
+		{"JournalMax", "-journal-max", strconv.Itoa(c.JournalMax), c.JournalMax == 0, "want a positive number, as in 1000"},
+		{"JournalBytes", "-journal-bytes", strconv.Itoa(c.JournalBytes), c.JournalBytes == 0,
+			"want a positive number, as in 1048576"},
+		{"CompleteAfter", "-complete-after", c.CompleteAfter.String(), false,
+			"want 0 (at once) or a positive duration, as in 5s"},
+	}
 }
 
 // visibleASCII reports whether s is made of the characters from 0x21 to 0x7E only.
