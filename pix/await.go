@@ -26,8 +26,15 @@ import "context"
 // which would make every wait 0 and look the key up again at once, without end. The call is [CallAwait] to
 // c.Observer, and its lookups are its attempts.
 func (c *Client) Await(ctx context.Context, key string) (Receipt, error) {
+	return c.AwaitRef(ctx, key, Ref{})
+}
+
+// AwaitRef is [Client.Await] for a Dialect that looks payments up by the PSP's ids, which ref
+// holds, such as the Ref of the [*OutcomeUnknownError] that matched [ErrPending]. As with
+// [Client.LookupRef], a nil Dialect needs no ref.
+func (c *Client) AwaitRef(ctx context.Context, key string, ref Ref) (Receipt, error) {
 	ctx, w := c.watch(ctx, CallAwait, key)
-	l := &looking{client: c, key: key, polls: true}
+	l := &looking{client: c, key: key, ref: ref, polls: true}
 	r, err := l.look(ctx, w.obs)
 	w.ended(r, err, true, l.last.Number)
 	return r, err

@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/google/uuid"
-
 	"pixretry/retry"
 )
 
@@ -22,8 +20,12 @@ import (
 // multiple goroutines.
 type Client struct {
 	// BaseURL is the PSP's absolute http or https URL, such as http://127.0.0.1:8080.
-	// Payments go to BaseURL + /v1/pix/payments.
+	// Payments go to a path under it that the Dialect gives: BaseURL + /v1/pix/payments for
+	// a nil Dialect.
 	BaseURL string
+	// Dialect is the PSP's API (see [Dialect]). If nil, the Client speaks the API of this
+	// repository's double.
+	Dialect Dialect
 	// Token is the bearer token sent in the Authorization header.
 	Token string
 	// HTTPClient sends the requests. If nil, a shared client pools connections and bounds
@@ -41,7 +43,8 @@ type Client struct {
 	// KeyTTL less a tenth.
 	AttemptTimeout time.Duration
 	// KeyTTL is how long the PSP remembers a completed Idempotency-Key. It must be no longer
-	// than the PSP's own. Zero means 24 hours. It is not negative.
+	// than the PSP's own. Zero means the Dialect's KeyTTL: 24 hours for a nil Dialect. It is
+	// not negative, and not longer than the Dialect's.
 	//
 	// A resend under a key that the PSP has forgotten would pay again. So no attempt under a
 	// key may still be in flight at its key deadline: FirstSent + KeyTTL − KeyTTL/10, where
@@ -96,7 +99,8 @@ type Client struct {
 // errInvalidClient is wrapped by the error of a Send on a misconfigured Client.
 var errInvalidClient = errors.New("pix: invalid Client")
 
-// Send pays p under a new Idempotency-Key, a random UUID, and returns the PSP's receipt.
+// Send pays p under a new Idempotency-Key, the Dialect's NewKey (a random UUID for a nil
+// Dialect), and returns the PSP's receipt.
 //
 // Nothing is sent for an invalid Client, nor for an invalid payment, whose error wraps
 // [ErrInvalidPayment]. Each attempt runs under AttemptTimeout, and ctx bounds the whole call.
@@ -109,7 +113,7 @@ var errInvalidClient = errors.New("pix: invalid Client")
 // the error is an [*OutcomeUnknownError]. The last attempt's error, or ctx's, stays reachable
 // with errors.Is and errors.As.
 func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
-	return c.send(ctx, CallSend, uuid.NewString(), p, time.Time{})
+	return c.send(ctx, CallSend, c.dialect().NewKey(), p, time.Time{}, Ref{})
 }
 
 // SendWithKey is [Client.Send] under the caller's Idempotency-Key, for a payment whose key
@@ -117,8 +121,9 @@ func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 // payment once. The key counts as not yet sent: its key deadline counts from this call's first
 // attempt. To learn the outcome of a key that left before, call [Client.Resume].
 //
-// The key is 1 to 255 visible ASCII characters (0x21 to 0x7E). Any other key fails with
-// [ErrInvalidPayment], and nothing is sent. The same key with another payment fails with
+// The key is one the Dialect takes as it is (see [Dialect.CheckKey]): for a nil Dialect, 1 to
+// 255 visible ASCII characters (0x21 to 0x7E). Any other key fails with [ErrInvalidPayment],
+// and nothing is sent. The same key with another payment fails with
 // [ErrKeyReused].
 //
 // The key may already hold this payment's settlement. So every error is an
@@ -126,7 +131,7 @@ func (c *Client) Send(ctx context.Context, p Payment) (Receipt, error) {
 // definitively for the key. That holds even when no attempt was made, or when the PSP refused
 // the first attempt with, say, a 401.
 func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receipt, error) {
-	return c.send(ctx, CallSendWithKey, key, p, time.Time{})
+	return c.send(ctx, CallSendWithKey, key, p, time.Time{}, Ref{})
 }
 
 // KeyRotated reports to c.Observer, if any, that the caller gave the key from up for a new key,
@@ -149,7 +154,15 @@ func (c *Client) Validate() error {
 	return err
 }
 
-// endpoint checks the Client's fields and returns the URL of the payments.
+// dialect is c.Dialect, or the double's API if it is nil.
+func (c *Client) dialect() Dialect {
+	if c.Dialect == nil {
+		return doubleAPI{}
+	}
+	return c.Dialect
+}
+
+// endpoint checks the Client's fields and returns the PSP's base URL.
 func (c *Client) endpoint() (*url.URL, error) {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
@@ -161,6 +174,9 @@ func (c *Client) endpoint() (*url.URL, error) {
 	if c.KeyTTL < 0 {
 		return nil, fmt.Errorf("%w: KeyTTL is %v, want 0 (24h) or more", errInvalidClient, c.KeyTTL)
 	}
+	if ttl := c.dialect().KeyTTL(); c.KeyTTL > ttl {
+		return nil, fmt.Errorf("%w: KeyTTL %v is longer than the PSP's, %v", errInvalidClient, c.KeyTTL, ttl)
+	}
 	if window := c.keyWindow(); c.AttemptTimeout >= window {
 		return nil, fmt.Errorf("%w: AttemptTimeout %v is not below %v, KeyTTL less a tenth", errInvalidClient,
 			c.AttemptTimeout, window)
@@ -168,5 +184,5 @@ func (c *Client) endpoint() (*url.URL, error) {
 	if err := c.Policy.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", errInvalidClient, err)
 	}
-	return u.JoinPath("v1/pix/payments"), nil
+	return u, nil
 }

@@ -9,7 +9,7 @@ import (
 // keyWindow is how long after a key's first attempt an attempt under it may still be in
 // flight: KeyTTL less a tenth (see Client.KeyTTL).
 func (c *Client) keyWindow() time.Duration {
-	ttl := cmp.Or(c.KeyTTL, defaultKeyTTL)
+	ttl := cmp.Or(c.KeyTTL, c.dialect().KeyTTL())
 	return ttl - ttl/10
 }
 

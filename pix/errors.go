@@ -67,6 +67,10 @@ type Error struct {
 	Status int    // the HTTP status code
 	Code   string // the problem's code, such as "insufficient_funds", or empty
 	Detail string // the problem's detail, for people
+	// Means is the error of this package that the answer stands for, set by a [Dialect] whose
+	// codes are not those of this repository's double: [ErrInsufficientFunds], [ErrKeyReused],
+	// [ErrInvalidPayment] or [ErrRejected]. When it is nil, Code says, in the double's codes.
+	Means error
 
 	retryAfter time.Duration
 }
@@ -91,13 +95,19 @@ func (e *Error) StatusCode() int { return e.Status }
 func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
 // Is matches [ErrInsufficientFunds], [ErrKeyReused], [ErrInvalidPayment] and [ErrRejected] by
-// the problem's code on a 4xx. A code on another status is not a refusal. A 2xx other than 201, or a 3xx,
+// Means, or else by the problem's code, on a 4xx. A code on another status is not a refusal. A 2xx other than 201, or a 3xx,
 // matches [ErrContract].
 func (e *Error) Is(target error) bool {
 	if target == ErrContract {
 		return e.Status < 400
 	}
-	return e.Status/100 == 4 && codeSentinels[e.Code] == target
+	if e.Status/100 != 4 {
+		return false
+	}
+	if e.Means != nil {
+		return e.Means == target
+	}
+	return codeSentinels[e.Code] == target
 }
 
 var codeSentinels = map[string]error{
@@ -127,7 +137,10 @@ type OutcomeUnknownError struct {
 	// the PSP (see [Client.KeyTTL]). It is zero when no attempt was made, and in the errors of
 	// [Client.Lookup]. The errors of [Client.Resume] keep the one it was given.
 	FirstSent time.Time
-	Err       error // the error that ended the call
+	// Ref holds the PSP's ids of the payment that its answers gave, and the payment's
+	// consent, for a [Dialect] that looks payments up by them. Keep it with Key.
+	Ref Ref
+	Err error // the error that ended the call
 }
 
 // Error returns "pix: outcome unknown for key KEY after N attempt(s): " and Err's message.

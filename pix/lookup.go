@@ -38,7 +38,15 @@ const codePaymentNotFound = "payment_not_found"
 // invalid Client either. Its error is an [*OutcomeUnknownError], since the key may hold a
 // settlement.
 func (c *Client) Lookup(ctx context.Context, key string) (Receipt, error) {
-	return c.lookup(ctx, key, nil, time.Time{})
+	return c.lookup(ctx, key, Ref{}, nil, time.Time{})
+}
+
+// LookupRef is [Client.Lookup] for a Dialect that looks payments up by the PSP's ids, which
+// ref holds, such as the Ref of an [*OutcomeUnknownError]. The Dialect decides how: with a
+// nil Dialect, ref is not needed. When the PSP offers no lookup with what ref holds, the error
+// matches [ErrNoLookup] and is an [*OutcomeUnknownError], and nothing is sent.
+func (c *Client) LookupRef(ctx context.Context, key string, ref Ref) (Receipt, error) {
+	return c.lookup(ctx, key, ref, nil, time.Time{})
 }
 
 // looking is what the attempts of one lookup share. It lives for one call and is used by
@@ -47,7 +55,8 @@ type looking struct {
 	probe
 	client *Client
 	key    string
-	target string // the lookup's URL
+	ref    Ref      // the PSP's ids of the payment, for a Dialect that looks it up by them
+	base   *url.URL // the PSP's base URL
 	// payment is Resume's payment, which the settlement found must be for, or nil.
 	payment *Payment
 	// firstSent is Resume's FirstSent, which an unknown outcome keeps, or zero.
@@ -57,18 +66,18 @@ type looking struct {
 	polls bool
 
 	last retry.Attempt // the last attempt that retry.Do reported, with Number 0 before the first
-	// found is the payment's status that the current attempt read, settled, pending or
-	// rejected, or the zero paymentStatus.
-	found paymentStatus
+	// found is what the current attempt read of the payment, settled, pending or rejected, or
+	// the zero Found.
+	found Found
 	// unknown is set once key and payment are valid: every error but ErrNoSettlement and
 	// ErrRejected then leaves the key's outcome unknown.
 	unknown bool
 }
 
 // lookup makes the lookup of Lookup and Resume, a call of its own for the Observer.
-func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent time.Time) (Receipt, error) {
+func (c *Client) lookup(ctx context.Context, key string, ref Ref, p *Payment, firstSent time.Time) (Receipt, error) {
 	ctx, w := c.watch(ctx, CallLookup, key)
-	l := &looking{client: c, key: key, payment: p, firstSent: firstSent}
+	l := &looking{client: c, key: key, ref: ref, payment: p, firstSent: firstSent}
 	r, err := l.look(ctx, w.obs)
 	w.ended(r, err, true, l.last.Number)
 	return r, err
@@ -76,7 +85,8 @@ func (c *Client) lookup(ctx context.Context, key string, p *Payment, firstSent t
 
 // look checks the key, the payment if any and the Client, then makes the attempts.
 func (l *looking) look(ctx context.Context, obs Observer) (Receipt, error) {
-	err := validateKey(l.key)
+	c := l.client
+	err := c.dialect().CheckKey(l.key)
 	if err == nil && l.payment != nil {
 		err = l.payment.Validate()
 	}
@@ -84,23 +94,23 @@ func (l *looking) look(ctx context.Context, obs Observer) (Receipt, error) {
 		return Receipt{}, l.failed(err)
 	}
 	l.unknown = true
-	c := l.client
-	u, err := c.lookupURL(l.key)
-	if err != nil {
+	if l.base, err = c.endpoint(); err != nil {
 		return Receipt{}, l.failed(err)
 	}
 	policy, again, err := l.policy()
+	if err == nil {
+		_, err = c.dialect().Look(ctx, l.base, l.key, l.ref)
+	}
 	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
-	l.target = u.String()
-	l.probe = newProbe(obs, l.key, http.MethodGet, l.target, u, c.Quota != nil)
+	l.probe = newProbe(obs, l.key, true, c.Quota != nil)
 	r, err := retry.Do(ctx, policy, l.attempt, retry.WithClassifier(again), retry.WithObserver(l.observe),
 		retry.WithRand(c.Jitter), retry.WithQuota(c.Quota))
 	if err = l.forPayment(err); err != nil {
 		return Receipt{}, l.failed(l.stillPending(ctx, err))
 	}
-	r.IdempotencyKey, r.Replayed, r.Attempts = l.key, true, l.last.Number
+	r.IdempotencyKey, r.Replayed, r.Attempts, r.Ref = l.key, true, l.last.Number, l.ref.learn(r.Ref)
 	return r, nil
 }
 
@@ -125,46 +135,34 @@ func (l *looking) policy() (retry.Policy, func(error) bool, error) {
 // failure is.
 func pollAgain(err error) bool { return errors.Is(err, ErrPending) || transient(err) }
 
-// lookupURL checks the Client's fields and returns the URL that looks key up.
-func (c *Client) lookupURL(key string) (*url.URL, error) {
-	u, err := c.endpoint()
-	if err != nil {
-		return nil, err
-	}
-	u.RawQuery = url.Values{"idempotency_key": {key}}.Encode()
-	return u, nil
-}
-
-// attempt makes one lookup attempt under AttemptTimeout and turns the answer into a receipt or
-// an error: a 200 settled is a receipt, a 200 rejected an error wrapping ErrRejected, and a 202
-// pending an error wrapping ErrPending.
+// attempt makes one lookup attempt, which the Dialect writes, under AttemptTimeout, and turns
+// the answer into a receipt or an error: a payment settled is a receipt, a rejected one an error
+// wrapping ErrRejected, and a pending one an error wrapping ErrPending.
 func (l *looking) attempt(ctx context.Context) (Receipt, error) {
+	l.found = Found{}
+	d := l.client.dialect()
+	req, err := d.Look(ctx, l.base, l.key, l.ref)
+	if err != nil {
+		return Receipt{}, &unsentError{err}
+	}
+	l.aim(req)
 	ctx = l.started(ctx, l.last.Number+1)
-	l.found = paymentStatus{}
 	if l.client.AttemptTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, l.client.AttemptTimeout)
 		defer cancel()
 	}
-	a, err := l.client.get(ctx, l.obs, l.target)
+	a, err := l.client.transmit(req.WithContext(ctx), l.obs)
 	if err != nil {
 		return Receipt{}, err
 	}
-	l.status = a.status
-	switch a.status {
-	case http.StatusOK:
-		l.found, err = parseStatus(a.status, a.body)
-	case http.StatusAccepted:
-		if l.found, err = parseStatus(a.status, a.body); err != nil {
-			err = fmt.Errorf("%w: %w", decodeError(a, time.Now()), err)
-		}
-	default:
-		return Receipt{}, lookupError(decodeError(a, time.Now()))
+	l.status = a.Status
+	if l.found, err = d.Seen(a, l.ref); err != nil {
+		l.found = Found{}
+		return Receipt{}, withRetryAfter(err, a)
 	}
-	if err != nil {
-		return Receipt{}, err
-	}
-	if l.found.status != statusSettled {
+	l.ref = l.ref.learn(l.found.Ref)
+	if l.found.State != Settled {
 		return Receipt{}, l.found.notSettled()
 	}
 	return l.found.receipt(), nil
@@ -184,16 +182,19 @@ func lookupError(e *Error) error {
 // take the payment found whatever it is.
 func (l *looking) forPayment(err error) error {
 	p, f := l.payment, l.found
-	if p == nil || f.status == "" || f.cents == p.AmountCents && f.chave == p.PixKey && f.info == p.Description {
+	if p == nil || f.State == 0 || f.AmountCents == p.AmountCents && f.PixKey == p.PixKey && f.Description == p.Description {
 		return err
 	}
 	return fmt.Errorf("%w: the key holds a payment %s of valor %q to chave %q with infoPagador %q",
-		ErrKeyReused, f.status, valor(f.cents), f.chave, f.info)
+		ErrKeyReused, f.State, valor(f.AmountCents), f.PixKey, f.Description)
 }
 
 // observe takes note of one lookup attempt, which retry.Do reports before any wait, and
 // reports its end.
 func (l *looking) observe(a retry.Attempt) {
+	if _, unsent := errors.AsType[*unsentError](a.Err); unsent {
+		return
+	}
 	l.last = a
 	l.ended(a)
 }
@@ -205,7 +206,7 @@ func (l *looking) failed(err error) error {
 	if !l.unknown || errors.Is(err, ErrNoSettlement) || errors.Is(err, ErrRejected) {
 		return err
 	}
-	return &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Err: err}
+	return &OutcomeUnknownError{Key: l.key, Attempts: l.last.Number, FirstSent: l.firstSent, Ref: l.ref, Err: err}
 }
 
 // stillPending returns err, the lookups', wrapping ErrPending too when they are Await's and ctx

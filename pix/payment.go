@@ -27,6 +27,9 @@ type Payment struct {
 	// Description is the optional message to the payee (infoPagador). It is valid UTF-8 of at
 	// most 140 characters.
 	Description string
+	// ConsentID is the payer's consent that the payment consumes, for a [Dialect] that pays
+	// under one, such as Open Finance's. Other dialects ignore it.
+	ConsentID string
 }
 
 // The five Pix key formats of the Central Bank's DICT. Digits are ASCII digits. Check digits

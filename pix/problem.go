@@ -15,16 +15,24 @@ type problem struct {
 	Detail string `json:"detail"`
 }
 
-// decodeError makes the Error for an answer other than 201, read at now. A body
-// that is not a problem (not JSON, or with members of the wrong type) leaves Code and Detail
-// empty.
-func decodeError(a answer, now time.Time) *Error {
+// decodeError makes the Error for an answer of the double that is not a payment's status. A
+// body that is not a problem (not JSON, or with members of the wrong type) leaves Code and
+// Detail empty.
+func decodeError(a Answer) *Error {
 	var p problem
-	if json.Unmarshal(a.body, &p) != nil {
+	if json.Unmarshal(a.Body, &p) != nil {
 		p = problem{}
 	}
-	return &Error{Status: a.status, Code: p.Code, Detail: p.Detail,
-		retryAfter: parseRetryAfter(a.header.Get("Retry-After"), now)}
+	return &Error{Status: a.Status, Code: p.Code, Detail: p.Detail}
+}
+
+// withRetryAfter returns err, the error a Dialect read from a, with a's Retry-After, read now,
+// on the Error it is or wraps, unless that Error has one already.
+func withRetryAfter(err error, a Answer) error {
+	if e, ok := errors.AsType[*Error](err); ok && e.retryAfter == 0 {
+		e.retryAfter = parseRetryAfter(a.Header.Get("Retry-After"), time.Now())
+	}
+	return err
 }
 
 // parseRetryAfter reads a Retry-After value, delay-seconds (a run of digits) or an HTTP-date

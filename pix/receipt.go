@@ -30,6 +30,7 @@ type Receipt struct {
 	IdempotencyKey string    // the key that every attempt carried
 	Replayed       bool      // the PSP answered with its stored outcome (Idempotent-Replayed: true), or a lookup found it
 	Attempts       int       // the attempts made, the successful one included: a lookup's, if a lookup found it
+	Ref            Ref       // the PSP's ids of the payment, for a Dialect that gives them
 }
 
 // endToEndIDPattern is E, an 8-digit ISPB, a 12-digit yyyyMMddHHmm time and 11 alphanumerics.
@@ -47,58 +48,40 @@ type statusBody struct {
 	Motivo      string `json:"motivo"`
 }
 
-// paymentStatus is what a status answer that keeps the contract says of its payment.
-type paymentStatus struct {
-	endToEndID string
-	cents      int64
-	chave      string
-	info       string    // infoPagador
-	status     string    // statusSettled, statusPending or statusRejected
-	at         time.Time // horario: when the payment settled, was accepted, or was rejected
-	motivo     string    // why it was rejected, if the PSP says
-}
-
-// settled checks a 201's body against the contract and the payment it answers, and returns
-// the receipt's fields from it. Any breach is an error wrapping ErrContract.
-func settled(body []byte, p Payment) (Receipt, error) {
-	ps, err := answered(http.StatusCreated, body, p)
-	return ps.receipt(), err
-}
-
-// answered checks the body of a 201 or a 202 to p against the contract, which says that it is
-// for p. Any breach is an error wrapping ErrContract.
-func answered(code int, body []byte, p Payment) (paymentStatus, error) {
-	ps, err := parseStatus(code, body)
-	if err != nil {
-		return paymentStatus{}, err
-	}
-	if ps.cents != p.AmountCents || ps.chave != p.PixKey {
-		return paymentStatus{}, fmt.Errorf("%w: the %d is for valor %q and chave %q, not the %q and %q requested",
-			ErrContract, code, valor(ps.cents), ps.chave, valor(p.AmountCents), p.PixKey)
-	}
-	return ps, nil
-}
-
 // parseStatus checks the body of a status answer, a 201, a 202 or a lookup's 200 as code says,
-// against the contract. Any breach is an error wrapping ErrContract.
-func parseStatus(code int, body []byte) (paymentStatus, error) {
+// against the double's contract, and returns what it says of its payment. Any breach is an
+// error wrapping ErrContract.
+func parseStatus(code int, body []byte) (Found, error) {
 	if len(body) > bodyLimit {
-		return paymentStatus{}, fmt.Errorf("%w: the %d body is over %d bytes", ErrContract, code, bodyLimit)
+		return Found{}, fmt.Errorf("%w: the %d body is over %d bytes", ErrContract, code, bodyLimit)
 	}
 	var b statusBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return paymentStatus{}, fmt.Errorf("%w: the %d body is not the expected JSON: %v", ErrContract, code, err)
+		return Found{}, fmt.Errorf("%w: the %d body is not the expected JSON: %v", ErrContract, code, err)
 	}
 	cents, err := b.check(code)
 	if err != nil {
-		return paymentStatus{}, err
+		return Found{}, err
 	}
 	at, err := time.Parse(time.RFC3339, b.Horario)
 	if err != nil {
-		return paymentStatus{}, fmt.Errorf("%w: horario %q is not an RFC 3339 time", ErrContract, b.Horario)
+		return Found{}, fmt.Errorf("%w: horario %q is not an RFC 3339 time", ErrContract, b.Horario)
 	}
-	return paymentStatus{endToEndID: b.EndToEndID, cents: cents, chave: b.Chave, info: b.InfoPagador,
-		status: b.Status, at: at, motivo: b.Motivo}, nil
+	return Found{State: states[b.Status], EndToEndID: b.EndToEndID, AmountCents: cents, PixKey: b.Chave,
+		Description: b.InfoPagador, At: at, Reason: b.Motivo}, nil
+}
+
+// states maps the double's statuses to the States they stand for.
+var states = map[string]State{statusSettled: Settled, statusPending: Pending, statusRejected: Rejected}
+
+// isFor checks that f, read from an answer with code to a payment, is for p: the same valor
+// and chave. Any other payment breaks the contract, and the error wraps ErrContract.
+func (f Found) isFor(code int, p Payment) error {
+	if f.AmountCents != p.AmountCents || f.PixKey != p.PixKey {
+		return fmt.Errorf("%w: the %d is for valor %q and chave %q, not the %q and %q requested",
+			ErrContract, code, valor(f.AmountCents), f.PixKey, valor(p.AmountCents), p.PixKey)
+	}
+	return nil
 }
 
 // check reports the first member of b, the body of a status answer with code, that breaks the
@@ -139,22 +122,21 @@ func orList(words []string) string {
 	return strings.Join(quoted, " or ")
 }
 
-// receipt is the receipt of ps, a settled payment, with the fields the body gives. The zero
-// paymentStatus gives the zero Receipt.
-func (ps paymentStatus) receipt() Receipt {
-	return Receipt{EndToEndID: ps.endToEndID, AmountCents: ps.cents, PixKey: ps.chave, Status: ps.status,
-		SettledAt: ps.at}
+// receipt is the receipt of f, a settled payment, with the fields the answer gives.
+func (f Found) receipt() Receipt {
+	return Receipt{EndToEndID: f.EndToEndID, AmountCents: f.AmountCents, PixKey: f.PixKey, Status: statusSettled,
+		SettledAt: f.At, Ref: f.Ref}
 }
 
 // notSettled is the error of a payment pending or rejected: an error wrapping ErrPending or
 // ErrRejected that says the endToEndId, and when the PSP accepted or rejected the payment.
-func (ps paymentStatus) notSettled() error {
-	at := ps.at.UTC().Format(time.RFC3339Nano)
-	if ps.status == statusRejected {
-		return fmt.Errorf("%w: endToEndId %s, rejected at %s: %s", ErrRejected, ps.endToEndID, at,
-			cmp.Or(ps.motivo, "no motivo given"))
+func (f Found) notSettled() error {
+	at := f.At.UTC().Format(time.RFC3339Nano)
+	if f.State == Rejected {
+		return fmt.Errorf("%w: endToEndId %s, rejected at %s: %s", ErrRejected, f.EndToEndID, at,
+			cmp.Or(f.Reason, "no motivo given"))
 	}
-	return fmt.Errorf("%w: endToEndId %s, accepted at %s", ErrPending, ps.endToEndID, at)
+	return fmt.Errorf("%w: endToEndId %s, accepted at %s", ErrPending, f.EndToEndID, at)
 }
 
 // parseValor reads an amount as valor writes it, such as "150.00", into cents. It reports

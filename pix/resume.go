@@ -1,12 +1,13 @@
 package pix
 
 import (
+	"cmp"
 	"context"
 	"errors"
 )
 
 // Resume learns the outcome of unknown, the error of an earlier call that paid p, and returns
-// p's receipt. unknown.Key and unknown.FirstSent are all it reads. Use it after a restart
+// p's receipt. unknown.Key, unknown.FirstSent and unknown.Ref are all it reads. Use it after a restart
 // too, with the key and the FirstSent stored for p.
 //
 // While an attempt under the key still ends before its key deadline (see [Client.KeyTTL],
@@ -35,11 +36,13 @@ func (c *Client) Resume(ctx context.Context, unknown *OutcomeUnknownError, p Pay
 // resume is Resume's work. Its bool reports that it ended with a lookup.
 func (c *Client) resume(ctx context.Context, unknown *OutcomeUnknownError, p Payment) (Receipt, bool, error) {
 	if c.keyExpired(unknown.FirstSent) == nil {
-		r, err := c.send(ctx, CallResend, unknown.Key, p, unknown.FirstSent)
+		r, err := c.send(ctx, CallResend, unknown.Key, p, unknown.FirstSent, unknown.Ref)
 		if !errors.Is(err, ErrKeyExpired) {
 			return r, false, err
 		}
 	}
-	r, err := c.lookup(ctx, unknown.Key, &p, unknown.FirstSent)
+	ref := unknown.Ref
+	ref.ConsentID = cmp.Or(ref.ConsentID, p.ConsentID)
+	r, err := c.lookup(ctx, unknown.Key, ref, &p, unknown.FirstSent)
 	return r, true, err
 }

@@ -1,11 +1,12 @@
 package pix
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"pixretry/retry"
@@ -17,10 +18,11 @@ import (
 type sending struct {
 	probe
 	client   *Client
-	key      string
-	payment  Payment
-	endpoint string
-	body     []byte
+	key     string
+	payment Payment
+	base    *url.URL // the PSP's base URL
+	// ref holds the PSP's ids of the payment that its answers gave, and the payment's consent.
+	ref Ref
 	// firstSent is when the key's first attempt left: Resume's, or this call's first attempt.
 	// Zero until then.
 	firstSent time.Time
@@ -33,10 +35,12 @@ type sending struct {
 }
 
 // send makes a call of kind to pay p under key: Send, SendWithKey, or Resume's resend.
-// firstSent is when the key's first attempt left, for a key resumed by Resume, or zero.
-func (c *Client) send(ctx context.Context, kind CallKind, key string, p Payment, firstSent time.Time) (Receipt, error) {
+// firstSent is when the key's first attempt left, and ref the PSP's ids of the payment, for a
+// key resumed by Resume, or zero.
+func (c *Client) send(ctx context.Context, kind CallKind, key string, p Payment, firstSent time.Time, ref Ref) (Receipt, error) {
 	ctx, w := c.watch(ctx, kind, key)
-	s := &sending{client: c, key: key, payment: p, firstSent: firstSent}
+	ref.ConsentID = cmp.Or(ref.ConsentID, p.ConsentID)
+	s := &sending{client: c, key: key, payment: p, firstSent: firstSent, ref: ref}
 	r, err := s.pay(ctx, w.obs, kind != CallSend)
 	w.ended(r, err, false, s.last.Number)
 	return r, err
@@ -47,7 +51,7 @@ func (c *Client) send(ctx context.Context, kind CallKind, key string, p Payment,
 // settlement, so the outcome stays unknown until the PSP answers definitively for it. An
 // invalid payment or key is the exception, since the PSP could never have accepted it.
 func (s *sending) pay(ctx context.Context, obs Observer, resumed bool) (Receipt, error) {
-	err := validateKey(s.key)
+	err := s.client.dialect().CheckKey(s.key)
 	if err == nil {
 		err = s.payment.Validate()
 	}
@@ -55,12 +59,10 @@ func (s *sending) pay(ctx context.Context, obs Observer, resumed bool) (Receipt,
 		return Receipt{}, s.failed(err)
 	}
 	s.mayHaveSettled = resumed
-	endpoint, err := s.client.endpoint()
-	if err != nil {
+	if s.base, err = s.client.endpoint(); err != nil {
 		return Receipt{}, s.failed(err)
 	}
-	s.endpoint, s.body = endpoint.String(), s.payment.body()
-	s.probe = newProbe(obs, s.key, http.MethodPost, s.endpoint, endpoint, s.client.Quota != nil)
+	s.probe = newProbe(obs, s.key, false, s.client.Quota != nil)
 	if err := s.admitFirst(ctx); err != nil {
 		return Receipt{}, s.failed(err)
 	}
@@ -71,13 +73,18 @@ func (s *sending) pay(ctx context.Context, obs Observer, resumed bool) (Receipt,
 	if err != nil {
 		return Receipt{}, s.failed(err)
 	}
-	r.IdempotencyKey, r.Attempts = s.key, s.last.Number
+	r.IdempotencyKey, r.Attempts, r.Ref = s.key, s.last.Number, s.ref
 	return r, nil
 }
 
 // attempt makes one attempt under its own deadline, if the key deadline and the breaker admit
-// it, and tells the breaker how it went.
+// it, and tells the breaker how it went. The Dialect writes the attempt's request first: one it
+// cannot write is not sent.
 func (s *sending) attempt(ctx context.Context) (Receipt, error) {
+	req, err := s.client.dialect().Pay(ctx, s.base, s.key, s.payment)
+	if err != nil {
+		return Receipt{}, &unsentError{err}
+	}
 	done, err := s.admit()
 	if err != nil {
 		return Receipt{}, err
@@ -85,10 +92,11 @@ func (s *sending) attempt(ctx context.Context) (Receipt, error) {
 	if s.firstSent.IsZero() {
 		s.firstSent = time.Now()
 	}
+	s.aim(req)
 	ctx = s.started(ctx, s.last.Number+1)
 	ctx, cancel := s.attemptContext(ctx)
 	defer cancel()
-	r, err := s.exchange(ctx)
+	r, err := s.exchange(req.WithContext(ctx))
 	done(counted(err))
 	return r, err
 }
@@ -103,38 +111,38 @@ func (s *sending) attemptContext(ctx context.Context) (context.Context, context.
 	return context.WithDeadline(ctx, deadline)
 }
 
-// exchange posts the payment and turns the answer into a receipt or an error. A 202 pending
-// answer is an error wrapping ErrPending, which is not retried: the PSP answered.
-func (s *sending) exchange(ctx context.Context) (Receipt, error) {
-	a, err := s.client.post(ctx, s.obs, s.endpoint, s.key, s.body)
+// exchange sends req, one attempt that the Dialect wrote, and turns the answer into a receipt
+// or an error. A pending or rejected payment is an error wrapping ErrPending or ErrRejected, which
+// is not retried: the PSP answered.
+func (s *sending) exchange(req *http.Request) (Receipt, error) {
+	a, err := s.client.transmit(req, s.obs)
 	if err != nil {
 		return Receipt{}, err
 	}
-	s.status = a.status
-	switch a.status {
-	case http.StatusCreated:
-		r, err := settled(a.body, s.payment)
-		if err != nil {
-			return Receipt{}, err
-		}
-		r.Replayed = a.header.Get("Idempotent-Replayed") == "true"
-		s.replayed = r.Replayed
-		return r, nil
-	case http.StatusAccepted:
-		ps, err := answered(a.status, a.body, s.payment)
-		if err != nil {
-			return Receipt{}, fmt.Errorf("%w: %w", decodeError(a, time.Now()), err)
-		}
-		return Receipt{}, ps.notSettled()
+	s.status = a.Status
+	f, err := s.client.dialect().Paid(a, s.payment)
+	if err != nil {
+		return Receipt{}, withRetryAfter(err, a)
 	}
-	return Receipt{}, decodeError(a, time.Now())
+	s.ref = s.ref.learn(f.Ref)
+	if err := f.isFor(a.Status, s.payment); err != nil {
+		return Receipt{}, err
+	}
+	if f.State != Settled {
+		return Receipt{}, f.notSettled()
+	}
+	s.replayed = f.Replayed
+	r := f.receipt()
+	r.Replayed = f.Replayed
+	return r, nil
 }
 
 // observe takes note of one attempt, which retry.Do reports before any wait, and reports its
 // end. An attempt that the breaker or the key deadline refused was not sent: it is neither
 // counted nor reported, and the call ends with its refusal.
 func (s *sending) observe(a retry.Attempt) {
-	if errors.Is(a.Err, ErrCircuitOpen) || errors.Is(a.Err, ErrKeyExpired) {
+	if _, unsent := errors.AsType[*unsentError](a.Err); unsent || errors.Is(a.Err, ErrCircuitOpen) ||
+		errors.Is(a.Err, ErrKeyExpired) {
 		return
 	}
 	s.last = a
@@ -153,6 +161,9 @@ func (s *sending) observe(a retry.Attempt) {
 // settlement, such as a timeout, a lost connection, a 5xx, a 2xx other than 201, a 3xx, or a 201
 // whose body broke the contract.
 func provesNothingSettled(err error) bool {
+	if _, ok := errors.AsType[*unsentError](err); ok {
+		return true
+	}
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Status/100 == 4 && e.Status != http.StatusConflict && e.Status != http.StatusTooManyRequests
 	}
@@ -170,7 +181,7 @@ func (s *sending) failed(err error) error {
 	unknown := (s.mayHaveSettled || errors.Is(err, ErrKeyExpired)) &&
 		!errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrKeyReused) && !errors.Is(err, ErrRejected)
 	if unknown {
-		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, FirstSent: s.firstSent, Err: err}
+		err = &OutcomeUnknownError{Key: s.key, Attempts: s.last.Number, FirstSent: s.firstSent, Ref: s.ref, Err: err}
 	}
 	return err
 }

@@ -89,12 +89,16 @@ type probe struct {
 	replayed bool            // the 201 that ended the call was a replay
 }
 
-// newProbe returns the probe that reports to obs the attempts of a call under key, whose
-// requests go to target, which is u. quota says that the Client has a Quota. A nil obs hears
-// nothing.
-func newProbe(obs Observer, key, method, target string, u *url.URL, quota bool) probe {
-	return probe{obs: obs, lookup: method == http.MethodGet, quota: quota,
-		base: Attempt{Key: key, Method: method, URL: target, ServerAddress: u.Hostname(), ServerPort: port(u)}}
+// newProbe returns the probe that reports to obs the attempts of a call under key, a lookup or
+// not. quota says that the Client has a Quota. A nil obs hears nothing.
+func newProbe(obs Observer, key string, lookup, quota bool) probe {
+	return probe{obs: obs, lookup: lookup, quota: quota, base: Attempt{Key: key}}
+}
+
+// aim takes the method and the URL of the next attempt from its request.
+func (p *probe) aim(req *http.Request) {
+	u := req.URL
+	p.base.Method, p.base.URL, p.base.ServerAddress, p.base.ServerPort = req.Method, u.String(), u.Hostname(), port(u)
 }
 
 // port is u's port, or its scheme's (https or http). url.Parse takes only digits for a port.

@@ -1,8 +1,6 @@
 package pix
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,67 +18,47 @@ const (
 	headerLimit = 65536
 )
 
-// answer is what one attempt got back, the status, the headers, and at most bodyLimit+1 bytes
-// of the body (one more than allowed, so that an oversized body can be told apart).
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// post sends one payment request and reads the answer, both under ctx, for the call whose
-// observer is o.
+// transmit sends req, one attempt a Dialect wrote, and reads the answer, both under req's context,
+// for the call whose observer is o.
 //
 // Every request on the wire is an attempt that retry.Do counts, classifies and logs. net/http's
-// Transport would otherwise resend a request carrying an Idempotency-Key, on a new connection,
-// when a reused connection fails after the request was written. That hidden resend would not
-// count against the budget, would not be logged, and would consume the PSP's next fault. So
-// the request's body cannot be rewound (GetBody is nil), which keeps net/http from resending.
-// The one case where that resend helped is taken over by a *lostConnError, which pix retries.
-func (c *Client) post(ctx context.Context, o Observer, endpoint, key string, body []byte) (answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return answer{}, fmt.Errorf("pix: building the request: %w", err)
+// Transport would otherwise resend a request by itself, on a new connection, when a reused
+// connection fails after the request was written: a payment carrying its key, or a GET. That
+// hidden resend would not count against the budget, would not be logged, and would consume the
+// PSP's next fault. So the request's body cannot be rewound (GetBody is nil), and a request
+// without one gets an empty body that cannot be rewound either: net/http sends no body, and
+// does not resend. The one case where that resend helped is taken over by a *lostConnError,
+// which pix retries.
+func (c *Client) transmit(req *http.Request, o Observer) (Answer, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		req.Body = io.NopCloser(strings.NewReader(""))
 	}
 	req.GetBody = nil
-	req.Header.Set("Idempotency-Key", key)
-	req.Header.Set("Content-Type", "application/json")
-	return c.roundTrip(req, o)
-}
-
-// get sends one lookup request to target and reads the answer, both under ctx, for the call
-// whose observer is o. net/http would resend a GET by itself, as it would a payment (see
-// post). An empty body that cannot be rewound keeps it from doing so: net/http sends no body,
-// and pix retries.
-func (c *Client) get(ctx context.Context, o Observer, target string) (answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return answer{}, fmt.Errorf("pix: building the request: %w", err)
-	}
-	req.Body = io.NopCloser(strings.NewReader(""))
 	return c.roundTrip(req, o)
 }
 
 // roundTrip adds the headers every request carries, and those the call's observer o injects
 // (nil for none), sends req and reads the answer. The answer's body is read to its end when it is within the limit, which
 // returns the connection to the pool, and closed in every case.
-func (c *Client) roundTrip(req *http.Request, o Observer) (answer, error) {
+func (c *Client) roundTrip(req *http.Request, o Observer) (Answer, error) {
 	var w wire
 	ctx := httptrace.WithClientTrace(req.Context(), w.trace())
 	req = req.WithContext(ctx)
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set("Accept", "application/json, application/problem+json")
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json, application/problem+json")
+	}
 	if o != nil {
 		o.Inject(ctx, req.Header)
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return answer{}, w.failed(ctx, err)
+		return Answer{}, w.failed(ctx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, bodyLimit+1))
 	if err != nil {
-		return answer{}, fmt.Errorf("pix: reading the %d answer: %w", resp.StatusCode, err)
+		return Answer{}, fmt.Errorf("pix: reading the %d answer: %w", resp.StatusCode, err)
 	}
-	return answer{status: resp.StatusCode, header: resp.Header, body: data}, nil
+	return Answer{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
