@@ -17,7 +17,7 @@ import (
 // synchronously).
 type sending struct {
 	probe
-	client   *Client
+	client  *Client
 	key     string
 	payment Payment
 	base    *url.URL // the PSP's base URL
