@@ -53,10 +53,9 @@ func TestAwaitAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFixture(t, psp.Config{})
-				paid := payLedger(t, f, tc.paid, 0)
-				f.psp.Inject(tc.faults...)
-				c := f.client(func(c *pix.Client) { c.Policy = awaitPolicy }, tc.change)
+				f, c := newFixtureWithClient(t, psp.Config{}, tc.faults, func(c *pix.Client) { c.Policy = awaitPolicy },
+					tc.change)
+				paid := payLedger(t, f, tc.paid, 0) // the faults wait for lookups: this payment meets none
 				start := time.Now()
 
 				r, err := c.Await(t.Context(), "order-1")
@@ -121,14 +120,13 @@ func TestAwaitEndsWithItsContext(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFixture(t, psp.Config{})
-				payLedger(t, f, true, 0)
-				f.psp.Inject(psp.Down(time.Hour).ForLookup())
+				f, c := newFixtureWithClient(t, psp.Config{}, []psp.Fault{psp.Down(time.Hour).ForLookup()})
+				payLedger(t, f, true, 0) // a lookup's fault: the payment meets none
 				ctx, cancel := tc.ctx(t.Context())
 				defer cancel()
 				start := time.Now()
 
-				_, err := f.client().Await(ctx, "order-1")
+				_, err := c.Await(ctx, "order-1")
 
 				if got := time.Since(start); got != tc.wantTook {
 					t.Errorf("Await() returned after %v, want %v", got, tc.wantTook)
@@ -195,9 +193,9 @@ func TestAwaitContextEndingDuringALook(t *testing.T) {
 // outcome: no payment can have it.
 func TestAwaitRefusesAnInvalidKey(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
+		f, c := newFixtureWithClient(t, psp.Config{}, nil)
 
-		_, err := f.client().Await(t.Context(), "order 1")
+		_, err := c.Await(t.Context(), "order 1")
 
 		if !errors.Is(err, pix.ErrInvalidPayment) || errors.Is(err, pix.ErrOutcomeUnknown) {
 			t.Errorf("Await() error = %v, want ErrInvalidPayment and no unknown outcome", err)
@@ -212,16 +210,12 @@ func TestAwaitRefusesAnInvalidKey(t *testing.T) {
 // refused one ends Await with an unknown outcome that wraps retry.ErrQuotaExhausted.
 func TestAwaitTakesTheQuota(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		payLedger(t, f, true, 0)
-		f.psp.Inject(repeat(psp.Status(503).ForLookup(), 5)...)
-		quota, err := retry.NewQuota(0, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
 		o := &observed{}
+		f, c := newFixtureWithClient(t, psp.Config{}, repeat(psp.Status(503).ForLookup(), 5),
+			func(c *pix.Client) { c.Quota = mustQuota(t, 0, 2) }, observedBy(o))
+		payLedger(t, f, true, 0) // lookups' faults: the payment meets none
 
-		_, err = f.client(func(c *pix.Client) { c.Quota = quota }, observedBy(o)).Await(t.Context(), "order-1")
+		_, err := c.Await(t.Context(), "order-1")
 
 		if !errors.Is(err, retry.ErrQuotaExhausted) || !errors.Is(err, pix.ErrOutcomeUnknown) {
 			t.Errorf("Await() error = %v, want an unknown outcome wrapping retry.ErrQuotaExhausted", err)
@@ -240,13 +234,12 @@ func TestAwaitTakesTheQuota(t *testing.T) {
 // payment's end.
 func TestAwaitIsACallOfItsOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		payLedger(t, f, true, 0)
-		f.psp.Inject(psp.Status(503).ForLookup())
 		o := &observed{}
+		f, c := newFixtureWithClient(t, psp.Config{}, []psp.Fault{psp.Status(503).ForLookup()}, observedBy(o))
+		payLedger(t, f, true, 0) // a lookup's fault: the payment meets none
 		before := len(f.log.all())
 
-		r, err := f.client(observedBy(o)).Await(within(t.Context(), "payer"), "order-1")
+		r, err := c.Await(within(t.Context(), "payer"), "order-1")
 
 		if err != nil {
 			t.Fatalf("Await() error = %v", err)
@@ -290,8 +283,8 @@ func str(v any) string {
 // Client it cannot use.
 func TestAwaitNeedsWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		c := f.client(func(c *pix.Client) { c.Policy = retry.Policy{AttemptsMax: 3, DelayMax: time.Second} })
+		f, c := newFixtureWithClient(t, psp.Config{}, nil,
+			func(c *pix.Client) { c.Policy = retry.Policy{AttemptsMax: 3, DelayMax: time.Second} })
 
 		_, err := c.Await(t.Context(), "order-1")
 

@@ -133,6 +133,16 @@ func (f *fixture) client(change ...func(*pix.Client)) *pix.Client {
 	return c
 }
 
+// newFixtureWithClient starts a PSP of cfg (see newFixture) with faults queued for the test's
+// calls, and returns it with its client, changed by change (see fixture.client).
+func newFixtureWithClient(t testing.TB, cfg psp.Config, faults []psp.Fault,
+	change ...func(*pix.Client)) (*fixture, *pix.Client) {
+	t.Helper()
+	f := newFixture(t, cfg)
+	f.psp.Inject(faults...)
+	return f, f.client(change...)
+}
+
 // orDefault is p, or the default test payment when p is zero (a table case that leaves its
 // payment out).
 func orDefault(p pix.Payment) pix.Payment {

@@ -255,13 +255,12 @@ func TestObserverSeesEveryCallAndAttempt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFixture(t, psp.Config{})
+				o := &observed{}
+				f, c := newFixtureWithClient(t, psp.Config{}, nil, quiet, tt.change, observedBy(o))
 				if tt.setup != nil {
 					tt.setup(t, f)
 				}
-				f.psp.Inject(tt.faults...)
-				o := &observed{}
-				c := f.client(quiet, tt.change, observedBy(o))
+				f.psp.Inject(tt.faults...) // after the setup's payment: the faults are the call's
 				err := tt.call(t.Context(), c)
 				if diff := cmp.Diff(tt.want, o.all()); diff != "" {
 					t.Errorf("the Observer's lines (-want +got):\n%s", diff)

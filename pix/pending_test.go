@@ -36,9 +36,7 @@ func assertPending(t *testing.T, call string, err error, key string, attempts in
 // receipt, which a replay then gives too.
 func TestPendingPaymentSettlesLater(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		f.psp.Inject(psp.Pending(2*time.Second, "settled"))
-		c := f.client()
+		f, c := newFixtureWithClient(t, psp.Config{}, []psp.Fault{psp.Pending(2*time.Second, "settled")})
 		start := time.Now()
 
 		_, err := c.SendWithKey(t.Context(), "order-1", payment)
@@ -84,9 +82,7 @@ func TestPendingPaymentSettlesLater(t *testing.T) {
 // replay's 422 payment_rejected, and Resume's either way.
 func TestPendingPaymentRejectedLater(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		f.psp.Inject(psp.Pending(time.Second, "rejected"))
-		c := f.client()
+		f, c := newFixtureWithClient(t, psp.Config{}, []psp.Fault{psp.Pending(time.Second, "rejected")})
 		start := time.Now()
 		_, err := c.Send(t.Context(), payment)
 		unknown, ok := errors.AsType[*pix.OutcomeUnknownError](err)
@@ -133,9 +129,8 @@ func assertRejected(t *testing.T, call string, err error) {
 // unknown outcome that keeps the FirstSent it was given.
 func TestResumeOfAPendingKeySaysPending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{KeyTTL: 10 * time.Minute})
-		f.psp.Inject(psp.Pending(time.Hour, "settled"))
-		c := f.client(func(c *pix.Client) { c.KeyTTL = 10 * time.Minute })
+		f, c := newFixtureWithClient(t, psp.Config{KeyTTL: 10 * time.Minute}, []psp.Fault{psp.Pending(time.Hour, "settled")},
+			func(c *pix.Client) { c.KeyTTL = 10 * time.Minute })
 		_, err := c.SendWithKey(t.Context(), "order-1", payment)
 		unknown, ok := errors.AsType[*pix.OutcomeUnknownError](err)
 		if !ok || !errors.Is(err, pix.ErrPending) || unknown.FirstSent.IsZero() {
@@ -168,9 +163,7 @@ func TestResumeOfAPendingKeySaysPending(t *testing.T) {
 // Await with a pending unknown outcome that wraps ctx's error, after its last look.
 func TestAwaitOfAPendingPaymentEndsWithItsContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		f.psp.Inject(psp.Pending(time.Hour, "settled"))
-		c := f.client()
+		f, c := newFixtureWithClient(t, psp.Config{}, []psp.Fault{psp.Pending(time.Hour, "settled")})
 		_, err := c.SendWithKey(t.Context(), "order-1", payment)
 		assertPending(t, "SendWithKey()", err, "order-1", 1)
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
@@ -194,8 +187,8 @@ func TestAwaitOfAPendingPaymentEndsWithItsContext(t *testing.T) {
 // settled. Await tells each apart.
 func TestCompleteAfterAndTheRejectedRange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{CompleteAfter: 500 * time.Millisecond, RejectFromCents: 1001, RejectToCents: 2000})
-		c := f.client()
+		f, c := newFixtureWithClient(t,
+			psp.Config{CompleteAfter: 500 * time.Millisecond, RejectFromCents: 1001, RejectToCents: 2000}, nil)
 		for _, tc := range []struct {
 			cents       int64
 			wantSettled bool
@@ -227,10 +220,9 @@ func TestCompleteAfterAndTheRejectedRange(t *testing.T) {
 // answered.
 func TestPendingIsReportedAsPending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, psp.Config{})
-		f.psp.Inject(psp.Pending(100*time.Millisecond, "settled"))
 		o := &observed{}
-		c := f.client(observedBy(o))
+		f, c := newFixtureWithClient(t, psp.Config{}, []psp.Fault{psp.Pending(100*time.Millisecond, "settled")},
+			observedBy(o))
 
 		_, err := c.SendWithKey(t.Context(), "order-1", payment)
 		assertPending(t, "SendWithKey()", err, "order-1", 1)
