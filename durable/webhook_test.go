@@ -23,6 +23,12 @@ import (
 	"pixretry/psp/psptest"
 )
 
+// settledWebhook is the PSP's webhook wh_1 for a payment of 100 cents under key, settled now.
+func settledWebhook(key string) pix.Webhook {
+	return pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: key,
+		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+}
+
 // webhookOf is the webhook the PSP would deliver for e.
 func webhookOf(e psp.Ended) pix.Webhook {
 	return pix.Webhook{ID: "wh_" + e.EndToEndID, EndToEndID: e.EndToEndID, IdempotencyKey: e.IdempotencyKey,
@@ -37,8 +43,8 @@ func TestApplyWebhookCompletesAPendingIntentOnce(t *testing.T) {
 	ctx := context.Background()
 	settled, rejected := mustPay(t, p, "settled", payment(100)), mustPay(t, p, "rejected", payment(200))
 	at := time.Date(2026, 12, 7, 1, 2, 3, 4, time.UTC)
-	done := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: settled.Key,
-		Status: "REALIZADO", AmountCents: 100, At: at}
+	done := settledWebhook(settled.Key)
+	done.At = at
 	for i := range 2 { // a duplicate changes nothing
 		if err := p.ApplyWebhook(ctx, done); err != nil {
 			t.Fatalf("ApplyWebhook(REALIZADO), delivery %d: %v", i+1, err)
@@ -112,8 +118,7 @@ func TestApplyWebhookCrashPoints(t *testing.T) {
 	}}}
 	p = mustPayer(t, db, cfg)
 	in := mustPay(t, p, "a", payment(100))
-	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
-		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	w := settledWebhook(in.Key)
 	for i := range 2 {
 		if err := p.ApplyWebhook(context.Background(), w); err != nil {
 			t.Fatalf("ApplyWebhook(), delivery %d: %v", i+1, err)
@@ -141,8 +146,8 @@ func TestApplyWebhookThatLosesTheRaceChangesNothing(t *testing.T) {
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)
 	}
-	w := pix.Webhook{ID: "wh_1", EndToEndID: "E-webhook", IdempotencyKey: in.Key, Status: "REALIZADO",
-		AmountCents: 100, At: time.Now()}
+	w := settledWebhook(in.Key)
+	w.EndToEndID = "E-webhook"
 	if err := p.ApplyWebhook(context.Background(), w); err != nil {
 		t.Fatalf("ApplyWebhook() = %v, want nil", err)
 	}
@@ -165,8 +170,7 @@ func TestApplyWebhookCompletesAnOverdueIntent(t *testing.T) {
 	if got, _ := p.Intent(ctx, "a"); got.Status != StatusOverdue {
 		t.Fatalf("the intent is %s, want overdue", got.Status)
 	}
-	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
-		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	w := settledWebhook(in.Key)
 	if err := p.ApplyWebhook(ctx, w); err != nil {
 		t.Fatalf("ApplyWebhook() = %v", err)
 	}
@@ -183,8 +187,7 @@ func TestApplyWebhookReportsStorageFailures(t *testing.T) {
 	db, _ := mustSQLite(t)
 	p := mustPayer(t, db, Config{})
 	in := mustPay(t, p, "a", payment(100))
-	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
-		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	w := settledWebhook(in.Key)
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := p.ApplyWebhook(ended, w)
@@ -223,8 +226,7 @@ func TestApplyWebhookRefusesWhatIsNotOurs(t *testing.T) {
 	if _, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET past_keys = $2 WHERE id = $1`, "a", uuid.NewString()); err != nil {
 		t.Fatal(err)
 	}
-	ok := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
-		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	ok := settledWebhook(in.Key)
 	for _, tt := range []struct {
 		name string
 		edit func(*pix.Webhook)
@@ -275,8 +277,7 @@ func TestApplyWebhookForAnAbandonedKeyChangesNothing(t *testing.T) {
 	if _, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET idempotency_key = $2 WHERE id = $1`, "a", uuid.NewString()); err != nil {
 		t.Fatal(err)
 	}
-	w := pix.Webhook{ID: "wh_1", EndToEndID: "E12345678202612070102abcdefghijk", IdempotencyKey: in.Key,
-		Status: "REALIZADO", AmountCents: 100, At: time.Now()}
+	w := settledWebhook(in.Key)
 	if err := p.ApplyWebhook(ctx, w); err != nil {
 		t.Errorf("ApplyWebhook() for an abandoned key = %v, want nil", err)
 	}
