@@ -62,32 +62,40 @@ type Options struct {
 	// ResetPath read and clear with the Server's. Nil refuses those faults and answers
 	// WebhooksPath 404.
 	Webhooks *webhook.Sender
+	// Payments, if not nil, serves every request that is not a control request, in place of
+	// the Server: a front end that speaks another PSP's dialect to it, such as package
+	// pixretry/psp/efi's. Nil means the Server itself.
+	Payments http.Handler
 }
 
 var tokenPattern = regexp.MustCompile(`^[\x21-\x7E]+$`)
 
-// handler serves the control API of srv and passes other requests to srv.
+// handler serves the control API of srv and passes other requests to payments.
 type handler struct {
-	srv    *psp.Server
-	opts   Options
-	routes map[string]map[string]http.HandlerFunc // path, method
-	mu     sync.Mutex                             // makes a POST of faults check the room and queue at once
+	srv      *psp.Server
+	payments http.Handler // srv, or Options.Payments
+	opts     Options
+	routes   map[string]map[string]http.HandlerFunc // path, method
+	mu       sync.Mutex                             // makes a POST of faults check the room and queue at once
 }
 
 // NewHandler returns an http.Handler that serves the control API of srv and passes every other
-// request to srv. Another method on a control path gets 405 with Allow. Every control request
-// passes these checks, in this order: a Host of opts.Hosts (403 host_not_allowed), opts.Token
-// (401 unauthorized), and, for a request that changes state (any method but GET), Content-Type
-// application/json (415 unsupported_media_type), which no HTML form or other simple
-// cross-site request can send. A request that changes state without a body may leave
-// Content-Type out, unless a browser says it comes from another origin (see bodyless).
-// PagePath without Authorization is served without data instead of 401. OpenAPIPath passes no
-// check. An opts.Token that is not visible ASCII is an error.
+// request to srv, or to opts.Payments if set. Another method on a control path gets 405 with
+// Allow. Every control request passes these checks, in this order: a Host of opts.Hosts (403
+// host_not_allowed), opts.Token (401 unauthorized), and, for a request that changes state (any
+// method but GET), Content-Type application/json (415 unsupported_media_type), which no HTML
+// form or other simple cross-site request can send. A request that changes state without a
+// body may leave Content-Type out, unless a browser says it comes from another origin (see
+// bodyless). PagePath without Authorization is served without data instead of 401. OpenAPIPath
+// passes no check. An opts.Token that is not visible ASCII is an error.
 func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 	if opts.Token != "" && !tokenPattern.MatchString(opts.Token) {
 		return nil, errors.New("control: the token must be visible ASCII without spaces")
 	}
-	h := &handler{srv: srv, opts: opts}
+	h := &handler{srv: srv, payments: srv, opts: opts}
+	if opts.Payments != nil {
+		h.payments = opts.Payments
+	}
 	h.routes = map[string]map[string]http.HandlerFunc{
 		FaultsPath: {
 			http.MethodGet:    h.getFaults,
@@ -111,7 +119,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	handle, allowed := methods[r.Method]
 	switch {
 	case !isControl:
-		h.srv.ServeHTTP(w, r)
+		h.payments.ServeHTTP(w, r)
 	case !allowed:
 		allow := strings.Join(slices.Sorted(maps.Keys(methods)), ", ")
 		writeProblem(w, http.StatusMethodNotAllowed, "method_not_allowed",
