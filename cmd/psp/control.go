@@ -17,10 +17,11 @@ import (
 // port.
 var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 
-// exposeControl is the handler of srv, and of its webhooks if not nil, for a PSP bound to
-// bound: with the control API on a loopback address, else only with a control token. A control request's Host must name the
-// address asked for (o.addr), the address bound, a loopback name or one of o.controlHosts.
-// Bound to any other than a loopback address, it warns on stderr.
+// exposeControl is the handler of srv in o's dialect, and of its webhooks if not nil, for a PSP
+// bound to bound: with the control API on a loopback address, else only with a control token.
+// A control request's Host must name the address asked for (o.addr), the address bound, a
+// loopback name or one of o.controlHosts. Bound to any other than a loopback address, it warns
+// on stderr.
 func (o options) exposeControl(srv *psp.Server, webhooks *webhook.Sender, bound net.Addr, stderr io.Writer) (h http.Handler,
 	on bool, err error) {
 	tcp, _ := bound.(*net.TCPAddr)
@@ -34,13 +35,15 @@ func (o options) exposeControl(srv *psp.Server, webhooks *webhook.Sender, bound 
 		fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and "+
 			"pay with the tokens; %s\n", bound, status)
 	}
+	payments := o.dialect.payments(srv)
 	if !on {
-		return srv, false, nil
+		return payments, false, nil
 	}
 	h, err = control.NewHandler(srv, control.Options{
 		Token:    o.controlToken,
 		Hosts:    append(controlHosts(o.addr, bound.String()), o.controlHosts...),
 		Webhooks: webhooks,
+		Payments: payments,
 	})
 	return h, true, err
 }

@@ -8,7 +8,7 @@
 //	    [-max-settlements 1000000] [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576] [-metrics ADDR]
-//	    [-complete-after 0s] [-reject-range LOW-HIGH]
+//	    [-complete-after 0s] [-reject-range LOW-HIGH] [-dialect pix|efi]
 //	    [-webhook URL -webhook-secret-file FILE [-webhook-attempts 8] [-webhook-delay-base 1s]
 //	    [-webhook-wait-max 1m] [-webhook-timeout 5s] [-webhook-queue 1000]]
 //
@@ -38,6 +38,12 @@
 // LOW-HIGH, as in 10.01-20.00, a payment whose valor is in the range, both ends included, is
 // accepted, then rejected (NAO_REALIZADO) after -complete-after, even 0s, and its valor
 // released, as Efí's sandbox does. docs/psp.md says what each state answers.
+//
+// With -dialect efi, the payments API is Efí's payouts (package pixretry/psp/efi) instead of the
+// double's own: PUT /v2/gn/pix/{idEnvio} pays and GET /v2/gn/pix/enviados/id-envio/{idEnvio}
+// looks a payout up, for the payer whose Pix key is efi.PayerKey. The control API, its page and
+// /openapi.json stay as they are, and so do the keys, the faults and the pending payments. Any
+// other value of -dialect is a bad command line.
 //
 // With -webhook URL -webhook-secret-file FILE it POSTs a webhook to URL for each payment that
 // ends, settled or rejected, signed with the secret in FILE (at least 32 bytes, a trailing
@@ -115,6 +121,7 @@ type options struct {
 	webhooks     webhookOptions
 	limits       limits
 	log          logLevel
+	dialect      dialect // the payments API served
 }
 
 // parseFlags reads the command line. It returns the flag set for errors found later.
@@ -148,6 +155,7 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 		"`LOW-HIGH` in reais, both included, as in 10.01-20.00 (default none)")
 	webhooks := addWebhookFlags(fs)
 	o := options{limits: defaultLimits}
+	fs.Var(&o.dialect, "dialect", "the payments API served, a `dialect`: pix (the double's own) or efi (Efí's payouts) (default pix)")
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
 		o.addr, o.maxConns, o.metrics = *addr, int(*maxConns), *metrics

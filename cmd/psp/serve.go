@@ -103,7 +103,7 @@ func (o options) serve(ctx context.Context, ln net.Listener, metrics *scrape.End
 		"max_settlements", cfg.MaxSettlements,
 		"service_time", cfg.ServiceTime, "capacity", cfg.Capacity, "max_conns", o.maxConns,
 		"complete_after", cfg.CompleteAfter, "reject_range", amountRange{cfg.RejectFromCents, cfg.RejectToCents}.String(),
-		"control", control, "control_token", o.controlToken != "", "faults", len(o.faults),
+		"dialect", o.dialect.String(), "control", control, "control_token", o.controlToken != "", "faults", len(o.faults),
 		"webhook", o.webhooks.redactedURL(), "webhook_faults", len(o.webhooks.faults))
 	return serveUntil(ctx, srv, ln, o.limits.grace, logger, func() { fmt.Fprintln(stdout, "psp: listening on "+url) })
 }

@@ -14,6 +14,11 @@ The payments API, for the client under test, with a token of -tokens (Authorizat
   POST   /v1/pix/payments                      pay, once per Idempotency-Key
   GET    /v1/pix/payments?idempotency_key=KEY  what became of the payments made under KEY
 
+With -dialect efi, the payments API is Efí's payouts instead, for the payer whose Pix key is
+pagador@pixretry.example (package pixretry/psp/efi says where each rule comes from):
+  PUT    /v2/gn/pix/{idEnvio}                    pay, once per idEnvio (1 to 35 letters and digits)
+  GET    /v2/gn/pix/enviados/id-envio/{idEnvio}  what became of the payout under idEnvio
+
 The control API, for the test, on a loopback address or with -control-token:
   POST   /_psp/faults       queue faults, as in {"faults":[{"kind":"status","status":503}]}
   GET    /_psp/faults       the faults queued, in the form POST takes

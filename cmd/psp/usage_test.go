@@ -15,19 +15,22 @@ import (
 )
 
 // TestUsageNamesTheEndpointsAndTheDocs: psp -h lists, after its flags, every operation of the
-// OpenAPI document and no other, and says where the docs are.
+// OpenAPI document and of -dialect efi, and no other, and says where the docs are.
 func TestUsageNamesTheEndpointsAndTheDocs(t *testing.T) {
 	var stderr bytes.Buffer
 	run(context.Background(), []string{"-h"}, &bytes.Buffer{}, &stderr)
 	usage := stderr.String()
 	var listed []string
-	for _, m := range regexp.MustCompile(`(?m)^  (GET|POST|DELETE) +(/[^ ?]*)`).FindAllStringSubmatch(usage, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  (GET|PUT|POST|DELETE) +(/[^ ?]*)`).FindAllStringSubmatch(usage, -1) {
 		listed = append(listed, m[1]+" "+m[2])
 	}
-	if diff := cmp.Diff(documentedOperations(t), slices.Sorted(slices.Values(listed))); diff != "" {
+	efi := []string{"GET /v2/gn/pix/enviados/id-envio/{idEnvio}", "PUT /v2/gn/pix/{idEnvio}"}
+	want := slices.Sorted(slices.Values(append(documentedOperations(t), efi...)))
+	if diff := cmp.Diff(want, slices.Sorted(slices.Values(listed))); diff != "" {
 		t.Errorf("psp -h lists the operations (-documented +listed):\n%s", diff)
 	}
-	for _, want := range []string{"Usage of psp:\n  -addr string", "docs/psp.md", "GET    /openapi.json", "psp/scenarios"} {
+	for _, want := range []string{"Usage of psp:\n  -addr string", "docs/psp.md", "GET    /openapi.json", "psp/scenarios",
+		"-dialect dialect", "With -dialect efi", "pagador@pixretry.example"} {
 		if !strings.Contains(usage, want) {
 			t.Errorf("psp -h does not say %q:\n%s", want, usage)
 		}
