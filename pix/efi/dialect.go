@@ -12,53 +12,49 @@ import (
 	"pixretry/pix"
 )
 
-// Dialect is the [pix.Dialect] of Efí's Pix payouts. Its zero value has no PayerKey and sends
-// nothing. It is a value that nothing changes, so it is safe for concurrent use.
+// Dialect is the [pix.Dialect] of Efí's Pix payouts. Its zero value has no PayerKey, and pays
+// nothing. Nothing changes a Dialect, so it is safe for concurrent use.
 //
-// Its rules, and where they come from. "The page" is Efí's "Envio e Pagamento Pix"
-// (dev.efipay.com.br, api-pix/envio-pagamento-pix), and "the attributes" its attribute table
-// of "Requisitar envio de Pix" (Enviar_pix.md in Efí's technical documentation).
-//   - The key is idEnvio, in the path, and matches ^[a-zA-Z0-9]{1,35}$ (the attributes,
-//     idEnvio). NewKey makes a random UUID without its hyphens, 32 hexadecimal digits.
-//     CheckKey refuses any other key before a request is made. A UUID with its hyphens is 36
-//     characters, and does not fit.
+// Its rules follow, each with its source. "The page" is Efí's "Envio e Pagamento Pix"
+// (dev.efipay.com.br/docs/api-pix/envio-pagamento-pix). "The attributes" is the attribute table
+// of its section "Requisitar envio de Pix" (Enviar_pix.md of Efí's technical documentation).
+//   - The key is the idEnvio, in the path, matching ^[a-zA-Z0-9]{1,35}$ (the attributes,
+//     idEnvio). NewKey makes a random UUID without its hyphens, 32 hexadecimal digits. CheckKey
+//     refuses any other key before a request is made. A UUID with its hyphens does not fit.
 //   - A payment is PUT /v2/gn/pix/{idEnvio} with the JSON body {"valor", "pagador": {"chave",
 //     "infoPagador"}, "favorecido": {"chave"}} (the page, "Requisitar envio de Pix", first
-//     example). valor is the amount in reais, as in "150.00" (the attributes: \d{1,10}\.\d{2}).
-//     pagador.chave is PayerKey, a key of the account that pays. infoPagador is the payment's
-//     Description, left out when empty. favorecido.chave is the payee's key.
-//   - Its 201 carries {"idEnvio", "e2eId", "valor", "horario": {"solicitacao"}, "status"} with
-//     status EM_PROCESSAMENTO (the page, same section, answer 201): a pending payment, which
-//     Await follows. It names no payee, so the payment found is the one sent, to its chave.
-//     The page shows no other status on a 201. Efí's documentation says nothing of a second
-//     PUT with an idEnvio. The double (psp/efi) replays the payment's state, so a 201 whose
-//     status is REALIZADO is a replay of a settled payment.
-//   - Its refusals are {"nome", "mensagem"} (the page, same section, answers 400, 409, 422 and
-//     500). A 400 (chave_invalida, valor_invalido, json_invalido) means
-//     [pix.ErrInvalidPayment]. A 409 id_envio_duplicado, "the idEnvio was already used in
-//     another payment", means [pix.ErrKeyReused]. A 422 pagamento_negado, "payment denied",
-//     means [pix.ErrRejected]: nothing was paid under the idEnvio. The page names no other
-//     refusal of a payment, so insufficient balance is one too. A 500 erro_aplicacao, and any
-//     409, 429 or 5xx, is retried by pix as any is.
+//     example). valor is in reais with two decimals, as in "150.00" (the attributes, valor).
+//     pagador.chave is PayerKey, and infoPagador the Description, left out when empty.
+//     favorecido.chave is the payee's key.
+//   - The PUT's 201 is {"idEnvio", "e2eId", "valor", "horario": {"solicitacao"}, "status"},
+//     with status EM_PROCESSAMENTO (the page, same section, answer 201). The payment is
+//     pending. The 201 names no payee, so the payee found is the payment's own.
+//   - The page shows no other status on a 201, and says nothing of a second PUT under an
+//     idEnvio. The double (psp/efi) replays the payment's state, so a 201 REALIZADO is taken
+//     for a replayed settlement, at its solicitacao.
+//   - A refusal is {"nome", "mensagem"} (the page, same section, answers 400, 409, 422 and
+//     500). Any 400 means [pix.ErrInvalidPayment]. A 409 id_envio_duplicado, an idEnvio used
+//     for another payment, means [pix.ErrKeyReused]. A 422 pagamento_negado means
+//     [pix.ErrRejected]: nothing was paid under the idEnvio. The page names no other refusal,
+//     so a balance too low is one of these. A 500 erro_aplicacao means nothing, and pix retries
+//     it as it retries any 409, 429 and 5xx.
 //   - Other errors are the Central Bank's problem+json, of type
-//     https://pix.bcb.gov.br/api/v2/error/<Tipo> (the page, answer 404 of the lookups): the
-//     Tipo is the [pix.Error]'s Code. A 401 of the OAuth form {"error", "error_description"}
-//     (RFC 6750) has the error as its Code.
-//   - A lookup is GET /v2/gn/pix/enviados/id-envio/{idEnvio} (the page, "Consultar Pix
-//     enviado através do Identificador da transação"). Its 200 carries {"endToEndId",
-//     "idEnvio", "valor", "chave", "status", "infoPagador", "horario": {"solicitacao",
-//     "liquidacao"}, "favorecido": {"chave"}}, where chave is the payer's key and
-//     favorecido.chave the payee's. Its status is EM_PROCESSAMENTO (pending), REALIZADO
-//     (settled, at liquidacao) or NAO_REALIZADO (rejected, with its motivo if it gives one)
-//     (the attributes, status).
-//   - A lookup's 404 of Tipo PixEnviadoNaoEncontrado means [pix.ErrNoSettlement]. Efí's
-//     documentation does not say that the 404 closes the idEnvio. The double closes it, as
-//     its own API closes a key, and then refuses a PUT under it with 422 pagamento_negado.
-//     Against Efí the 404 proves nothing was paid only while no PUT under the idEnvio can
-//     still arrive. That holds where pix looks a key up by itself: Resume looks up only past
-//     the key deadline, when no attempt may be in flight.
-//   - Efí states no time for which it keeps an idEnvio. KeyTTL is 24 hours, the usual time
-//     PSPs keep a key, so that pix resends under an idEnvio only until the key deadline, 21.6
+//     https://pix.bcb.gov.br/api/v2/error/<Tipo> (the page, the lookups' answer 404), whose
+//     Tipo becomes the [pix.Error]'s Code. An OAuth error {"error", "error_description"} (RFC
+//     6750) has its error as the Code.
+//   - A lookup is GET /v2/gn/pix/enviados/id-envio/{idEnvio} (the page, "Consultar Pix enviado
+//     através do Identificador da transação"). Its 200 is {"endToEndId", "idEnvio", "valor",
+//     "chave", "status", "infoPagador", "horario": {"solicitacao", "liquidacao"},
+//     "favorecido": {"chave"}}. There chave is the payer's key, and favorecido.chave the
+//     payee's. The status is EM_PROCESSAMENTO (pending), REALIZADO (settled at liquidacao) or
+//     NAO_REALIZADO (rejected, for the motivo it may give) (the attributes, status).
+//   - A lookup's 404 of Tipo PixEnviadoNaoEncontrado means [pix.ErrNoSettlement]. The page does
+//     not say that the 404 closes the idEnvio. The double closes it, as its own API closes a
+//     key, and refuses a later PUT under it with 422 pagamento_negado. Against Efí, the 404 is
+//     proof only while no PUT under the idEnvio can still arrive. pix's own lookups meet that:
+//     Resume looks up only past the key deadline, when no attempt may be in flight.
+//   - Efí states no time for which it keeps an idEnvio. KeyTTL is 24 hours, the time PSPs
+//     usually keep a key. pix then resends under an idEnvio only until its key deadline, 21.6
 //     hours after its first attempt, and looks it up after that.
 type Dialect struct {
 	// PayerKey is the Pix key of the account that pays, sent as pagador.chave. It is a CPF,
