@@ -36,9 +36,11 @@ type Intent struct {
 	// Key is the current Idempotency-Key, made when the intent was stored. It is replaced by
 	// a new one only once the PSP's status lookup proved that nothing was paid under it and
 	// nothing can be.
-	Key     string
-	Keys    []string    // every key used, oldest first; the last is Key
-	Payment pix.Payment // what is paid
+	Key  string
+	Keys []string // every key used, oldest first; the last is Key
+	// Payment is what is paid. Its ConsentID, if any, is the payer's consent that the payment
+	// consumes, which the Payer gives pix on every call.
+	Payment pix.Payment
 	Status  Status
 	// Attempts counts the job attempts under Key, each recorded before it left. 0 proves that
 	// the PSP never saw Key, so nothing was paid under it.
@@ -46,7 +48,12 @@ type Intent struct {
 	// FirstSent is when the first attempt under Key was recorded, by the database's clock, no
 	// later than it left. It is zero while Attempts is 0. Past FirstSent + Config.KeyTTL the
 	// PSP may have forgotten Key, so Key is looked up rather than sent again.
-	FirstSent  time.Time
+	FirstSent time.Time
+	// PaymentID is the PSP's id of the payment under Key, for a [pix.Dialect] that looks
+	// payments up by it ([pix.Ref]). It is learned from the PSP's answers: a receipt, or an
+	// unknown outcome such as a pending payment. Once learned it is kept, and given back to
+	// pix on every call under Key. It is "" until then, and again under a new key.
+	PaymentID  string
 	Error      string    // the last attempt's error, or the refusal; "" once settled
 	EndToEndID string    // the receipt's endToEndId, once settled
 	SettledAt  time.Time // the receipt's time, once settled
@@ -71,7 +78,7 @@ const maxJobAttempts = 10_000
 // if it rolls back.
 //
 // The same id with the same payment returns the stored intent, in whatever status. The same
-// id with another payment fails with ErrIDReused. An invalid payment fails with an error
+// id with another payment, another consent included, fails with ErrIDReused. An invalid payment fails with an error
 // wrapping pix.ErrInvalidPayment, and an id that is empty or over 255 bytes with
 // ErrInvalidID. Those store nothing, and tx stays usable.
 func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.Payment) (Intent, error) {
@@ -85,9 +92,10 @@ func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.P
 	key := uuid.NewString()
 	in := Intent{ID: id, Key: key, Keys: []string{key}, Payment: payment, Status: StatusPending, CreatedAt: now}
 	n, err := p.db.Exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
-		description, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+		description, consent_id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
 		ON CONFLICT (id) DO NOTHING`,
-		id, in.Key, payment.AmountCents, payment.PixKey, payment.Description, StatusPending, now.UnixMicro())
+		id, in.Key, payment.AmountCents, payment.PixKey, payment.Description, payment.ConsentID, StatusPending,
+		now.UnixMicro())
 	if err != nil {
 		return Intent{}, fmt.Errorf("durable: store intent %q: %w", id, err)
 	}
@@ -153,7 +161,8 @@ func (p *Payer[TTx]) scan(r durabledriver.Row) (Intent, error) {
 	var status, pastKeys string
 	var firstSent, settledAt, createdAt int64
 	err := r.Scan(&in.ID, &in.Key, &pastKeys, &in.Payment.AmountCents, &in.Payment.PixKey, &in.Payment.Description,
-		&status, &in.Attempts, &firstSent, &in.Error, &in.EndToEndID, &settledAt, &createdAt)
+		&in.Payment.ConsentID, &status, &in.Attempts, &firstSent, &in.PaymentID, &in.Error, &in.EndToEndID, &settledAt,
+		&createdAt)
 	in.Keys = append(strings.Fields(pastKeys), in.Key)
 	in.Status, in.CreatedAt = Status(status), time.UnixMicro(createdAt)
 	if firstSent != 0 {
@@ -169,11 +178,14 @@ func (p *Payer[TTx]) scan(r durabledriver.Row) (Intent, error) {
 }
 
 // describe says what p pays, in the words of a Pix payment: "R$ 25.50 to the Pix key
-// pix@example.com", then the description, quoted, if any.
+// pix@example.com", then the description and the consent, quoted, if any.
 func describe(p pix.Payment) string {
 	s := fmt.Sprintf("R$ %d.%02d to the Pix key %s", p.AmountCents/100, p.AmountCents%100, p.PixKey)
 	if p.Description != "" {
 		s += fmt.Sprintf(", described %q", p.Description)
+	}
+	if p.ConsentID != "" {
+		s += fmt.Sprintf(", under consent %q", p.ConsentID)
 	}
 	return s
 }

@@ -55,14 +55,14 @@ func (r extraColumn) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.
 
 // rotate gives the intent in a new key, after a status lookup proved that nothing was paid
 // under in.Key and, the PSP having closed it, that nothing can be. It is a compare-and-set on
-// in.Key, committed before the new key can leave: in.Key joins past_keys, and attempts and
-// first_sent start again. Of two workers that rotate the same key, one wins and the other
+// in.Key, committed before the new key can leave: in.Key joins past_keys, attempts and
+// first_sent start again, and the PSP's id of the old key's payment is dropped. Of two workers that rotate the same key, one wins and the other
 // finds the intent moved on. rotate returns the new key, or "" if the intent no longer is
 // pending under in.Key. why is the lookup's answer, recorded as the last error.
 func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, error) {
 	key := uuid.NewString()
 	n, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET idempotency_key = $3, past_keys = $4, attempts = 0,
-		first_sent = 0, last_error = $5, updated_at = $6
+		first_sent = 0, payment_id = '', last_error = $5, updated_at = $6
 		WHERE id = $1 AND status = 'pending' AND idempotency_key = $2`,
 		in.ID, in.Key, key, strings.Join(in.Keys, " "), why.Error(), time.Now().UnixMicro())
 	if err != nil {

@@ -110,8 +110,8 @@ func checkUpgraded[TTx any](t *testing.T, l ledger, p *Payer[TTx], want []Intent
 		versions = append(versions, v)
 		return err
 	})
-	if err != nil || !slices.Equal(versions, []int{1, 2, 3, 4}) {
-		t.Errorf("pix_schema_version holds %v (error %v), want versions 1 to 4", versions, err)
+	if err != nil || !slices.Equal(versions, []int{1, 2, 3, 4, 5}) {
+		t.Errorf("pix_schema_version holds %v (error %v), want versions 1 to 5", versions, err)
 	}
 	stats, err := p.Stats(context.Background())
 	want0 := statsOf(map[Status]int64{StatusPending: 2, StatusOverdue: 1, StatusSettled: 1}, want[2].CreatedAt)

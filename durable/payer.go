@@ -22,7 +22,8 @@ import (
 type Config struct {
 	// Client sends the payments: each job attempt resumes the intent's stored key with
 	// [pix.Client.Resume], which sends it again or looks it up and makes its own short
-	// retries. The Payer uses a copy whose KeyTTL is Config.KeyTTL. That copy must be valid
+	// retries. The attempt gives Resume the PSP's id of the payment stored with the intent, if
+	// any, and the payment's consent. The Payer uses a copy whose KeyTTL is Config.KeyTTL. That copy must be valid
 	// ([pix.Client.Validate]), or the Config is invalid. Nil makes a Payer whose Start fails.
 	// The Payer reports each key it gives up for a new one, once committed, with
 	// [pix.Client.KeyRotated].

@@ -103,6 +103,16 @@ func (l ledger) settlements() []settlement {
 // lookups returns how many status lookups the PSP answered.
 func (l ledger) lookups() int64 { return l.srv.Stats().Lookups }
 
+// payments returns how many payment requests the PSP answered.
+func (l ledger) payments() int64 { return l.srv.Stats().Requests }
+
+// The double's API, as refDialect speaks it: where payments and lookups go, and the lookup's
+// query parameter.
+const (
+	paymentsPath = psp.PaymentsPath
+	lookupParam  = psp.LookupParam
+)
+
 // fault names the PSP faults that leave an outcome unknown.
 type fault int
 
@@ -113,6 +123,7 @@ const (
 	faultDown                   // answers 503 to everything for a while
 	faultSlow                   // settles after 300 ms, whether the client waits or not
 	fault503                    // answers 503 before any processing: nothing is paid
+	faultPending                // answers 202 pending, and settles 100 ms later
 )
 
 // inject queues faults for the next payment requests.
@@ -131,6 +142,8 @@ func (l ledger) inject(faults ...fault) {
 			l.srv.Inject(psp.Down(50 * time.Millisecond))
 		case fault503:
 			l.srv.Inject(psp.Status(503))
+		case faultPending:
+			l.srv.Inject(psp.Pending(100*time.Millisecond, "settled"))
 		}
 	}
 }

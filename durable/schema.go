@@ -50,6 +50,11 @@ var schemaSteps = [][]string{
 	// step 3 did, and replaces it.
 	{`CREATE INDEX IF NOT EXISTS pix_intent_status_created ON pix_intent (status, created_at)`,
 		`DROP INDEX IF EXISTS pix_intent_status`},
+	// A dialect such as Open Finance's looks a payment up by the PSP's id of it, and pays under
+	// the payer's consent. consent_id is the payment's consent, or '' for none. payment_id is
+	// the PSP's id of the payment under the current key, learned from its answers, or ''.
+	{`ALTER TABLE pix_intent ADD COLUMN consent_id TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE pix_intent ADD COLUMN payment_id TEXT NOT NULL DEFAULT ''`},
 }
 
 // errSchemaAhead reports a database migrated by a later version of this package.
@@ -97,5 +102,5 @@ func migrateStep[TTx any](ctx context.Context, db durabledriver.Driver[TTx], v i
 }
 
 // intentColumns are the columns scan reads, in its order.
-const intentColumns = `id, idempotency_key, past_keys, amount_cents, pix_key, description, status, attempts,
-	first_sent, last_error, end_to_end_id, settled_at, created_at`
+const intentColumns = `id, idempotency_key, past_keys, amount_cents, pix_key, description, consent_id, status,
+	attempts, first_sent, payment_id, last_error, end_to_end_id, settled_at, created_at`

@@ -27,7 +27,8 @@ var errMovedOn = errors.New("durable: the intent moved on")
 
 // Work resumes the intent's payment under its current key, once, after marking that the
 // attempt is about to leave, through [pix.Client.Resume]: it sends the key again while the
-// PSP remembers it, and looks it up after. A settlement is recorded, then River completes the
+// PSP remembers it, and looks it up after, with the PSP's id of the payment if one was
+// learned. A settlement is recorded, then River completes the
 // job: a job run again after a crash between the two finds its intent settled and does
 // nothing. A refusal is recorded, then the job is cancelled. A lookup that proves nothing was
 // paid replaces the key (see rotate), and the new key is tried at once, once per job attempt.
@@ -47,7 +48,8 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 			return err
 		}
 		p.cfg.Testing.crash("marked")
-		r, err := p.cfg.Client.Resume(ctx, &pix.OutcomeUnknownError{Key: in.Key, FirstSent: firstSent}, in.Payment)
+		r, err := p.cfg.Client.Resume(ctx, &pix.OutcomeUnknownError{Key: in.Key, FirstSent: firstSent, Ref: in.ref()},
+			in.Payment)
 		p.cfg.Testing.crash("answered")
 		if judge(err) == rotate && !rotated {
 			rotated = true
@@ -100,7 +102,7 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 		p.cfg.Testing.crash("recorded")
 		return river.JobCancel(sent)
 	}
-	if err := p.record(ctx, in, "last_error = $4", sent.Error()); err != nil {
+	if err := p.record(ctx, in, "last_error = $4, payment_id = "+learned("$5"), sent.Error(), learnedID(sent)); err != nil {
 		return err
 	}
 	wait := p.cfg.delay(in.Attempts)
@@ -129,11 +131,12 @@ func (p *Payer[TTx]) record(ctx context.Context, in Intent, set string, args ...
 	return nil
 }
 
-// settle records the receipt, in a group commit. River completes the job once Work returns.
+// settle records the receipt, and the PSP's id of the payment it gives, in a group commit.
+// River completes the job once Work returns.
 func (p *Payer[TTx]) settle(ctx context.Context, id string, r pix.Receipt) error {
 	err := p.group.do(ctx, p.db, &durabledriver.Write{Query: `UPDATE pix_intent SET status = $2, end_to_end_id = $3, settled_at = $4,
-		last_error = '', updated_at = $5 WHERE id = $1 AND status = 'pending'`,
-		Args: []any{id, StatusSettled, r.EndToEndID, r.SettledAt.UnixNano(), time.Now().UnixMicro()}})
+		last_error = '', updated_at = $5, payment_id = ` + learned("$6") + ` WHERE id = $1 AND status = 'pending'`,
+		Args: []any{id, StatusSettled, r.EndToEndID, r.SettledAt.UnixNano(), time.Now().UnixMicro(), r.Ref.PaymentID}})
 	if err != nil {
 		return fmt.Errorf("durable: record the settlement of intent %q: %w", id, err)
 	}

@@ -1,0 +1,169 @@
+package durable
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/riverqueue/river"
+
+	"pixretry/pix"
+)
+
+// An intent keeps its payment's consent: Pay returns it, Intent and Intents read it, and so
+// does another Payer on the same database, as after a restart.
+func TestIntentKeepsItsConsentThroughListAndRestart(t *testing.T) {
+	t.Parallel()
+	db, path := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	want := []Intent{mustPay(t, p, "a", consented("a", 100)), mustPay(t, p, "b", payment(200))}
+	if got := want[0].Payment.ConsentID; got != "urn:consent:a" {
+		t.Errorf("Pay() returned consent %q, want urn:consent:a", got)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := mustPayer(t, mustOpenSQLite(t, path), Config{})
+	got, err := collect(again.Intents(context.Background()))
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("Intents() after a restart: error %v, mismatch (-want +got):\n%s", err, diff)
+	}
+	if in, err := again.Intent(context.Background(), "a"); err != nil || in.Payment != want[0].Payment {
+		t.Errorf("Intent(a) after a restart = %+v, %v; want payment %+v", in, err, want[0].Payment)
+	}
+}
+
+// A reused id with another consent, or without the consent stored, is another payment: refused
+// as another valor is, storing nothing. The same consent returns the stored intent.
+func TestPayTxRefusesAReusedIDWithAnotherConsent(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	stored := mustPay(t, p, "a", consented("a", 100))
+	mustPay(t, p, "b", payment(100))
+	for _, tt := range []struct {
+		id      string
+		payment pix.Payment
+		want    string
+	}{
+		{"a", consented("other", 100), `durable: id already stored with another payment: "a" holds R$ 1.00 to the Pix key ` +
+			`pix@example.com, described "rent", under consent "urn:consent:a"`},
+		{"a", payment(100), `durable: id already stored with another payment: "a" holds R$ 1.00 to the Pix key ` +
+			`pix@example.com, described "rent", under consent "urn:consent:a"`},
+		{"b", consented("b", 100), `durable: id already stored with another payment: "b" holds R$ 1.00 to the Pix key ` +
+			`pix@example.com, described "rent"`},
+	} {
+		_, err := p.Pay(context.Background(), tt.id, tt.payment)
+		if !errors.Is(err, ErrIDReused) || err.Error() != tt.want {
+			t.Errorf("Pay(%q, consent %q) error = %v, want %s", tt.id, tt.payment.ConsentID, err, tt.want)
+		}
+	}
+	if in, err := p.Pay(context.Background(), "a", consented("a", 100)); err != nil || in.Key != stored.Key {
+		t.Errorf("Pay(a) again with its consent = %+v, %v; want the stored intent, key %s", in, err, stored.Key)
+	}
+}
+
+// A payment the PSP holds pending across a restart, with its key past the deadline: the
+// restarted Payer looks it up by the PSP's id stored with the intent, and by its consent, and
+// sends no payment again. Without them, refDialect has no lookup, and the intent never ends.
+func TestPendingPaymentIsLookedUpByItsStoredRefAfterARestart(t *testing.T) {
+	t.Parallel()
+	l := mustPSP(t)
+	db, path := mustSQLite(t)
+	cfg := refConfig(l)
+	cfg.DelayBase, cfg.DelayMax = time.Hour, time.Hour // the first Payer tries once only
+	first := mustPayer(t, db, cfg)
+	l.inject(faultPending)
+	mustPay(t, first, "a", consented("a", 100))
+	ev := firstAttempt(t, first)
+	if err := first.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pending := mustIntent(t, first, "a")
+	if ev.Kind != river.EventKindJobSnoozed || pending.PaymentID == "" || pending.Status != StatusPending {
+		t.Fatalf("first job attempt: event %s, intent %+v; want snoozed, pending with the PSP's id", ev.Kind, pending)
+	}
+	ageFirstSent(t, db, 24*time.Hour)
+
+	restarted := mustPayer(t, mustOpenSQLite(t, path), refConfig(l))
+	mustStart(t, restarted)
+	retryNow(t, restarted, ev.Job.ID)
+	all := awaitDoneWithin(t, restarted, stallAfter(), stallAfter()) // it ends 100 ms after its first attempt
+	checkLedger(t, l, all)
+	got := all[0]
+	if got.Status != StatusSettled || got.EndToEndID != pending.PaymentID || got.PaymentID != pending.PaymentID ||
+		got.Payment != pending.Payment || got.Key != pending.Key {
+		t.Errorf("intent = %+v, want settled as payment %s under key %s, its payment kept", got, pending.PaymentID, pending.Key)
+	}
+	if n := l.payments(); n != 1 {
+		t.Errorf("the PSP answered %d payment requests, want 1: after the restart, lookups only", n)
+	}
+	if l.lookups() == 0 {
+		t.Errorf("the PSP answered no lookup")
+	}
+}
+
+// A payment id learned once stays through a later attempt that learned none, unknown or
+// settled, even one that read the intent before the id was stored; a new key drops it, since
+// it was the old key's payment's.
+func TestPaymentIDOutlivesCallsThatDidNotLearnIt(t *testing.T) {
+	t.Parallel()
+	db, _ := mustSQLite(t)
+	p := mustPayer(t, db, Config{})
+	w := &worker[*sql.Tx]{payer: p}
+	ctx := context.Background()
+	mustPay(t, p, "a", consented("a", 100))
+	read, _, err := p.mark(ctx, "a") // before any id is stored
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := func(id string) error {
+		return &pix.OutcomeUnknownError{Key: read.Key, Ref: pix.Ref{PaymentID: id}, Err: errors.New("test: lost")}
+	}
+	for _, step := range []struct {
+		name    string
+		learned string // what the attempt learned
+		want    string // the id stored after it
+	}{
+		{"an unknown outcome that learned none", "", ""},
+		{"an unknown outcome that learned p1", "p1", "p1"},
+		{"an unknown outcome that learned none", "", "p1"},
+		{"an unknown outcome that learned p2", "p2", "p2"},
+	} {
+		if err := w.outcome(ctx, read, pix.Receipt{}, unknown(step.learned)); !errors.As(err, new(*river.JobSnoozeError)) {
+			t.Fatalf("outcome(%s) = %v, want a snooze", step.name, err)
+		}
+		if got := mustIntent(t, p, "a").PaymentID; got != step.want {
+			t.Errorf("after %s: PaymentID = %q, want %q", step.name, got, step.want)
+		}
+	}
+	if key, err := p.rotate(ctx, read, errors.New("test: nothing paid")); key == "" || err != nil {
+		t.Fatalf("rotate() = %q, %v", key, err)
+	}
+	if got := mustIntent(t, p, "a").PaymentID; got != "" {
+		t.Errorf("PaymentID under a new key = %q, want none", got)
+	}
+	for id, ref := range map[string]pix.Ref{"a": {PaymentID: "p3"}, "b": {}} {
+		if id == "b" {
+			mustPay(t, p, "b", consented("b", 200))
+			in, _, err := p.mark(ctx, "b")
+			if err == nil {
+				err = p.record(ctx, in, "payment_id = $4", "p2")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.settle(ctx, id, pix.Receipt{EndToEndID: "E1", SettledAt: time.Now(), Ref: ref}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"a": "p3", "b": "p2"}[id]
+		if got := mustIntent(t, p, id); got.PaymentID != want || got.Status != StatusSettled {
+			t.Errorf("intent %s settled by a receipt of payment %q = %+v, want settled with payment id %s", id,
+				ref.PaymentID, got, want)
+		}
+	}
+}
