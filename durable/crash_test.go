@@ -139,12 +139,14 @@ type child struct {
 }
 
 // startChild starts a child on database dsn ("sqlite:PATH" or "postgres:URL"), for a PSP that
-// remembers keys for ttl (0: the Client's default).
-func startChild(t *testing.T, dsn, url string, ttl time.Duration, ids, spec string) *child {
+// remembers keys for ttl (0: the Client's default). env holds more of its environment, as
+// NAME=value.
+func startChild(t *testing.T, dsn, url string, ttl time.Duration, ids, spec string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+dsn, pspEnv+"="+url, ttlEnv+"="+ttl.String(), roundEnv+"="+ids,
 		pointEnv+"="+spec)
+	cmd.Env = append(cmd.Env, env...)
 	c := &child{cmd: cmd, stderr: &strings.Builder{}, spec: spec}
 	cmd.Stderr = c.stderr
 	out, err := cmd.StdoutPipe()

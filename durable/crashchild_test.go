@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,11 @@ const (
 	ttlEnv   = "DURABLE_CRASH_TTL"   // the PSP's key TTL, as time.ParseDuration reads it
 	roundEnv = "DURABLE_CRASH_ROUND" // id=cents,id=cents; an id ending in -rb is rolled back
 	pointEnv = "DURABLE_CRASH_POINT" // name:n, stop at the n-th passage of a point; random:n, tell at the n-th passage of any
+	// dialectEnv, set to "ref", has the child speak refDialect and store each payment under the
+	// consent named for its id. Unset, the child speaks the double's own API.
+	dialectEnv = "DURABLE_CRASH_DIALECT"
+	// waitEnv bounds how long the child works, as time.ParseDuration reads it. Unset, 2 min.
+	waitEnv = "DURABLE_CRASH_WAIT"
 )
 
 // crashChild runs the child and returns its exit code.
@@ -41,6 +47,10 @@ func runChild(ctx context.Context) error {
 	cfg := testConfig(os.Getenv(pspEnv))
 	cfg.Testing.CrashPoint = crash
 	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport, crash}}
+	consent := os.Getenv(dialectEnv) == "ref"
+	if consent {
+		cfg.Client.Dialect = refDialect{}
+	}
 	ttl, err := time.ParseDuration(os.Getenv(ttlEnv))
 	if err != nil {
 		return err
@@ -58,7 +68,7 @@ func runChild(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return work(ctx, p)
+		return work(ctx, p, consent)
 	}
 	db, err := durablesqlite.Open(dsn)
 	if err != nil {
@@ -69,25 +79,31 @@ func runChild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return work(ctx, p)
+	return work(ctx, p, consent)
 }
 
-// work stores the round, then works until no intent is pending.
-func work[TTx any](ctx context.Context, p *Payer[TTx]) error {
-	if err := storeRound(ctx, p, os.Getenv(roundEnv)); err != nil {
+// work stores the round, each payment under a consent if consent is set, then works until no
+// intent is pending.
+func work[TTx any](ctx context.Context, p *Payer[TTx], consent bool) error {
+	if err := storeRound(ctx, p, os.Getenv(roundEnv), consent); err != nil {
 		return err
 	}
 	if err := p.Start(ctx); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	wait, err := time.ParseDuration(cmp.Or(os.Getenv(waitEnv), "2m"))
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	return errors.Join(p.Wait(wctx), p.Stop(ctx))
 }
 
 // storeRound rolls back the round's intents whose id ends in -rb and commits the others, each
-// in a transaction of its own as a caller's business change would be.
-func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error {
+// in a transaction of its own as a caller's business change would be. With consent, each
+// payment is under the consent named for its id.
+func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string, consent bool) error {
 	if round == "" {
 		return nil
 	}
@@ -101,7 +117,11 @@ func storeRound[TTx any](ctx context.Context, p *Payer[TTx], round string) error
 		if err != nil {
 			return err
 		}
-		if _, err := p.PayTx(ctx, tx, id, payment(cents)); err != nil {
+		pay := payment(cents)
+		if consent {
+			pay = consented(id, cents)
+		}
+		if _, err := p.PayTx(ctx, tx, id, pay); err != nil {
 			return errors.Join(err, p.db.Rollback(ctx, tx))
 		}
 		if strings.HasSuffix(id, "-rb") {

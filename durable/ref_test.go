@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -165,5 +166,37 @@ func TestPaymentIDOutlivesCallsThatDidNotLearnIt(t *testing.T) {
 			t.Errorf("intent %s settled by a receipt of payment %q = %+v, want settled with payment id %s", id,
 				ref.PaymentID, got, want)
 		}
+	}
+}
+
+// A child process learns the PSP's id of a pending payment and is killed once it recorded it.
+// With the key past its deadline, the next child resumes the unknown outcome by a lookup with
+// the id and the consent stored, and settles the intent without sending the payment again.
+func TestCrashResumesAnUnknownOutcomeByItsStoredRef(t *testing.T) {
+	t.Parallel()
+	l := mustLoopbackPSP(t, crashTTL)
+	db := filepath.Join(t.TempDir(), "crash.db")
+	l.inject(faultPending)
+	if !startChild(t, "sqlite:"+db, l.url, crashTTL, "a=500", "recorded:1", dialectEnv+"=ref").killOrWait(t) {
+		t.Fatal("child at recorded:1: exited without reaching the point")
+	}
+	killed := reopen(t, db)
+	if len(killed) != 1 || killed[0].Status != StatusPending || killed[0].PaymentID == "" ||
+		killed[0].Payment != consented("a", 500) {
+		t.Fatalf("intents after the kill = %+v, want a, pending with the PSP's id and its consent", killed)
+	}
+	ageKeys.pass(t, db)
+	// The payment ended 100 ms after its first attempt: a child that cannot look it up fails soon.
+	bound := waitEnv + "=" + stallAfter().String()
+	if startChild(t, "sqlite:"+db, l.url, crashTTL, "a=500", "", dialectEnv+"=ref", bound).killOrWait(t) {
+		t.Fatal("the last child reached a crash point, and has none")
+	}
+	all := reopen(t, db)
+	checkLedger(t, l, all)
+	if got := all[0]; got.Status != StatusSettled || got.EndToEndID != killed[0].PaymentID || got.Key != killed[0].Key {
+		t.Errorf("intent = %+v, want settled as payment %s under key %s", got, killed[0].PaymentID, killed[0].Key)
+	}
+	if n := l.payments(); n != 1 {
+		t.Errorf("the PSP answered %d payment requests, want 1: after the kill, lookups only", n)
 	}
 }
