@@ -87,7 +87,7 @@ func (Dialect) CheckKey(key string) error {
 		return nil
 	}
 	hint := ""
-	if strings.Contains(key, "-") && idEnvioPattern.MatchString(strings.ReplaceAll(key, "-", "")) {
+	if idEnvioPattern.MatchString(strings.ReplaceAll(key, "-", "")) { // only a key with hyphens fits without them
 		hint = "; it would fit without its hyphens, as a UUID does"
 	}
 	return fmt.Errorf("efi: idEnvio %q is not 1 to 35 ASCII letters and digits%s: %w", key, hint, pix.ErrInvalidPayment)

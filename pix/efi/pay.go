@@ -31,16 +31,14 @@ type favorecido struct {
 }
 
 // Pay returns the PUT that pays p under key, from d.PayerKey to p.PixKey. It returns the
-// error of [Dialect.Validate] for a d that cannot pay, and pix then sends nothing.
+// error of [Dialect.Validate] for a d that cannot pay, and pix then sends nothing. It returns
+// http.NewRequestWithContext's error for a request it cannot write, such as one of a nil ctx.
 func (d Dialect) Pay(ctx context.Context, base *url.URL, key string, p pix.Payment) (*http.Request, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(payout{Valor: valor(p.AmountCents), Pagador: pagador{Chave: d.PayerKey,
-		InfoPagador: p.Description}, Favorecido: favorecido{Chave: p.PixKey}})
-	if err != nil {
-		return nil, err // unreachable: a struct of strings always encodes
-	}
+	body, _ := json.Marshal(payout{Valor: valor(p.AmountCents), Pagador: pagador{Chave: d.PayerKey,
+		InfoPagador: p.Description}, Favorecido: favorecido{Chave: p.PixKey}}) // strings always encode
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base.JoinPath(sendPath, key).String(),
 		bytes.NewReader(body))
 	if err != nil {

@@ -48,6 +48,7 @@ func TestPaidReadsEfisErrors(t *testing.T) {
 			pix.Error{Status: 404, Code: "https://example.com/NotFound", Detail: "gone"}},
 		{"OAuth's 401", 401, `{"error":"invalid_token","error_description":"a known token is required"}`,
 			pix.Error{Status: 401, Code: "invalid_token", Detail: "a known token is required"}},
+		{"a member of the wrong type", 409, `{"nome":"id_envio_duplicado","mensagem":false}`, pix.Error{Status: 409}},
 		{"an HTML 502", 502, `<html>bad gateway</html>`, pix.Error{Status: 502}},
 		{"a PUT answered 200", 200, sentBody("abc123", "150.00", "EM_PROCESSAMENTO"), pix.Error{Status: 200}},
 		{"a redirect", 302, ``, pix.Error{Status: 302}},

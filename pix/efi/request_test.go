@@ -1,6 +1,7 @@
 package efi_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -96,6 +97,17 @@ func TestPayRefusesWithoutPayerKey(t *testing.T) {
 			!errors.Is(err, pix.ErrInvalidPayment) {
 			t.Errorf("%+v.Pay() = %v, %v; want no request and %v", d, req, err, want)
 		}
+	}
+}
+
+// TestPayRefusesANilContext: Pay returns the error of a request it cannot write, and no
+// request.
+func TestPayRefusesANilContext(t *testing.T) {
+	var none context.Context
+	base, _ := url.Parse("http://psp")
+	req, err := dialect.Pay(none, base, "abc123", payment)
+	if want := "net/http: nil Context"; req != nil || err == nil || err.Error() != want {
+		t.Errorf("Pay(nil, ...) = %v, %v; want no request and %q", req, err, want)
 	}
 }
 
