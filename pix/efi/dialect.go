@@ -33,11 +33,12 @@ import (
 //     idEnvio. The double (psp/efi) replays the payment's state, so a 201 REALIZADO is taken
 //     for a replayed settlement, at its solicitacao.
 //   - A refusal is {"nome", "mensagem"} (the page, same section, answers 400, 409, 422 and
-//     500). Any 400 means [pix.ErrInvalidPayment]. A 409 id_envio_duplicado, an idEnvio used
-//     for another payment, means [pix.ErrKeyReused]. A 422 pagamento_negado means
-//     [pix.ErrRejected]: nothing was paid under the idEnvio. The page names no other refusal,
-//     so a balance too low is one of these. A 500 erro_aplicacao means nothing, and pix retries
-//     it as it retries any 409, 429 and 5xx.
+//     500). Any 400 means [pix.ErrInvalidPayment]. A 409 id_envio_duplicado, an idEnvio "used
+//     in another payment", means [pix.ErrKeyReused]. That holds only if a PUT of the same
+//     payment is replayed, as the double replays it, and not refused. A 422 pagamento_negado
+//     means [pix.ErrRejected]: nothing was paid under the idEnvio. The page names no other
+//     refusal, so a balance too low is one of these. A 500 erro_aplicacao means nothing, and
+//     pix retries it as it retries any 409, 429 and 5xx.
 //   - Other errors are the Central Bank's problem+json, of type
 //     https://pix.bcb.gov.br/api/v2/error/<Tipo> (the page, the lookups' answer 404), whose
 //     Tipo becomes the [pix.Error]'s Code. An OAuth error {"error", "error_description"} (RFC
