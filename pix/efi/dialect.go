@@ -33,9 +33,12 @@ import (
 //     idEnvio. The double (psp/efi) replays the payment's state, so a 201 REALIZADO is taken
 //     for a replayed settlement, at its solicitacao.
 //   - A refusal is {"nome", "mensagem"} (the page, same section, answers 400, 409, 422 and
-//     500). Any 400 means [pix.ErrInvalidPayment]. A 409 id_envio_duplicado, an idEnvio "used
-//     in another payment", means [pix.ErrKeyReused]. That holds only if a PUT of the same
-//     payment is replayed, as the double replays it, and not refused. A 422 pagamento_negado
+//     500). Any 400 means [pix.ErrInvalidPayment]. A 409 id_envio_duplicado says the idEnvio
+//     is "used in another payment". The page does not say whether a PUT of the same payment
+//     gets it too, so it proves nothing: pix retries it as any 409, and the outcome stays
+//     unknown until a lookup by idEnvio tells. Were it read as [pix.ErrKeyReused], a PSP that
+//     refuses an identical resend with it would have a paid payment taken for an unpaid one,
+//     and paid again under a new key. A 422 pagamento_negado
 //     means [pix.ErrRejected]: nothing was paid under the idEnvio. The page names no other
 //     refusal, so a balance too low is one of these. A 500 erro_aplicacao means nothing, and
 //     pix retries it as it retries any 409, 429 and 5xx.

@@ -10,7 +10,7 @@ import (
 
 // The nome of each of Efí's refusals that means an error of pix (see Dialect).
 const (
-	nomeDuplicateID = "id_envio_duplicado" // 409: the idEnvio holds another payment
+	nomeDuplicateID = "id_envio_duplicado" // 409: the idEnvio is used; no proof of which payment
 	nomeDenied      = "pagamento_negado"   // 422: nothing was paid under the idEnvio
 )
 
@@ -63,8 +63,6 @@ func means(status int, code string) error {
 	switch {
 	case status == http.StatusBadRequest:
 		return pix.ErrInvalidPayment
-	case status == http.StatusConflict && code == nomeDuplicateID:
-		return pix.ErrKeyReused
 	case status == http.StatusUnprocessableEntity && code == nomeDenied:
 		return pix.ErrRejected
 	}

@@ -29,7 +29,7 @@ func TestPaidReadsEfisErrors(t *testing.T) {
 			pix.Error{Status: 400, Code: "chave_invalida", Detail: "not the account's key", Means: pix.ErrInvalidPayment}},
 		{"a 400 of no form", 400, `bad request`, pix.Error{Status: 400, Means: pix.ErrInvalidPayment}},
 		{"id_envio_duplicado", 409, `{"nome":"id_envio_duplicado","mensagem":"used"}`,
-			pix.Error{Status: 409, Code: "id_envio_duplicado", Detail: "used", Means: pix.ErrKeyReused}},
+			pix.Error{Status: 409, Code: "id_envio_duplicado", Detail: "used"}},
 		{"another 409", 409, `{"nome":"conflito","mensagem":"busy"}`,
 			pix.Error{Status: 409, Code: "conflito", Detail: "busy"}},
 		{"pagamento_negado", 422, `{"nome":"pagamento_negado","mensagem":"denied"}`,
@@ -78,7 +78,7 @@ func TestPaidRefusalsMatchPixErrors(t *testing.T) {
 		want   error // nil for none
 	}{
 		{400, `{"nome":"valor_invalido"}`, pix.ErrInvalidPayment},
-		{409, `{"nome":"id_envio_duplicado"}`, pix.ErrKeyReused},
+		{409, `{"nome":"id_envio_duplicado"}`, nil},
 		{422, `{"nome":"pagamento_negado"}`, pix.ErrRejected},
 		{500, `{"nome":"erro_aplicacao"}`, nil},
 		{200, `{}`, pix.ErrContract},
