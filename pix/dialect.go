@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -108,6 +109,18 @@ type Found struct {
 	Reason      string    // why the PSP rejected it, if it says
 	Replayed    bool      // the PSP answered with the outcome it stored under the key
 	Ref         Ref       // the PSP's ids of the payment, if the answer carries them
+	// Key is the key that the answer names, if it names one, as Efí's idEnvio. pix checks that
+	// it is the call's: an answer for another key breaks the contract.
+	Key string
+}
+
+// isUnder checks that f, read from an answer with code, names key or no key at all. An answer
+// for another key breaks the contract, and the error wraps ErrContract.
+func (f Found) isUnder(code int, key string) error {
+	if f.Key != "" && f.Key != key {
+		return fmt.Errorf("%w: the %d is for key %q, not %q", ErrContract, code, f.Key, key)
+	}
+	return nil
 }
 
 // learn returns r with the ids of got, those an answer gave, where got has them.

@@ -189,3 +189,34 @@ func TestStateString(t *testing.T) {
 		}
 	}
 }
+
+// keyDialect is idDialect whose answers name a key, always "other".
+type keyDialect struct{ idDialect }
+
+func (d keyDialect) Paid(a pix.Answer, p pix.Payment) (pix.Found, error) {
+	f, err := d.idDialect.Paid(a, p)
+	f.Key = "other"
+	return f, err
+}
+
+func (d keyDialect) Seen(a pix.Answer, ref pix.Ref) (pix.Found, error) {
+	f, err := d.idDialect.Seen(a, ref)
+	f.Key = "other"
+	return f, err
+}
+
+// An answer that names another key than the call's breaks the contract, to a payment and to a
+// lookup: it is not this key's outcome.
+func TestDialectAnswerForAnotherKeyBreaksTheContract(t *testing.T) {
+	f := newFixture(t, psp.Config{})
+	c := f.client(func(c *pix.Client) { c.Dialect = keyDialect{} })
+	r, err := c.SendWithKey(t.Context(), "k3", payment)
+	want := `pix: outcome unknown for key "k3" after 1 attempt(s): pix: PSP broke the response contract: the 201 is for key "other", not "k3"`
+	if err == nil || err.Error() != want {
+		t.Errorf("SendWithKey() = %+v, %v, want %q", r, err, want)
+	}
+	_, err = c.LookupRef(t.Context(), "k3", pix.Ref{PaymentID: f.psp.Settlements()[0].EndToEndID})
+	if !errors.Is(err, pix.ErrContract) || !strings.Contains(err.Error(), `the 200 is for key "other", not "k3"`) {
+		t.Errorf("LookupRef() error = %v, want the 200 for another key to break the contract", err)
+	}
+}

@@ -157,7 +157,10 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 		return Receipt{}, err
 	}
 	l.status = a.Status
-	if l.found, err = d.Seen(a, l.ref); err != nil {
+	if l.found, err = d.Seen(a, l.ref); err == nil {
+		err = l.found.isUnder(a.Status, l.key)
+	}
+	if err != nil {
 		l.found = Found{}
 		return Receipt{}, withRetryAfter(err, a)
 	}

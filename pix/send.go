@@ -125,6 +125,9 @@ func (s *sending) exchange(req *http.Request) (Receipt, error) {
 		return Receipt{}, withRetryAfter(err, a)
 	}
 	s.ref = s.ref.learn(f.Ref)
+	if err := f.isUnder(a.Status, s.key); err != nil {
+		return Receipt{}, err
+	}
 	if err := f.isFor(a.Status, s.payment); err != nil {
 		return Receipt{}, err
 	}

@@ -76,7 +76,7 @@ func readFound(body []byte) (pix.Found, error) {
 			pix.ErrContract, b.Chave, b.Favorecido.Chave)
 	}
 	f := pix.Found{State: lookupStates[b.Status], PixKey: b.Favorecido.Chave, Description: b.InfoPagador,
-		Reason: b.Motivo}
+		Reason: b.Motivo, Key: b.IDEnvio}
 	if f.State == 0 {
 		return pix.Found{}, fmt.Errorf("%w: efi: the lookup's 200 has status %q, want %q, %q or %q", pix.ErrContract,
 			b.Status, statusPending, statusSettled, statusRejected)

@@ -38,18 +38,20 @@ func TestPaidReadsA201(t *testing.T) {
 		{
 			name: "pending",
 			body: sentBody("abc123", "150.00", "EM_PROCESSAMENTO"),
-			want: pix.Found{State: pix.Pending, EndToEndID: e2eID, AmountCents: 15000, PixKey: payment.PixKey, At: at},
+			want: pix.Found{State: pix.Pending, EndToEndID: e2eID, AmountCents: 15000, PixKey: payment.PixKey, At: at,
+				Key: "abc123"},
 		},
 		{
 			name: "settled, replayed",
 			body: sentBody(strings.Repeat("9", 35), "150.00", "REALIZADO"),
 			want: pix.Found{State: pix.Settled, EndToEndID: e2eID, AmountCents: 15000, PixKey: payment.PixKey, At: at,
-				Replayed: true},
+				Replayed: true, Key: strings.Repeat("9", 35)},
 		},
 		{
 			name: "members the page adds later are ignored",
 			body: `{"novo":1,` + sentBody("a", "150.00", "EM_PROCESSAMENTO")[1:],
-			want: pix.Found{State: pix.Pending, EndToEndID: e2eID, AmountCents: 15000, PixKey: payment.PixKey, At: at},
+			want: pix.Found{State: pix.Pending, EndToEndID: e2eID, AmountCents: 15000, PixKey: payment.PixKey, At: at,
+				Key: "a"},
 		},
 	}
 	for _, tt := range tests {

@@ -90,7 +90,7 @@ func readSent(body []byte) (pix.Found, error) {
 		return pix.Found{}, fmt.Errorf("%w: efi: the 201 has idEnvio %q, not 1 to 35 letters and digits",
 			pix.ErrContract, b.IDEnvio)
 	}
-	f := pix.Found{State: sentStates[b.Status], Replayed: b.Status == statusSettled}
+	f := pix.Found{State: sentStates[b.Status], Replayed: b.Status == statusSettled, Key: b.IDEnvio}
 	if f.State == 0 {
 		return pix.Found{}, fmt.Errorf("%w: efi: the 201 has status %q, want %q or %q", pix.ErrContract, b.Status,
 			statusPending, statusSettled)

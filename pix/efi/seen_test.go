@@ -28,7 +28,8 @@ const (
 // TestSeenReadsA200: a lookup's 200 says the payment is pending (since solicitacao), settled
 // (at liquidacao) or rejected (with its motivo), and who it paid how much.
 func TestSeenReadsA200(t *testing.T) {
-	base := pix.Found{EndToEndID: e2eID, AmountCents: 15000, PixKey: "pix@example.com", Description: "aluguel", At: at}
+	base := pix.Found{EndToEndID: e2eID, AmountCents: 15000, PixKey: "pix@example.com", Description: "aluguel", At: at,
+		Key: "abc123"}
 	tests := []struct {
 		name string
 		body string
