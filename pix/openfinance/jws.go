@@ -63,7 +63,8 @@ func (d *Dialect) signed(endpoint string, data any) (string, error) {
 // post returns a POST to u of data, signed, under key. The aud of its claims is u without its
 // query: the endpoint ([security] item 3).
 func (d *Dialect) post(ctx context.Context, u *url.URL, key string, data any) (*http.Request, error) {
-	body, err := d.signed(u.Scheme+"://"+u.Host+u.EscapedPath(), data)
+	endpoint := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	body, err := d.signed(endpoint.String(), data)
 	if err != nil {
 		return nil, err
 	}
