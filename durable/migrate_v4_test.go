@@ -32,7 +32,7 @@ func TestPostgresUpgradesVersion4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close) // after the Payer's Stop: cleanups run last first
 	checkUpgradeFrom4(t, durablepgx.New(pool))
 }
 

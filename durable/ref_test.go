@@ -2,13 +2,13 @@ package durable
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"pixretry/pix"
@@ -113,58 +113,63 @@ func TestPendingPaymentIsLookedUpByItsStoredRefAfterARestart(t *testing.T) {
 func TestPaymentIDOutlivesCallsThatDidNotLearnIt(t *testing.T) {
 	t.Parallel()
 	db, _ := mustSQLite(t)
-	p := mustPayer(t, db, Config{})
-	w := &worker[*sql.Tx]{payer: p}
+	checkPaymentIDKept(t, mustPayer(t, db, Config{}))
+}
+
+func TestPostgresPaymentIDOutlivesCallsThatDidNotLearnIt(t *testing.T) {
+	t.Parallel()
+	checkPaymentIDKept[pgx.Tx](t, mustPostgresPayer(t, mustPostgresURL(t), Config{}))
+}
+
+func checkPaymentIDKept[TTx any](t *testing.T, p *Payer[TTx]) {
 	ctx := context.Background()
+	w := &worker[TTx]{payer: p}
+	stored := func(id string) Intent {
+		t.Helper()
+		in, err := p.Intent(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
 	mustPay(t, p, "a", consented("a", 100))
 	read, _, err := p.mark(ctx, "a") // before any id is stored
-	if err != nil {
-		t.Fatal(err)
-	}
-	unknown := func(id string) error {
-		return &pix.OutcomeUnknownError{Key: read.Key, Ref: pix.Ref{PaymentID: id}, Err: errors.New("test: lost")}
+	if err != nil || read.Payment != consented("a", 100) {
+		t.Fatalf("mark() = %+v, %v; want the payment under its consent", read, err)
 	}
 	for _, step := range []struct {
-		name    string
 		learned string // what the attempt learned
 		want    string // the id stored after it
-	}{
-		{"an unknown outcome that learned none", "", ""},
-		{"an unknown outcome that learned p1", "p1", "p1"},
-		{"an unknown outcome that learned none", "", "p1"},
-		{"an unknown outcome that learned p2", "p2", "p2"},
-	} {
-		if err := w.outcome(ctx, read, pix.Receipt{}, unknown(step.learned)); !errors.As(err, new(*river.JobSnoozeError)) {
-			t.Fatalf("outcome(%s) = %v, want a snooze", step.name, err)
+	}{{"", ""}, {"p1", "p1"}, {"", "p1"}, {"p2", "p2"}} {
+		unknown := &pix.OutcomeUnknownError{Key: read.Key, Ref: pix.Ref{PaymentID: step.learned}, Err: errors.New("test: lost")}
+		if err := w.outcome(ctx, read, pix.Receipt{}, unknown); !errors.As(err, new(*river.JobSnoozeError)) {
+			t.Fatalf("outcome(payment id %q) = %v, want a snooze", step.learned, err)
 		}
-		if got := mustIntent(t, p, "a").PaymentID; got != step.want {
-			t.Errorf("after %s: PaymentID = %q, want %q", step.name, got, step.want)
+		if got := stored("a").PaymentID; got != step.want {
+			t.Errorf("after an unknown outcome with payment id %q: PaymentID = %q, want %q", step.learned, got, step.want)
 		}
 	}
 	if key, err := p.rotate(ctx, read, errors.New("test: nothing paid")); key == "" || err != nil {
 		t.Fatalf("rotate() = %q, %v", key, err)
 	}
-	if got := mustIntent(t, p, "a").PaymentID; got != "" {
+	if got := stored("a").PaymentID; got != "" {
 		t.Errorf("PaymentID under a new key = %q, want none", got)
 	}
-	for id, ref := range map[string]pix.Ref{"a": {PaymentID: "p3"}, "b": {}} {
-		if id == "b" {
-			mustPay(t, p, "b", consented("b", 200))
-			in, _, err := p.mark(ctx, "b")
-			if err == nil {
-				err = p.record(ctx, in, "payment_id = $4", "p2")
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := p.settle(ctx, id, pix.Receipt{EndToEndID: "E1", SettledAt: time.Now(), Ref: ref}); err != nil {
+	// A receipt stores the id it gives, and keeps the stored one if it gives none.
+	mustPay(t, p, "b", consented("b", 200))
+	b, _, err := p.mark(ctx, "b")
+	if err != nil || p.record(ctx, b, "payment_id = $4", "p2") != nil {
+		t.Fatalf("storing payment id p2 for b: %v", err)
+	}
+	for id, learned := range map[string]string{"a": "p3", "b": ""} {
+		r := pix.Receipt{EndToEndID: "E1", SettledAt: time.Now(), Ref: pix.Ref{PaymentID: learned}}
+		if err := p.settle(ctx, id, r); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]string{"a": "p3", "b": "p2"}[id]
-		if got := mustIntent(t, p, id); got.PaymentID != want || got.Status != StatusSettled {
-			t.Errorf("intent %s settled by a receipt of payment %q = %+v, want settled with payment id %s", id,
-				ref.PaymentID, got, want)
+		if got := stored(id); got.PaymentID != want || got.Status != StatusSettled {
+			t.Errorf("intent %s settled by a receipt with payment id %q = %+v, want settled with payment id %s", id,
+				learned, got, want)
 		}
 	}
 }
