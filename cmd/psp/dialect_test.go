@@ -13,9 +13,10 @@ import (
 // efiPayout pays 150.00 to pix@example.com in Efí's dialect.
 const efiPayout = `{"valor":"150.00","pagador":{"chave":"` + efi.PayerKey + `"},"favorecido":{"chave":"pix@example.com"}}`
 
-// sendEfi sends method path with body and the token smoke to s, and returns the status and the
-// body.
-func (s *started) sendEfi(t *testing.T, method, path, body string) (int, string) {
+// sendUnchecked sends method path with body and the token smoke to s, and returns the status and
+// the body, which the OpenAPI document does not check: with -dialect efi, the double's own paths
+// answer as paths not served, in Efí's form, which the document does not give those paths.
+func (s *started) sendUnchecked(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
 	r, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	if err != nil {
@@ -36,13 +37,13 @@ func (s *started) sendEfi(t *testing.T, method, path, body string) (int, string)
 // dialect, the control API sees what they did, and the double's own path is not served.
 func TestDialectEfiServesEfisPaths(t *testing.T) {
 	s := mustStart(t, "-tokens", "smoke", "-dialect", "efi")
-	if status, body := s.sendEfi(t, "PUT", efi.SendPath+"pagamento1", efiPayout); status != 201 || !strings.Contains(body, `"status":"EM_PROCESSAMENTO"`) {
+	if status, body := s.do(t, "PUT", efi.SendPath+"pagamento1", "", strings.NewReader(efiPayout)); status != 201 || !strings.Contains(body, `"status":"EM_PROCESSAMENTO"`) {
 		t.Errorf("PUT = %d %s, want 201 EM_PROCESSAMENTO", status, body)
 	}
-	if status, body := s.sendEfi(t, "GET", efi.LookupPath+"pagamento1", ""); status != 200 || !strings.Contains(body, `"status":"REALIZADO"`) {
+	if status, body := s.do(t, "GET", efi.LookupPath+"pagamento1", "", nil); status != 200 || !strings.Contains(body, `"status":"REALIZADO"`) {
 		t.Errorf("GET = %d %s, want 200 REALIZADO", status, body)
 	}
-	if status, body := s.sendEfi(t, "POST", psp.PaymentsPath, payment); status != 404 || !strings.Contains(body, `"nome":"rota_nao_encontrada"`) {
+	if status, body := s.sendUnchecked(t, "POST", psp.PaymentsPath, payment); status != 404 || !strings.Contains(body, `"nome":"rota_nao_encontrada"`) {
 		t.Errorf("POST %s = %d %s, want 404 rota_nao_encontrada", psp.PaymentsPath, status, body)
 	}
 	if status, body := s.do(t, "GET", "/_psp/settlements", "", nil); status != 200 || !strings.Contains(body, `"idempotencyKey":"pagamento1"`) {
@@ -58,10 +59,10 @@ func TestDialectEfiServesEfisPaths(t *testing.T) {
 // serves Efí's paths alone.
 func TestDialectEfiWithoutControlServesEfisPaths(t *testing.T) {
 	s := mustStartEverywhere(t, "-tokens", "smoke", "-dialect", "efi")
-	if status, body := s.sendEfi(t, "PUT", efi.SendPath+"pagamento1", efiPayout); status != 201 {
+	if status, body := s.do(t, "PUT", efi.SendPath+"pagamento1", "", strings.NewReader(efiPayout)); status != 201 {
 		t.Errorf("PUT = %d %s, want 201", status, body)
 	}
-	if status, body := s.sendEfi(t, "GET", "/_psp/balance", ""); status != 404 || !strings.Contains(body, `"nome":"rota_nao_encontrada"`) {
+	if status, body := s.do(t, "GET", "/_psp/balance", "", nil); status != 404 || !strings.Contains(body, `"nome":"rota_nao_encontrada"`) {
 		t.Errorf("GET /_psp/balance = %d %s, want 404 rota_nao_encontrada: the control API is off", status, body)
 	}
 	s.stopAndLogs(t)

@@ -30,7 +30,7 @@ The control API, for the test, on a loopback address or with -control-token:
   GET    /_psp/webhooks     the webhooks sent, with -webhook, each with its tries
   POST   /_psp/reset        start again
   GET    /_psp/             a page that watches the PSP, for a browser
-  GET    /openapi.json      the OpenAPI 3.1 document of both APIs, every answer with its body
+  GET    /openapi.json      the OpenAPI 3.1 document of the APIs, every answer with its body
 
 docs/psp.md, in the pixretry repository, says how the double behaves and what each fault does.
 psp/scenarios there holds fault files for -faults, each with what a client should do.

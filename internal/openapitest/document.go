@@ -137,11 +137,11 @@ type found struct{ operation, response string }
 // anything: a status the document does not give, a header missing or malformed, a Content-Type
 // or a body that does not match.
 func (d *document) check(r *http.Request, a answer) (found, error) {
-	path := d.spec.Paths.Value(r.URL.Path)
+	template, path := d.path(r.URL.Path)
 	var op *openapi3.Operation
 	at := found{r.Method + " (a path not listed)", strconv.Itoa(a.status)}
 	if path != nil {
-		op, at.operation = path.GetOperation(r.Method), r.Method+" "+r.URL.Path
+		op, at.operation = path.GetOperation(r.Method), r.Method+" "+template
 	}
 	if name, ok := netHTTP[a.status]; ok && !strings.HasPrefix(a.header.Get("Content-Type"), "application/") {
 		at.response = name
@@ -159,7 +159,38 @@ func (d *document) check(r *http.Request, a answer) (found, error) {
 		at.response = strconv.Itoa(a.status)
 		return at, fmt.Errorf("status %d is not documented", a.status)
 	}
-	return at, d.checkResponse(r, ref.Value, responsePointer(r.URL.Path, r.Method, at.response, ref), a)
+	return at, d.checkResponse(r, ref.Value, responsePointer(template, r.Method, at.response, ref), a)
+}
+
+// path is the path of the document that the request path p is, as the document writes it, and
+// its item: p itself, or a template whose every {name} segment stands for one segment of p, not
+// empty. It returns nil if the document lists none. No two templates of the document fit one
+// path.
+func (d *document) path(p string) (string, *openapi3.PathItem) {
+	if item := d.spec.Paths.Value(p); item != nil {
+		return p, item
+	}
+	for template, item := range d.spec.Paths.Map() {
+		if fits(template, p) {
+			return template, item
+		}
+	}
+	return "", nil
+}
+
+// fits reports whether the request path p is one of template's paths.
+func fits(template, p string) bool {
+	want, got := strings.Split(template, "/"), strings.Split(p, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, segment := range want {
+		wildcard := strings.HasPrefix(segment, "{") && strings.HasSuffix(segment, "}")
+		if wildcard && got[i] == "" || !wildcard && got[i] != segment {
+			return false
+		}
+	}
+	return true
 }
 
 // checkUnlisted checks the answer a to r, a request for a path the document does not list

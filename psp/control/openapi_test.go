@@ -15,6 +15,7 @@ import (
 	"pixretry/internal/openapitest"
 	"pixretry/psp"
 	"pixretry/psp/control"
+	"pixretry/psp/efi"
 )
 
 // TestControlServesTheOpenAPIDocument: GET OpenAPIPath answers psp/control/openapi.json as
@@ -43,8 +44,9 @@ func TestControlServesTheOpenAPIDocument(t *testing.T) {
 	}
 }
 
-// TestOpenAPIDocumentListsEveryRoute: the document lists the paths that the double and its
-// control API serve, each with the methods its 405 allows.
+// TestOpenAPIDocumentListsEveryRoute: the document lists the paths that the double, in each
+// dialect, and its control API serve, each with the methods its 405 allows. A template path is
+// asked for as it is written, which its pattern takes.
 func TestOpenAPIDocumentListsEveryRoute(t *testing.T) {
 	data, err := os.ReadFile("openapi.json")
 	if err != nil {
@@ -66,6 +68,10 @@ func TestOpenAPIDocumentListsEveryRoute(t *testing.T) {
 		control.ResetPath, control.StatsPath, control.RequestsPath, control.WebhooksPath, control.PagePath,
 		control.OpenAPIPath} {
 		served[path] = ctl(s, "PATCH", path, "").header.Get("Allow")
+	}
+	efiBank := mustEfiBank(t)
+	for _, path := range []string{efi.SendPath + "{idEnvio}", efi.LookupPath + "{idEnvio}"} {
+		served[path] = ctl(efiBank, "PATCH", path, "").header.Get("Allow")
 	}
 	if diff := cmp.Diff(served, documented); diff != "" {
 		t.Errorf("paths and methods mismatch (-served +documented):\n%s", diff)
