@@ -48,8 +48,9 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 			return err
 		}
 		p.cfg.Testing.crash("marked")
-		r, err := p.cfg.Client.Resume(ctx, &pix.OutcomeUnknownError{Key: in.Key, FirstSent: firstSent, Ref: in.ref()},
-			in.Payment)
+		// pix takes the consent from the payment.
+		unknown := &pix.OutcomeUnknownError{Key: in.Key, FirstSent: firstSent, Ref: pix.Ref{PaymentID: in.PaymentID}}
+		r, err := p.cfg.Client.Resume(ctx, unknown, in.Payment)
 		p.cfg.Testing.crash("answered")
 		if judge(err) == rotate && !rotated {
 			rotated = true

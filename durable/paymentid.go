@@ -6,12 +6,6 @@ import (
 	"pixretry/pix"
 )
 
-// ref is what the intent holds of the PSP's ids of its payment under its current key, for
-// pix to look the payment up by them: the PaymentID learned, and the payment's consent.
-func (in Intent) ref() pix.Ref {
-	return pix.Ref{PaymentID: in.PaymentID, ConsentID: in.Payment.ConsentID}
-}
-
 // learnedID returns the PSP's id of the payment that err, an unknown outcome, carries, or "".
 func learnedID(err error) string {
 	if unknown, ok := errors.AsType[*pix.OutcomeUnknownError](err); ok {
