@@ -1,0 +1,13 @@
+module pixretry/psp/openfinance
+
+go 1.26.0
+
+replace pixretry => ../..
+
+require (
+	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/google/uuid v1.6.0
+	pixretry v0.0.0-00010101000000-000000000000
+)
+
+require github.com/go-json-experiment/json v1.27.2

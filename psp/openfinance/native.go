@@ -1,0 +1,118 @@
+package openfinance
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"pixretry/psp"
+)
+
+// nativePayment is the psp.Server's own request for a payment under key: POST
+// psp.PaymentsPath with the Authorization of from, the key as coreKey makes it, and the body
+// {"valor","chave","infoPagador"} built from p, read through mark.
+func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark) *http.Request {
+	body, _ := json.Marshal(struct {
+		Valor       string `json:"valor"`
+		Chave       string `json:"chave"`
+		InfoPagador string `json:"infoPagador,omitzero"`
+	}{p.amount, p.proxy, p.remittance})
+	mark.r = bytes.NewReader(body)
+	r := nativeRequest(from.Context(), from, http.MethodPost, psp.PaymentsPath, mark)
+	r.ContentLength = int64(len(body))
+	r.Header.Set(psp.IdempotencyKeyHeader, coreKey(key))
+	r.Header.Set("Content-Type", "application/json")
+	return r
+}
+
+// nativeLookup is the psp.Server's own status lookup of key: GET psp.PaymentsPath with the
+// Authorization of from.
+func nativeLookup(from *http.Request, key string) *http.Request {
+	query := url.Values{psp.LookupParam: {coreKey(key)}}.Encode()
+	return nativeRequest(from.Context(), from, http.MethodGet, psp.PaymentsPath+"?"+query, nil)
+}
+
+// nativeRequest is a request to the psp.Server carrying from's Authorization and traceparent,
+// from its address.
+func nativeRequest(ctx context.Context, from *http.Request, method, target string, body io.Reader) *http.Request {
+	r, _ := http.NewRequestWithContext(ctx, method, target, body) // method and target are valid
+	r.RemoteAddr, r.Host = from.RemoteAddr, from.Host
+	for _, name := range []string{"Authorization", "Traceparent"} {
+		if v := from.Header.Get(name); v != "" {
+			r.Header.Set(name, v)
+		}
+	}
+	return r
+}
+
+// readMark is a request body that notes whether the psp.Server read it. The Server reads a
+// payment's body only once it has checked the token and the key, and before it commits: a
+// request whose body it never read was not processed (psp/control/openapi.json, the order of
+// processing).
+type readMark struct {
+	r    io.Reader
+	read bool
+}
+
+func (m *readMark) Read(p []byte) (int, error) {
+	m.read = true
+	return m.r.Read(p)
+}
+
+// native is an answer of the psp.Server, decoded: a problem's code, detail and violations, or
+// a receipt's members.
+type native struct {
+	psp.Relayed
+	problem *psp.Problem // nil unless the body is a problem
+	receipt *receipt     // nil unless the body is a JSON object without a code: a receipt
+}
+
+// receipt is the body of the psp.Server's 201, 202 and lookup 200. A member is nil when the
+// body lacks it, as a bad_body fault may leave it.
+type receipt struct {
+	Valor   *string `json:"valor"`
+	Chave   *string `json:"chave"`
+	Status  *string `json:"status"`
+	Horario *string `json:"horario"`
+	Motivo  string  `json:"motivo"`
+}
+
+// decode reads a's body as a problem or a receipt.
+func decode(a psp.Relayed) native {
+	n := native{Relayed: a}
+	var members map[string]jsontext.Value
+	switch {
+	case json.Unmarshal(a.Body, &members) != nil:
+	case members["code"] != nil:
+		n.problem = new(psp.Problem)
+		json.Unmarshal(a.Body, n.problem)
+	default:
+		n.receipt = new(receipt)
+		json.Unmarshal(a.Body, n.receipt)
+	}
+	return n
+}
+
+// code is n's problem code, or "" if n is not a problem.
+func (n native) code() string {
+	if n.problem == nil {
+		return ""
+	}
+	return n.problem.Code
+}
+
+// updated is when the receipt says its payment last changed status, its horario, or the zero
+// time if it does not say.
+func (r *receipt) updated() time.Time {
+	if r.Horario == nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, *r.Horario)
+	return t
+}
