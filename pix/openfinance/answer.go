@@ -18,7 +18,8 @@ import (
 // [pix.Client.AwaitRef] looks up is in the Found's Ref; RJCT and CANC are rejected, with the
 // rejectionReason as the Found's Reason. A replay is a 201 with the payment's current status
 // ([idempotency]). Nothing in it tells a replay from a first answer, so Found.Replayed is
-// false.
+// false. Nor does it name the key, so Found.Key is empty: its endToEndId is made from the key,
+// but Paid is not given the key to check it.
 //
 // A 422 is a signed refusal, an [*pix.Error] whose Means [refusals] gives. Every other status
 // is an [*pix.Error] read from the unsigned errors body of the API ([spec] schema

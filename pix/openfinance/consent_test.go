@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -184,4 +185,19 @@ func TestCreateConsentReadsTheAnswer(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A Client without HTTPClient creates its consent through http.DefaultClient.
+func TestCreateConsentWithoutHTTPClient(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := signed(t, http.StatusCreated, map[string]any{"data": consentView("AUTHORISED")})
+		w.Header().Set("Content-Type", "application/jwt")
+		w.WriteHeader(a.Status)
+		w.Write(a.Body)
+	}))
+	defer srv.Close()
+	c := &pix.Client{BaseURL: srv.URL, Token: "tok", Policy: retry.Policy{AttemptsMax: 1}}
+	if id, err := newDialect().CreateConsent(t.Context(), c, payer, payment); id != payment.ConsentID || err != nil {
+		t.Errorf("CreateConsent() = %q, %v, want %q", id, err, payment.ConsentID)
+	}
 }

@@ -2,7 +2,10 @@ module pixretry/pix/openfinance
 
 go 1.26.0
 
-replace pixretry => ../..
+replace (
+	pixretry => ../..
+	pixretry/psp/openfinance => ../../psp/openfinance
+)
 
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9
@@ -10,6 +13,7 @@ require (
 	github.com/google/uuid v1.6.0
 	go.uber.org/goleak v1.3.0
 	pixretry v0.0.0-00010101000000-000000000000
+	pixretry/psp/openfinance v0.0.0-00010101000000-000000000000
 )
 
 require github.com/go-json-experiment/json v1.27.2 // indirect

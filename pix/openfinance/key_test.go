@@ -30,9 +30,11 @@ func TestNewKeyIsAUUIDv7OfNow(t *testing.T) {
 			t.Errorf("NewKey() twice = %q, %q, want two keys", first, second)
 		}
 		for key, want := range map[string]time.Time{first: start, later: start.Add(90*time.Second + time.Millisecond)} {
-			sec, nsec := uuid.MustParse(key).Time().UnixTime()
-			if got := time.Unix(sec, nsec); !got.Equal(want) {
-				t.Errorf("NewKey() = %q holds time %v, want %v", key, got.UTC(), want.UTC())
+			u := uuid.MustParse(key)
+			sec, nsec := u.Time().UnixTime()
+			if got := time.Unix(sec, nsec); !got.Equal(want) || u.Variant() != uuid.RFC4122 {
+				t.Errorf("NewKey() = %q holds time %v and variant %v, want %v and RFC 4122", key, got.UTC(), u.Variant(),
+					want.UTC())
 			}
 		}
 	})

@@ -15,7 +15,8 @@ import (
 // after an attempt that may have paid, since the PSP would have replayed a payment it made.
 // ErrInvalidPayment, or no meaning, is a refusal on a first attempt only: after an attempt
 // that may have paid, the outcome stays unknown. That matters for CONSENTIMENTO_INVALIDO,
-// which an earlier attempt of the same payment may have caused by consuming the consent.
+// which an earlier attempt of the same payment may have caused by consuming the consent, or
+// the consent's expiry. [pix.Client.LookupRef] with the consent then tells which.
 var refusals = map[string]error{
 	// The payer's balance is short (item 2.2.2.1).
 	"SALDO_INSUFICIENTE": pix.ErrInsufficientFunds,
