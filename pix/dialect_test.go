@@ -182,10 +182,14 @@ func TestErrorMeansTheDialectsRefusal(t *testing.T) {
 
 // A State prints as the double's status.
 func TestStateString(t *testing.T) {
-	for s, want := range map[pix.State]string{pix.Settled: "REALIZADO", pix.Pending: "EM_PROCESSAMENTO",
-		pix.Rejected: "NAO_REALIZADO", 0: "State(0)", 4: "State(4)"} {
-		if got := s.String(); got != want {
-			t.Errorf("State(%d).String() = %q, want %q", int(s), got, want)
+	tests := []struct {
+		s    pix.State
+		want string
+	}{{pix.Settled, "REALIZADO"}, {pix.Pending, "EM_PROCESSAMENTO"}, {pix.Rejected, "NAO_REALIZADO"},
+		{0, "State(0)"}, {4, "State(4)"}}
+	for _, tt := range tests {
+		if got := tt.s.String(); got != tt.want {
+			t.Errorf("State(%d).String() = %q, want %q", int(tt.s), got, tt.want)
 		}
 	}
 }
