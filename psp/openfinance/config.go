@@ -65,9 +65,8 @@ type Config struct {
 	// invalid.
 	MaxConsents int
 	// MaxPayments is the most paymentIds held: beyond them the oldest is forgotten, and
-	// GET /pix/payments/{paymentId} answers 404 for it. A key of a forgotten payment replayed
-	// within KeyTTL relays to the psp.Server and mints a new paymentId for the same payment.
-	// 0 means 100000; negative is invalid.
+	// GET /pix/payments/{paymentId} answers 404 for it. Its key, replayed within KeyTTL, still
+	// answers it. 0 means 100000; negative is invalid.
 	MaxPayments int
 }
 

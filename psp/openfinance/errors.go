@@ -49,18 +49,20 @@ func statusError(status int, detail string) *apiError {
 // statusCode is the code of a status with no code of its own: its text in upper snake case,
 // such as INTERNAL_SERVER_ERROR, or SITE_IS_OVERLOADED for 529.
 func statusCode(status int) string {
-	if status == statusSiteOverloaded {
-		return codeOverloaded
-	}
-	return strings.ToUpper(strings.ReplaceAll(strings.ReplaceAll(http.StatusText(status), " ", "_"), "-", "_"))
+	return strings.ToUpper(strings.ReplaceAll(statusText(status), " ", "_"))
 }
 
-// title is the title of an errors[] item: its status's text, or "Site Is Overloaded" for 529.
-func (e *apiError) title() string {
-	if e.status == statusSiteOverloaded {
+// statusText is the text of a status: net/http's, "Site Is Overloaded" for 529, or "Status"
+// and the number for a status without one.
+func statusText(status int) string {
+	switch text := http.StatusText(status); {
+	case status == statusSiteOverloaded:
 		return "Site Is Overloaded"
+	case text == "":
+		return fmt.Sprintf("Status %d", status)
+	default:
+		return text
 	}
-	return http.StatusText(e.status)
 }
 
 // errorBody is the spec's ResponseError, and the bodies of 422ResponseErrorCreateConsent and
@@ -78,5 +80,5 @@ type errorItem struct {
 
 // body is the errorBody of e, stamped with now.
 func (e *apiError) body(m meta) errorBody {
-	return errorBody{Errors: []errorItem{{e.code, e.title(), e.detail}}, Meta: m}
+	return errorBody{Errors: []errorItem{{e.code, statusText(e.status), e.detail}}, Meta: m}
 }

@@ -1,6 +1,7 @@
 package openfinance_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -29,10 +30,11 @@ func TestFaultBeforeProcessingLeavesTheConsent(t *testing.T) {
 		{psp.Status(503), 529, "SITE_IS_OVERLOADED", "fault injected: the PSP answers 503 before any processing", ""},
 		{psp.Status(500), 500, "INTERNAL_SERVER_ERROR", "fault injected: the PSP answers 500 before any processing", ""},
 		{psp.Status(504), 504, "GATEWAY_TIMEOUT", "fault injected: the PSP answers 504 before any processing", ""},
+		{psp.Status(599), 599, "STATUS_599", "fault injected: the PSP answers 599 before any processing", ""},
 		{psp.Fault{Kind: "status", Status: 429, RetryAfter: 1500 * time.Millisecond}, 429, "TOO_MANY_REQUESTS",
 			"fault injected: the PSP answers 429 before any processing", "2"},
 	} {
-		t.Run(http.StatusText(tc.fault.Status), func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.fault.Status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				b := mustBank(t, nil)
 				b.core.Inject(tc.fault)

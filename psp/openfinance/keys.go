@@ -137,6 +137,9 @@ func pemKeys(data []byte) ([]jose.JSONWebKey, error) {
 		}
 		keys = append(keys, jose.JSONWebKey{Key: key})
 	}
+	if keys == nil {
+		return nil, errors.New("no PEM block")
+	}
 	return publicJWKs(keys)
 }
 

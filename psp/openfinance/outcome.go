@@ -1,6 +1,7 @@
 package openfinance
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 
@@ -52,7 +53,7 @@ func businessError(n native) *apiError {
 	member, why := "data[0]", n.problem.Detail
 	if len(n.problem.Violations) > 0 {
 		v := n.problem.Violations[0]
-		member, why = nativeMembers[v.Field], v.Reason
+		member, why = cmp.Or(nativeMembers[v.Field], member), v.Reason
 	}
 	return errorf(http.StatusUnprocessableEntity, codeInvalidDetail, "%s breaks a rule of the PSP: %s", member, why)
 }

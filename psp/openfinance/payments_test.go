@@ -56,8 +56,11 @@ func wantError(tb testing.TB, what string, a answer, status int, code, detail st
 		got = a.claims
 	}
 	title := http.StatusText(status)
-	if status == 529 {
+	switch {
+	case status == 529:
 		title = "Site Is Overloaded"
+	case title == "":
+		title = fmt.Sprintf("Status %d", status)
 	}
 	if diff := cmp.Diff(errorBody(code, title, detail), got); a.status != status || diff != "" {
 		tb.Errorf("%s = %d %s, want %d (-want +got):\n%s", what, a.status, a.header.Get("Content-Type"), status, diff)

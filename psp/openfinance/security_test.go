@@ -155,6 +155,10 @@ func TestBodyUnreadable(t *testing.T) {
 		r.Header.Set("x-idempotency-key", "k1")
 		wantError(t, "POST a body of 65537 bytes", b.serve(r), http.StatusBadRequest, "PARAMETRO_INVALIDO",
 			"the body must be at most 65536 bytes")
+		r = request(http.MethodPost, openfinance.PaymentsPath, strings.Repeat("a", 65536))
+		r.Header.Set("x-idempotency-key", "k1")
+		wantError(t, "POST a body of 65536 bytes", b.serve(r), http.StatusBadRequest, "BAD_SIGNATURE",
+			"the body is not a JWS in compact serialization")
 		r = request(http.MethodPost, openfinance.PaymentsPath, "x")
 		r.Header.Set("x-idempotency-key", "k1")
 		r.Body = io.NopCloser(iotest.ErrReader(errors.New("broken")))
