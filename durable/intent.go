@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
 	"pixretry/durable/durabledriver"
@@ -89,7 +88,7 @@ func (p *Payer[TTx]) PayTx(ctx context.Context, tx TTx, id string, payment pix.P
 		return Intent{}, err
 	}
 	now := time.UnixMicro(p.now().UnixMicro()) // as stored
-	key := uuid.NewString()
+	key := p.newKey()
 	in := Intent{ID: id, Key: key, Keys: []string{key}, Payment: payment, Status: StatusPending, CreatedAt: now}
 	n, err := p.db.Exec(ctx, tx, `INSERT INTO pix_intent (id, idempotency_key, amount_cents, pix_key,
 		description, consent_id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)

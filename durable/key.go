@@ -53,6 +53,16 @@ type extraColumn struct {
 
 func (r extraColumn) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.dest)...) }
 
+// newKey returns a fresh key in the form of Config.Client's Dialect, or a random UUID for a
+// Payer without a Client, which only stores intents: every dialect of this repository takes one
+// of its own keys, and a UUID carries in the double's.
+func (p *Payer[TTx]) newKey() string {
+	if p.cfg.Client != nil {
+		return p.cfg.Client.NewKey()
+	}
+	return uuid.NewString()
+}
+
 // rotate gives the intent in a new key, after a status lookup proved that nothing was paid
 // under in.Key and, the PSP having closed it, that nothing can be. It is a compare-and-set on
 // in.Key, committed before the new key can leave: in.Key joins past_keys, attempts and
@@ -60,7 +70,7 @@ func (r extraColumn) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.
 // finds the intent moved on. rotate returns the new key, or "" if the intent no longer is
 // pending under in.Key. why is the lookup's answer, recorded as the last error.
 func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, error) {
-	key := uuid.NewString()
+	key := p.newKey()
 	n, err := p.db.ExecPool(ctx, `UPDATE pix_intent SET idempotency_key = $3, past_keys = $4, attempts = 0,
 		first_sent = 0, payment_id = '', last_error = $5, updated_at = $6
 		WHERE id = $1 AND status = 'pending' AND idempotency_key = $2`,

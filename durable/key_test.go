@@ -4,13 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+
+	"pixretry/pix/efi"
 )
 
 // shortTTL is the key TTL of the PSPs of these tests: short, since they wait for a PSP's real
@@ -256,5 +260,23 @@ func TestWorkRotatesOncePerJobAttempt(t *testing.T) {
 func mustRotate[TTx any](tb testing.TB, p *Payer[TTx], in Intent) {
 	if key, err := p.rotate(context.Background(), in, errors.New("test: another worker's lookup")); key == "" || err != nil {
 		tb.Errorf("rotate() = %q, %v; want a new key", key, err)
+	}
+}
+
+// A Payer makes its keys in its Client's Dialect: Efí's idEnvio takes no hyphens, so an
+// intent's key is a UUID's 32 hex digits, which Efí carries. A Payer without a Client makes
+// UUIDs.
+func TestKeysTakeTheDialectsForm(t *testing.T) {
+	db, _ := mustSQLite(t)
+	cfg := testConfig("http://psp.test")
+	cfg.Client.Dialect = efi.Dialect{PayerKey: "pagador@example.com"}
+	in := mustPay(t, mustPayer(t, db, cfg), "efi-1", payment(100))
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(in.Key) {
+		t.Errorf("Pay() key = %q with an Efí Client, want 32 hex digits", in.Key)
+	}
+	db, _ = mustSQLite(t)
+	in = mustPay(t, mustPayer(t, db, Config{}), "none-1", payment(100))
+	if _, err := uuid.Parse(in.Key); err != nil || len(in.Key) != 36 {
+		t.Errorf("Pay() key = %q without a Client, want a UUID", in.Key)
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"time"
 
-	"github.com/google/uuid"
 
 	"pixretry/durable/durabledriver"
 	"pixretry/pix"
@@ -69,10 +69,15 @@ func (p *Payer[TTx]) ApplyWebhook(ctx context.Context, w pix.Webhook) error {
 	return nil
 }
 
+// keyPattern holds every key a Payer makes, those of every Dialect's NewKey in this repository
+// included. A key outside it is refused before any query, and so can never be a LIKE pattern
+// ("%", "_") that matches the past keys of another intent.
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+
 // intentByKey returns the intent whose current key is key or, failing that, the one whose
 // earlier keys hold it; else an error wrapping pix.ErrUnknownPayment.
 func (p *Payer[TTx]) intentByKey(ctx context.Context, key string) (Intent, error) {
-	if _, err := uuid.Parse(key); err != nil || len(key) != 36 { // not a key PayTx or rotate made
+	if !keyPattern.MatchString(key) { // not a key PayTx or rotate made
 		return Intent{}, fmt.Errorf("%w: %q is not a key of this Payer", pix.ErrUnknownPayment, key)
 	}
 	var none TTx

@@ -134,6 +134,11 @@ func (c *Client) SendWithKey(ctx context.Context, key string, p Payment) (Receip
 	return c.send(ctx, CallSendWithKey, key, p, time.Time{}, Ref{})
 }
 
+// NewKey returns a fresh key in the Dialect's form, as [Client.Send] makes one: for a caller
+// that stores the key before the payment leaves, then pays with [Client.SendWithKey]. It sends
+// nothing.
+func (c *Client) NewKey() string { return c.dialect().NewKey() }
+
 // KeyRotated reports to c.Observer, if any, that the caller gave the key from up for a new key,
 // to, after a lookup proved that nothing was paid under from ([ErrNoSettlement]). It sends
 // nothing, and c.Logger logs nothing of it.

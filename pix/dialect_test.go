@@ -224,3 +224,13 @@ func TestDialectAnswerForAnotherKeyBreaksTheContract(t *testing.T) {
 		t.Errorf("LookupRef() error = %v, want the 200 for another key to break the contract", err)
 	}
 }
+
+// NewKey makes the key Send would: the Dialect's, or a UUID for the double's API.
+func TestNewKeyIsTheDialects(t *testing.T) {
+	if got := (&pix.Client{Dialect: idDialect{}}).NewKey(); got != "k1" {
+		t.Errorf("NewKey() with a Dialect = %q, want its key k1", got)
+	}
+	if got := (&pix.Client{}).NewKey(); len(got) != 36 || got[8] != '-' {
+		t.Errorf("NewKey() of the double's API = %q, want a UUID", got)
+	}
+}
