@@ -1,8 +1,11 @@
 package openfinance_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -162,5 +165,117 @@ func TestBadBodyFaults(t *testing.T) {
 		if diff := cmp.Diff(want, b.pay("k1", paymentData(consent)).claims); diff != "" {
 			t.Errorf("POST payment with status missing (-want +got):\n%s", diff)
 		}
+	})
+}
+
+func TestCommitStatus2xxKeepsItsStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		b.core.Inject(psp.CommitStatus(200))
+		consent := b.mustConsent(consentData())
+		a := b.pay("k1", paymentData(consent))
+		id, _ := a.claims["data"].([]any)[0].(map[string]any)["paymentId"].(string)
+		if diff := cmp.Diff(wantPayment(id, consent, "ACSC", start, true, nil), a.claims); a.status != 200 || diff != "" {
+			t.Errorf("POST payment = %d (-want +got):\n%s", a.status, diff)
+		}
+	})
+}
+
+func TestKeyThePSPHoldsOtherwise(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		native *http.Request // sent to the psp.Server first, under the key k1
+		detail string
+	}{
+		{"for another payment", nativePayment(`{"valor":"1.00","chave":"pix@example.com"}`),
+			"this Idempotency-Key was used for a different payment"},
+		{"closed by a lookup", httptest.NewRequest(http.MethodGet, psp.PaymentsPath+"?idempotency_key=k1", nil),
+			"a status lookup found no payment under this Idempotency-Key and closed it; use a new key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := mustBank(t, nil)
+				tc.native.Header.Set("Authorization", "Bearer "+token)
+				b.core.ServeHTTP(httptest.NewRecorder(), tc.native)
+				consent := b.mustConsent(consentData())
+				wantError(t, "POST payment", b.pay("k1", paymentData(consent)), http.StatusUnprocessableEntity,
+					"ERRO_IDEMPOTENCIA", tc.detail)
+				if got := b.consentStatus(consent); got != "AUTHORISED" {
+					t.Errorf("consent = %s, want AUTHORISED", got)
+				}
+				paymentID(t, b.pay("k2", paymentData(consent)))
+			})
+		})
+	}
+}
+
+// nativePayment is a payment request of the psp.Server's own API under k1.
+func nativePayment(body string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, psp.PaymentsPath, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Idempotency-Key", "k1")
+	return r
+}
+
+func TestKeyStoreOfThePSPFull(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, func(c *psp.Config, _ *openfinance.Config) { c.MaxKeys = 1 })
+		paymentID(t, b.pay("k1", paymentData(b.mustConsent(consentData()))))
+		consent := b.mustConsent(consentData())
+		a := b.pay("k2", paymentData(consent))
+		wantError(t, "POST payment", a, 529, "SITE_IS_OVERLOADED",
+			"the PSP stores 1 Idempotency-Keys, its limit, and none has expired; retry later")
+		if got := a.header.Get("Retry-After"); got != "86400" {
+			t.Errorf("Retry-After = %q, want 86400", got)
+		}
+		if got := b.consentStatus(consent); got != "AUTHORISED" {
+			t.Errorf("consent = %s, want AUTHORISED", got)
+		}
+	})
+}
+
+func TestTraceparentRelayed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+		consent := b.mustConsent(consentData())
+		r := signedRequest(openfinance.PaymentsPath, "k1", claimsFor(openfinance.PaymentsPath, paymentData(consent)))
+		r.Header.Set("Traceparent", traceparent)
+		id := paymentID(t, b.serve(r))
+		r = request(http.MethodGet, openfinance.PaymentsPath+"/"+id, "")
+		r.Header.Set("Traceparent", traceparent)
+		b.serve(r)
+		requests, _ := b.core.Requests(psp.RequestFilter{})
+		for _, got := range requests {
+			if got.Traceparent != traceparent {
+				t.Errorf("%s %s: traceparent = %q, want %q", got.Method, got.Path, got.Traceparent, traceparent)
+			}
+		}
+		if len(requests) != 2 {
+			t.Errorf("the PSP got %d requests, want 2", len(requests))
+		}
+	})
+}
+
+func TestClientLeavesWhileWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		b.core.Inject(psp.Slow(time.Minute))
+		consent := b.mustConsent(consentData())
+		done := make(chan answer)
+		go func() { done <- b.pay("k1", paymentData(consent)) }()
+		synctest.Wait() // k1 holds the consent's turn
+		ctx, cancel := context.WithCancel(context.Background())
+		r := signedRequest(openfinance.PaymentsPath, "k2", claimsFor(openfinance.PaymentsPath, paymentData(consent)))
+		w := httptest.NewRecorder()
+		go func() {
+			synctest.Wait() // k2 waits for the turn
+			cancel()
+		}()
+		b.of.ServeHTTP(w, r.WithContext(ctx))
+		if w.Body.Len() != 0 || len(w.Header()) != 0 {
+			t.Errorf("the answer to a client gone = %d %v %q, want none", w.Code, w.Header(), w.Body)
+		}
+		paymentID(t, <-done)
 	})
 }

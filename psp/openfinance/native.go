@@ -2,7 +2,6 @@ package openfinance
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -24,7 +23,7 @@ func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark
 		InfoPagador string `json:"infoPagador,omitzero"`
 	}{p.amount, p.proxy, p.remittance})
 	mark.r = bytes.NewReader(body)
-	r := nativeRequest(from.Context(), from, http.MethodPost, psp.PaymentsPath, mark)
+	r := nativeRequest(from, http.MethodPost, psp.PaymentsPath, mark)
 	r.ContentLength = int64(len(body))
 	r.Header.Set(psp.IdempotencyKeyHeader, coreKey(key))
 	r.Header.Set("Content-Type", "application/json")
@@ -35,14 +34,13 @@ func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark
 // Authorization of from.
 func nativeLookup(from *http.Request, key string) *http.Request {
 	query := url.Values{psp.LookupParam: {coreKey(key)}}.Encode()
-	return nativeRequest(from.Context(), from, http.MethodGet, psp.PaymentsPath+"?"+query, nil)
+	return nativeRequest(from, http.MethodGet, psp.PaymentsPath+"?"+query, nil)
 }
 
-// nativeRequest is a request to the psp.Server carrying from's Authorization and traceparent,
-// from its address.
-func nativeRequest(ctx context.Context, from *http.Request, method, target string, body io.Reader) *http.Request {
-	r, _ := http.NewRequestWithContext(ctx, method, target, body) // method and target are valid
-	r.RemoteAddr, r.Host = from.RemoteAddr, from.Host
+// nativeRequest is a request to the psp.Server in from's context, carrying its Authorization
+// and traceparent.
+func nativeRequest(from *http.Request, method, target string, body io.Reader) *http.Request {
+	r, _ := http.NewRequestWithContext(from.Context(), method, target, body) // method and target are valid
 	for _, name := range []string{"Authorization", "Traceparent"} {
 		if v := from.Header.Get(name); v != "" {
 			r.Header.Set(name, v)

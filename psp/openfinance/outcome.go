@@ -59,9 +59,9 @@ func businessError(n native) *apiError {
 }
 
 // relayError is the v4 error of n, an error answer of the psp.Server that is no business
-// error. It keeps n's status, but a 503, overload or any other, becomes 529 SiteIsOverloaded,
-// since v4 answers no 503 and 529 is its answer for an overloaded site (4.1.0.yml,
-// SiteIsOverloaded). A 504 stays a 504 (GatewayTimeout). Its Retry-After and
+// error. It keeps n's status but a 503's, for overload or any other cause: that becomes 529
+// SiteIsOverloaded, since v4 answers no 503, and 529 is its answer when it cannot serve
+// (4.1.0.yml, SiteIsOverloaded). A 504 stays a 504 (GatewayTimeout). Its Retry-After and
 // WWW-Authenticate go with it.
 func relayError(n native) *apiError {
 	detail := fmt.Sprintf("the PSP answered %d", n.Status)

@@ -171,11 +171,11 @@ func (a *attempt) check(now time.Time) *apiError {
 }
 
 // settle records what n, the psp.Server's answer to a's payment, says, and returns the reply.
-// ok and read are as verdictOf takes them. A payment accepted gets a paymentId the first time, and consumes the
-// consent. A business refusal is kept under the key, and consumes it. A payment that may have
-// been made consumes it too: a real PSP that made it would have consumed it, and a consent
-// then never reads REJECTED while a payment under it exists. A key whose payment was not
-// processed is freed if nothing else was done under it, since only a 201 or a 422 is kept.
+// ok and read are as verdictOf takes them. A payment accepted gets a paymentId the first time,
+// and consumes the consent. A business refusal is kept under the key, and consumes it. A
+// payment that may have been made consumes it too: a real PSP that made it would have, and a
+// consent then never reads REJECTED while a payment under it exists. A key whose payment was
+// not processed is freed if nothing else was done under it, since only a 201 or a 422 is kept.
 func (s *Server) settle(sc scope, a *attempt, n native, ok, read bool, now time.Time) reply {
 	switch v := verdictOf(n, ok, read); {
 	case v == accepted:

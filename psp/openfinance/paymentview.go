@@ -1,7 +1,9 @@
 package openfinance
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -106,7 +108,7 @@ func (p *payment) view(n native) paymentView {
 		}
 	}
 	if v.Status == paymentRejected {
-		v.RejectionReason = &reason{rejectedByPSP, p.motivo}
+		v.RejectionReason = &reason{rejectedByPSP, cmp.Or(p.motivo, "the PSP rejected the payment and no longer says why")}
 	}
 	return v
 }
@@ -116,13 +118,11 @@ func (p *payment) view(n native) paymentView {
 // 2xx the double did not ask for, as a commit_status fault makes, is kept.
 func (p *payment) reply(n native, created bool) reply {
 	v := p.view(n)
-	status := http.StatusOK
+	status, expected := http.StatusOK, []int{http.StatusOK, http.StatusAccepted, http.StatusNotFound}
 	if created {
-		status = http.StatusCreated
+		status, expected = http.StatusCreated, []int{http.StatusCreated, http.StatusAccepted, http.StatusUnprocessableEntity}
 	}
-	switch n.Status {
-	case http.StatusOK, http.StatusCreated, http.StatusAccepted, http.StatusUnprocessableEntity, http.StatusNotFound:
-	default:
+	if !slices.Contains(expected, n.Status) {
 		status = n.Status
 	}
 	return reply{status: status, view: &v, created: created}

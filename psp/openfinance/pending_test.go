@@ -97,21 +97,36 @@ func TestRejectedPaymentReplayedBeforeAnyLookup(t *testing.T) {
 }
 
 func TestRejectedPaymentReadAfterThePSPForgotIt(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := mustBank(t, func(c *psp.Config, o *openfinance.Config) { c.KeyTTL, o.KeyTTL = time.Hour, time.Hour })
-		b.core.Inject(psp.Pending(10*time.Second, "rejected"))
-		consent := b.mustConsent(consentData())
-		id := paymentID(t, b.pay("k1", paymentData(consent)))
-		path := openfinance.PaymentsPath + "/" + id
-		time.Sleep(10 * time.Second)
-		b.get(path) // learns the motivo
-		time.Sleep(2 * time.Hour)
-		got := b.get(path)
-		reason := map[string]any{"code": "PAGAMENTO_RECUSADO_DETENTORA", "detail": "rejected by a pending fault"}
-		if diff := cmp.Diff(wantPayment(id, consent, "RJCT", "2000-01-01T00:00:10Z", false, reason), got.claims); diff != "" {
-			t.Errorf("GET payment after its key expired (-want +got):\n%s", diff)
-		}
-		wantError(t, "POST payment under the expired key", b.pay("k1", paymentData(consent)),
-			http.StatusUnprocessableEntity, "CONSENTIMENTO_INVALIDO", "the consent "+consent+" is CONSUMED")
-	})
+	for _, tc := range []struct {
+		name   string
+		read   bool // read once before the PSP forgets it
+		detail string
+	}{
+		{"read before", true, "rejected by a pending fault"},
+		{"never read", false, "the PSP rejected the payment and no longer says why"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := mustBank(t, func(c *psp.Config, o *openfinance.Config) { c.KeyTTL, o.KeyTTL = time.Hour, time.Hour })
+				b.core.Inject(psp.Pending(10*time.Second, "rejected"))
+				consent := b.mustConsent(consentData())
+				id := paymentID(t, b.pay("k1", paymentData(consent)))
+				path := openfinance.PaymentsPath + "/" + id
+				time.Sleep(10 * time.Second)
+				updated := start
+				if tc.read {
+					b.get(path)
+					updated = "2000-01-01T00:00:10Z"
+				}
+				time.Sleep(2 * time.Hour)
+				got := b.get(path)
+				reason := map[string]any{"code": "PAGAMENTO_RECUSADO_DETENTORA", "detail": tc.detail}
+				if diff := cmp.Diff(wantPayment(id, consent, "RJCT", updated, false, reason), got.claims); got.status != 200 || diff != "" {
+					t.Errorf("GET payment after its key expired = %d (-want +got):\n%s", got.status, diff)
+				}
+				wantError(t, "POST payment under the expired key", b.pay("k1", paymentData(consent)),
+					http.StatusUnprocessableEntity, "CONSENTIMENTO_INVALIDO", "the consent "+consent+" is CONSUMED")
+			})
+		})
+	}
 }
