@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"time"
 
-
 	"pixretry/durable/durabledriver"
 	"pixretry/pix"
 )
