@@ -4,15 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"pixretry/pix"
 	"pixretry/psp"
 )
 
-// check holds the results against their expectations and against the PSP's ledger and balance
-// (start after the reset, final at the end). It returns nil when every expectation holds, else
-// every breach, joined, each naming its scenario or the ledger.
-func check(results []result, ledger []psp.Settlement, start, final int64) error {
+// check holds the results against their expectations in dialect d and against the PSP's
+// ledger and balance (start after the reset, final at the end). It returns nil when every
+// expectation holds, else every breach, joined, each naming its scenario or the ledger.
+func check(d *dialect, results []result, ledger []psp.Settlement, start, final int64) error {
 	byKey := map[string][]psp.Settlement{}
 	for _, s := range ledger {
 		byKey[s.IdempotencyKey] = append(byKey[s.IdempotencyKey], s)
@@ -20,7 +21,7 @@ func check(results []result, ledger []psp.Settlement, start, final int64) error 
 	var errs []error
 	paid, settled := int64(0), 0
 	for i, r := range results {
-		for _, what := range r.breaches(byKey[r.key()]) {
+		for _, what := range r.breaches(byKey[r.key()], d.Precision) {
 			errs = append(errs, fmt.Errorf("demo: scenario %d (%s): %s", i+1, r.Scenario.Title, what))
 		}
 		if r.settled() {
@@ -37,15 +38,20 @@ func check(results []result, ledger []psp.Settlement, start, final int64) error 
 	return errors.Join(errs...)
 }
 
-// breaches says how r breaks its expectation, given the ledger's settlements under its key.
-func (r result) breaches(entries []psp.Settlement) []string {
+// breaches says how r breaks its expectation, given the ledger's settlements under its key and
+// the precision of the times the dialect's answers carry.
+func (r result) breaches(entries []psp.Settlement, precision time.Duration) []string {
 	var b breachList
-	want, n, key := r.Scenario.Want, len(r.Sent), r.key()
+	want, n, key := r.Want, len(r.Sent), r.key()
 	b.expect(n >= want.AttemptsMin && n <= want.AttemptsMax, "attempts: %d, want %s", n, attemptRange(want))
 	for i, trip := range r.Sent {
-		b.expect(trip.Key != "" && trip.Key == key, "attempt %d carried Idempotency-Key %q, attempt 1 %q", i+1, trip.Key, key)
+		b.expect(trip.Key != "" && trip.Key == key, "attempt %d carried key %q, attempt 1 %q", i+1, trip.Key, key)
 	}
-	b.expect(n == 0 || r.endsAsLastAttempt(), "the outcome (%s) is not the last attempt's", outcomeOf(r))
+	b.expect(r.Received == received{int64(n), int64(len(r.Looked))},
+		"the PSP received %d payment requests and %d lookups, the client sent %d and %d",
+		r.Received.Payments, r.Received.Lookups, n, len(r.Looked))
+	b.breachesOfTheWait(r)
+	b.expect(n == 0 || r.endsAsLastRequest(), "the outcome (%s) is not the last request's", outcomeOf(r))
 	moved := r.BalanceBefore - r.BalanceAfter
 	if want.Err != nil {
 		b.expect(errors.Is(r.Err, want.Err), "got %s, want an error matching %q", outcomeOf(r), want.Err)
@@ -58,7 +64,11 @@ func (r result) breaches(entries []psp.Settlement) []string {
 	}
 	rc, p := r.Receipt, r.Payment
 	b.expect(rc.Replayed == want.Replayed, "receipt Replayed = %t, want %t", rc.Replayed, want.Replayed)
-	b.expect(rc.Attempts == n, "receipt counts %d attempts, the client sent %d requests", rc.Attempts, n)
+	if r.awaited() {
+		b.expect(rc.Attempts == len(r.Looked), "receipt counts %d lookups, the client sent %d", rc.Attempts, len(r.Looked))
+	} else {
+		b.expect(rc.Attempts == n, "receipt counts %d attempts, the client sent %d requests", rc.Attempts, n)
+	}
 	b.expect(rc.IdempotencyKey == key, "receipt key %q, the requests carried %q", rc.IdempotencyKey, key)
 	b.expect(rc.AmountCents == p.AmountCents && rc.PixKey == p.PixKey, "receipt for %s to %q, want %s to %q",
 		psp.FormatAmount(rc.AmountCents), rc.PixKey, psp.FormatAmount(p.AmountCents), p.PixKey)
@@ -71,8 +81,20 @@ func (r result) breaches(entries []psp.Settlement) []string {
 	b.expect(e.EndToEndID == rc.EndToEndID, "the ledger's endToEndId %q, the receipt's %q", e.EndToEndID, rc.EndToEndID)
 	b.expect(e.AmountCents == p.AmountCents && e.PixKey == p.PixKey, "the ledger holds %s to %q, want %s to %q",
 		psp.FormatAmount(e.AmountCents), e.PixKey, psp.FormatAmount(p.AmountCents), p.PixKey)
-	b.expect(e.SettledAt.Equal(rc.SettledAt), "the ledger's settlement time %v, the receipt's %v", e.SettledAt, rc.SettledAt)
+	b.expect(e.SettledAt.Truncate(precision).Equal(rc.SettledAt), "the ledger's settlement time %v, the receipt's %v",
+		e.SettledAt, rc.SettledAt)
 	return b
+}
+
+// breachesOfTheWait adds how r's wait for a pending payment breaks its expectation: Send must
+// end pending exactly when the expectation says, after the attempts the client sent, and the
+// wait must take the lookups it says.
+func (b *breachList) breachesOfTheWait(r result) {
+	want := r.Want
+	b.expect(r.awaited() == want.Pending, "Send ended pending: %t, want %t", r.awaited(), want.Pending)
+	b.expect(!r.awaited() || r.Pending.Attempts == len(r.Sent), "Send counted %d attempts before it ended pending, "+
+		"the client sent %d requests", r.pendingAttempts(), len(r.Sent))
+	b.expect(len(r.Looked) == want.Lookups, "lookups: %d, want %d", len(r.Looked), want.Lookups)
 }
 
 // attemptRange writes an expectation's bounds on attempts: "exactly 3" or "2 to 4".
@@ -93,22 +115,41 @@ func (b *breachList) expect(ok bool, format string, args ...any) {
 	}
 }
 
-// endsAsLastAttempt reports whether r's outcome is its last request's. A settlement was
-// answered 201. A failure wraps the last request's transport error, or carries the status it was
+// endsAsLastRequest reports whether r's outcome is its last request's: its last lookup's if it
+// was awaited, else its last attempt's. A settlement was answered 201 by an attempt, 200 by a
+// lookup. A failure wraps the last request's transport error, or carries the status it was
 // answered.
-func (r result) endsAsLastAttempt() bool {
-	last := r.Sent[len(r.Sent)-1]
+func (r result) endsAsLastRequest() bool {
+	trips, settledStatus := r.Sent, http.StatusCreated
+	if r.awaited() {
+		trips, settledStatus = r.Looked, http.StatusOK
+	}
+	if len(trips) == 0 {
+		return false
+	}
+	last := trips[len(trips)-1]
 	pe, isPSP := errors.AsType[*pix.Error](r.Err)
 	switch {
 	case r.settled():
-		return last.Status == http.StatusCreated
+		return last.Status == settledStatus
 	case last.Err != nil:
 		return errors.Is(r.Err, last.Err)
 	}
 	return isPSP && pe.StatusCode() == last.Status
 }
 
-// key is the Idempotency-Key of r's first request, or "" if none went out.
+// awaited reports whether Send ended r's payment pending, so that the demo awaited it.
+func (r result) awaited() bool { return r.Pending != nil }
+
+// pendingAttempts is the number of attempts Send counted before it ended pending, or 0.
+func (r result) pendingAttempts() int {
+	if r.Pending == nil {
+		return 0
+	}
+	return r.Pending.Attempts
+}
+
+// key is the idempotency key of r's first request, or "" if none went out.
 func (r result) key() string {
 	if len(r.Sent) == 0 {
 		return ""

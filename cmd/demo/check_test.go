@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/psp"
 )
@@ -30,12 +29,12 @@ type record struct {
 // goodRun returns a run in which every expectation holds. Each test case breaks one thing in it.
 func goodRun() record {
 	at := time.Date(2025, 12, 2, 12, 0, 0, 123456789, time.UTC)
-	trips := func(key string, answers ...any) []roundtrip.Trip {
-		var sent []roundtrip.Trip
+	trips := func(key string, answers ...any) []trip {
+		var sent []trip
 		for _, a := range answers {
 			status, _ := a.(int)
 			err, _ := a.(error)
-			sent = append(sent, roundtrip.Trip{Key: key, Status: status, Err: err})
+			sent = append(sent, trip{Key: key, Status: status, Err: err})
 		}
 		return sent
 	}
@@ -46,17 +45,18 @@ func goodRun() record {
 		}
 		return p
 	}
-	settled := func(i int, e2e string, before int64, replayed bool, sent []roundtrip.Trip) result {
+	settled := func(i int, e2e string, before int64, replayed bool, sent []trip) result {
 		p := payment(i, before)
 		return result{
-			Scenario: scenarios[i], Payment: p, Sent: sent, BalanceBefore: before, BalanceAfter: before - p.AmountCents,
+			Scenario: scenarios[i], Want: pixExpectations[i], Payment: p, Sent: sent,
+			Received: received{Payments: int64(len(sent))}, BalanceBefore: before, BalanceAfter: before - p.AmountCents,
 			Receipt: pix.Receipt{EndToEndID: e2e, AmountCents: p.AmountCents, PixKey: p.PixKey, Status: "REALIZADO",
 				SettledAt: at, IdempotencyKey: sent[0].Key, Replayed: replayed, Attempts: len(sent)},
 		}
 	}
-	failed := func(i int, err error, sent []roundtrip.Trip) result {
-		return result{Scenario: scenarios[i], Payment: payment(i, 55000), BalanceBefore: 55000, BalanceAfter: 55000,
-			Sent: sent, Err: err}
+	failed := func(i int, err error, sent []trip) result {
+		return result{Scenario: scenarios[i], Want: pixExpectations[i], Payment: payment(i, 55000), BalanceBefore: 55000,
+			BalanceAfter: 55000, Sent: sent, Received: received{Payments: int64(len(sent))}, Err: err}
 	}
 	lastErr := &url.Error{Op: "Post", URL: "http://psp/v1/pix/payments", Err: errReset}
 	results := []result{
@@ -77,7 +77,7 @@ func goodRun() record {
 
 func TestCheckPassesAGoodRun(t *testing.T) {
 	r := goodRun()
-	if err := check(r.results, r.ledger, r.start, r.final); err != nil {
+	if err := check(pixDialect, r.results, r.ledger, r.start, r.final); err != nil {
 		t.Errorf("check() = %v, want nil", err)
 	}
 }
@@ -91,13 +91,13 @@ func TestCheckReportsEachBreach(t *testing.T) {
 		want  []string // "N: what" for scenario N
 	}{
 		{"a payment that must settle fails", func(r *record) { r.results[0].Err = errors.New("boom") }, []string{
-			"1: the outcome (failed: boom) is not the last attempt's",
+			"1: the outcome (failed: boom) is not the last request's",
 			"1: failed (boom), want a settlement",
 			"ledger: 3 settlements recorded for 2 successful payments",
 			"ledger: balance 550.00, want 1000.00 - 300.00 = 700.00",
 		}},
 		{"a payment that must be refused settles", func(r *record) { r.results[3].Err = nil }, []string{
-			"4: the outcome (settled) is not the last attempt's",
+			"4: the outcome (settled) is not the last request's",
 			`4: got settled, want an error matching "pix: insufficient funds"`,
 			"ledger: 3 settlements recorded for 4 successful payments",
 			"ledger: balance 550.00, want 1000.00 - 1000.01 = -0.01",
@@ -106,13 +106,13 @@ func TestCheckReportsEachBreach(t *testing.T) {
 			`5: got failed: pix: read: connection reset by peer, want an error matching "pix: outcome unknown"`,
 		}},
 		{"the refusal is not the last answer", func(r *record) { r.results[3].Sent[0].Status = 500 }, []string{
-			"4: the outcome (refused: insufficient funds) is not the last attempt's",
+			"4: the outcome (refused: insufficient funds) is not the last request's",
 		}},
-		{"the outcome unknown is not the last attempt's error", func(r *record) { r.results[4].Sent[3].Err = errors.New("EOF") }, []string{
-			"5: the outcome (failed: outcome unknown) is not the last attempt's",
+		{"the outcome unknown is not the last request's error", func(r *record) { r.results[4].Sent[3].Err = errors.New("EOF") }, []string{
+			"5: the outcome (failed: outcome unknown) is not the last request's",
 		}},
 		{"a settlement whose last attempt was not a 201", func(r *record) { r.results[0].Sent[0].Status = 200 }, []string{
-			"1: the outcome (settled) is not the last attempt's",
+			"1: the outcome (settled) is not the last request's",
 		}},
 		{"the late answer is not a replay", func(r *record) { r.results[2].Receipt.Replayed = false }, []string{
 			"3: receipt Replayed = false, want true",
@@ -132,22 +132,27 @@ func TestCheckReportsEachBreach(t *testing.T) {
 		{"the receipt names another Pix key", func(r *record) { r.results[0].Receipt.PixKey = "joao@example.com" }, []string{
 			`1: receipt for 150.00 to "joao@example.com", want 150.00 to "maria@example.com"`,
 		}},
-		{"fewer attempts than expected", func(r *record) { r.results[1].Sent = r.results[1].Sent[2:]; r.results[1].Receipt.Attempts = 1 }, []string{
+		{"fewer attempts than expected", func(r *record) {
+			r.results[1].Sent = r.results[1].Sent[2:]
+			r.results[1].Receipt.Attempts, r.results[1].Received.Payments = 1, 1
+		}, []string{
 			"2: attempts: 1, want exactly 3",
 		}},
 		{"more attempts than a range allows", func(r *record) {
 			r.results[2].Sent = append(r.results[2].Sent[:1], r.results[2].Sent...)
 			r.results[2].Sent = append(r.results[2].Sent[:1], r.results[2].Sent...)
 			r.results[2].Sent = append(r.results[2].Sent[:1], r.results[2].Sent...)
-			r.results[2].Receipt.Attempts = 5
+			r.results[2].Receipt.Attempts, r.results[2].Received.Payments = 5, 5
 		}, []string{"3: attempts: 5, want 2 to 4"}},
 		{"an attempt with another key", func(r *record) { r.results[1].Sent[1].Key = "other" }, []string{
-			`2: attempt 2 carried Idempotency-Key "other", attempt 1 "k2"`,
+			`2: attempt 2 carried key "other", attempt 1 "k2"`,
 		}},
 		{"attempts without a key", func(r *record) { r.results[3].Sent[0].Key = "" }, []string{
-			`4: attempt 1 carried Idempotency-Key "", attempt 1 ""`,
+			`4: attempt 1 carried key "", attempt 1 ""`,
 		}},
-		{"a payment that sent nothing", func(r *record) { r.results[3].Sent = nil; r.results[3].Err = pix.ErrInvalidPayment }, []string{
+		{"a payment that sent nothing", func(r *record) {
+			r.results[3].Sent, r.results[3].Received.Payments, r.results[3].Err = nil, 0, pix.ErrInvalidPayment
+		}, []string{
 			"4: attempts: 0, want exactly 1",
 			`4: got failed: pix: invalid payment, want an error matching "pix: insufficient funds"`,
 		}},
@@ -192,7 +197,7 @@ func TestCheckReportsEachBreach(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := goodRun()
 			tt.spoil(&r)
-			err := check(r.results, r.ledger, r.start, r.final)
+			err := check(pixDialect, r.results, r.ledger, r.start, r.final)
 			if diff := cmp.Diff(tt.want, breaches(err)); diff != "" {
 				t.Errorf("check() breaches mismatch (-want +got):\n%s", diff)
 			}

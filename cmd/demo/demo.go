@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"pixretry/internal/roundtrip"
 	"pixretry/pix"
 	"pixretry/pix/pixotel"
 	"pixretry/psp/control"
@@ -22,6 +22,7 @@ import (
 type target struct {
 	BaseURL      string            // the PSP, such as http://127.0.0.1:8080
 	External     bool              // the PSP is not the demo's own: say what the demo leaves behind
+	Dialect      *dialect          // the payments API the PSP speaks, and the client with it
 	Token        string            // the bearer token for payments
 	ControlToken string            // the bearer token for the control API, if the PSP has one
 	Seed         uint64            // seeds the jitter draws: the same seed gives the same waits
@@ -39,30 +40,46 @@ const pcgStream = 0x5eed
 // result is what one scenario produced.
 type result struct {
 	Scenario scenario
+	Want     expectation // what the scenario must produce in the demo's dialect
 	Payment  pix.Payment
 	Receipt  pix.Receipt
 	Err      error
-	// Sent is every payment request the client sent, as its transport saw them.
-	Sent []roundtrip.Trip
+	// Pending is Send's error when Send ended with pix.ErrPending, and nil otherwise. The demo
+	// then awaited the payment, and Receipt and Err are the wait's.
+	Pending *pix.OutcomeUnknownError
+	// Sent is every payment request the client sent, and Looked every lookup, as its transport
+	// saw them.
+	Sent, Looked []trip
+	// Received counts the requests the PSP received, as its Stats count them.
+	Received received
 	// BalanceBefore and BalanceAfter are the payer's balance in cents around the payment.
 	BalanceBefore, BalanceAfter int64
 }
 
+// received counts the requests of a payment that the PSP received.
+type received struct {
+	Payments int64 // payment requests, whatever their answer
+	Lookups  int64 // lookups, whatever their answer
+}
+
 // demo resets t's PSP and walks the scenarios. It checks every expectation against the
-// receipts, the requests the client sent, and the PSP's ledger and balance. The summary shows
-// the client's own metrics (package pix/pixotel) beside the ledger. It returns an error if the
-// PSP cannot be driven, or one naming each expectation that failed.
+// receipts, the requests the client sent, the PSP's count of the requests it received, and
+// the PSP's ledger and balance. The summary shows the client's own metrics (package
+// pix/pixotel) beside the ledger. Against an external PSP it first checks that the PSP speaks
+// t.Dialect (see checkDialect). It returns an error if the PSP cannot be driven, or one naming
+// each expectation that failed.
 func demo(ctx context.Context, t *target) error {
-	ctl := control.Client{
-		BaseURL:    t.BaseURL,
-		HTTPClient: &http.Client{Transport: t.Transport, Timeout: controlTimeout},
-		Token:      t.ControlToken,
+	hc := &http.Client{Transport: t.Transport, Timeout: controlTimeout}
+	ctl := control.Client{BaseURL: t.BaseURL, HTTPClient: hc, Token: t.ControlToken}
+	if t.External {
+		if err := checkDialect(ctx, t, hc); err != nil {
+			return err
+		}
 	}
-	sent := &roundtrip.Recorder{Next: t.Transport}
 	reader := sdkmetric.NewManualReader()
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer provider.Shutdown(context.WithoutCancel(ctx))
-	payer, err := newPayer(t, sent, provider)
+	s, err := newSession(ctx, t, hc, ctl, provider)
 	if err != nil {
 		return err
 	}
@@ -75,10 +92,10 @@ func demo(ctx context.Context, t *target) error {
 	}
 	printStart(t, start)
 	results, final := make([]result, len(scenarios)), start
-	for i, s := range scenarios {
-		fmt.Fprintf(t.Out, "\n== Scenario %d: %s\n", i+1, s.Title)
-		if results[i], err = play(ctx, s, final, payer, ctl, sent); err != nil {
-			return fmt.Errorf("demo: scenario %d (%s): %w", i+1, s.Title, err)
+	for i, sc := range scenarios {
+		fmt.Fprintf(t.Out, "\n== Scenario %d: %s\n", i+1, sc.Title)
+		if results[i], err = s.play(ctx, sc, t.Dialect.Want[i], final); err != nil {
+			return fmt.Errorf("demo: scenario %d (%s): %w", i+1, sc.Title, err)
 		}
 		printResult(t.Out, results[i])
 		final = results[i].BalanceAfter
@@ -92,22 +109,38 @@ func demo(ctx context.Context, t *target) error {
 		return err
 	}
 	printSummary(t, results, len(ledger), start, final, metrics)
-	if err := check(results, ledger, start, final); err != nil {
+	if err := check(t.Dialect, results, ledger, start, final); err != nil {
 		return err
 	}
 	fmt.Fprintf(t.Out, "PSP recorded %d settlements for %d successful payments\n", len(ledger), len(ledger)) // check holds them equal
 	return nil
 }
 
-// newPayer is the demo's client for t, which sends through sent and records its metrics on
-// provider.
-func newPayer(t *target, sent http.RoundTripper, provider metric.MeterProvider) (*pix.Client, error) {
+// session is what plays the scenarios: the client, with the step that readies each payment
+// in its dialect, the recorder of its requests, and the PSP's control API.
+type session struct {
+	payer *pix.Client
+	ready readyFunc // nil for none
+	sent  *recorder
+	ctl   control.Client
+}
+
+// newSession returns the session of the demo against t: its client speaks t.Dialect through a
+// recorder of its requests, and records its metrics on provider. hc reaches the PSP, for what
+// the dialect asks of it before the first payment, and ctl is its control API.
+func newSession(ctx context.Context, t *target, hc *http.Client, ctl control.Client, provider metric.MeterProvider) (*session, error) {
 	observer, err := pixotel.NewObserver(pixotel.Config{MeterProvider: provider})
 	if err != nil {
 		return nil, fmt.Errorf("demo: the client's metrics: %w", err)
 	}
-	return &pix.Client{
+	d, ready, err := t.Dialect.Speak(ctx, t, hc)
+	if err != nil {
+		return nil, err
+	}
+	sent := &recorder{Next: t.Transport, Sort: t.Dialect.Sort}
+	payer := &pix.Client{
 		BaseURL:        t.BaseURL,
+		Dialect:        d,
 		Token:          t.Token,
 		HTTPClient:     &http.Client{Transport: sent},
 		Policy:         policy,
@@ -115,28 +148,57 @@ func newPayer(t *target, sent http.RoundTripper, provider metric.MeterProvider) 
 		Logger:         newLogger(t.Out),
 		Jitter:         rand.New(rand.NewPCG(t.Seed, pcgStream)).Float64,
 		Observer:       observer,
-	}, nil
+	}
+	return &session{payer: payer, ready: ready, sent: sent, ctl: ctl}, nil
 }
 
-// play runs scenario s from a balance of before. It clears the PSP's fault queue, so nothing left
-// over from an earlier scenario can strike, queues s's faults, sends s's payment and records what
-// happened. It returns an error only when the PSP cannot be driven or ctx ends. The payment's own
-// failure is part of the result.
-func play(ctx context.Context, s scenario, before int64, payer *pix.Client, ctl control.Client, sent *roundtrip.Recorder) (result, error) {
-	r := result{Scenario: s, Payment: s.Payment, BalanceBefore: before}
-	if err := ctl.ClearFaults(ctx); err != nil {
+// play runs scenario sc, which must come out as want, from a balance of before. It clears the
+// PSP's fault queue, so nothing left over from an earlier scenario can strike, queues sc's
+// faults, readies and sends sc's payment, awaits it if it ended pending, and records what
+// happened. It returns an error only when the PSP cannot be driven or ctx ends. The payment's
+// own failure is part of the result.
+func (s *session) play(ctx context.Context, sc scenario, want expectation, before int64) (result, error) {
+	r := result{Scenario: sc, Want: want, Payment: sc.Payment, BalanceBefore: before}
+	if err := s.ctl.ClearFaults(ctx); err != nil {
 		return r, err
 	}
-	if err := ctl.Inject(ctx, s.Faults...); err != nil {
+	if err := s.ctl.Inject(ctx, sc.Faults...); err != nil {
+		return r, err
+	}
+	counted, err := s.ctl.Stats(ctx)
+	if err != nil {
 		return r, err
 	}
 	r.Payment.AmountCents = cmp.Or(r.Payment.AmountCents, r.BalanceBefore+1)
-	r.Receipt, r.Err = payer.Send(ctx, r.Payment)
-	r.Sent = sent.Take()
+	if s.ready != nil {
+		if r.Payment, err = s.ready(ctx, s.payer, r.Payment); err != nil {
+			return r, err
+		}
+	}
+	s.pay(ctx, &r)
 	if err := ctx.Err(); err != nil {
 		return r, err // interrupted: the outcome says nothing about the PSP
 	}
-	var err error
-	r.BalanceAfter, err = ctl.BalanceCents(ctx)
+	if r.BalanceAfter, err = s.ctl.BalanceCents(ctx); err != nil {
+		return r, err
+	}
+	now, err := s.ctl.Stats(ctx)
+	r.Received = received{Payments: now.Requests - counted.Requests, Lookups: now.Lookups - counted.Lookups}
 	return r, err
+}
+
+// awaitFor bounds the wait for a pending payment: as long as Send may take.
+var awaitFor = worstCaseBudget(policy, attemptTimeout)
+
+// pay sends r's payment and, if Send ends with pix.ErrPending, awaits it for at most awaitFor.
+// It records the outcome and the requests in r.
+func (s *session) pay(ctx context.Context, r *result) {
+	r.Receipt, r.Err = s.payer.Send(ctx, r.Payment)
+	if unknown, ok := errors.AsType[*pix.OutcomeUnknownError](r.Err); ok && errors.Is(r.Err, pix.ErrPending) {
+		r.Pending = unknown
+		wait, cancel := context.WithTimeout(ctx, awaitFor)
+		r.Receipt, r.Err = s.payer.AwaitRef(wait, unknown.Key, unknown.Ref)
+		cancel()
+	}
+	r.Sent, r.Looked = s.sent.take()
 }

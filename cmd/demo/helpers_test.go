@@ -23,8 +23,18 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // out.
 func mustPSP(tb testing.TB, breaks ...func(http.Handler) http.Handler) *psptest.Server {
 	tb.Helper()
+	return mustPSPIn(tb, pixDialect, breaks...)
+}
+
+// mustPSPIn is mustPSP speaking dialect d, as cmd/psp -dialect serves it.
+func mustPSPIn(tb testing.TB, d *dialect, breaks ...func(http.Handler) http.Handler) *psptest.Server {
+	tb.Helper()
 	p, err := psptest.NewServerBehind(psp.DefaultConfig(), func(srv *psp.Server) http.Handler {
-		h := mustControl(tb, srv, control.Options{})
+		payments, err := d.Serve(srv)
+		if err != nil {
+			tb.Fatalf("dialect %s: Serve() error = %v", d.Name, err)
+		}
+		h := mustControl(tb, srv, control.Options{Payments: payments})
 		for _, b := range breaks {
 			h = b(h)
 		}
@@ -47,13 +57,19 @@ func mustControl(tb testing.TB, srv *psp.Server, opts control.Options) http.Hand
 	return h
 }
 
-// runDemo runs the demo inside the caller's synctest bubble against p, and returns its output
-// and error.
+// runDemo runs the demo in pix's own dialect inside the caller's synctest bubble against p, and
+// returns its output and error.
 func runDemo(t *testing.T, p *psptest.Server, seed uint64, external bool) (string, error) {
+	t.Helper()
+	return runDemoIn(t, pixDialect, p, seed, external)
+}
+
+// runDemoIn is runDemo in dialect d, which p must speak.
+func runDemoIn(t *testing.T, d *dialect, p *psptest.Server, seed uint64, external bool) (string, error) {
 	t.Helper()
 	var out strings.Builder
 	err := demo(t.Context(), &target{
-		BaseURL: p.URL, External: external, Token: p.Token, Seed: seed, Transport: p.Transport(), Out: &out,
+		BaseURL: p.URL, External: external, Dialect: d, Token: p.Token, Seed: seed, Transport: p.Transport(), Out: &out,
 	})
 	// Scenario 3's PSP may still hold its late answer, which the client gave up on. Wait it
 	// out, at once in virtual time, so that the run has left nothing in flight when it returns.

@@ -15,16 +15,27 @@
 //
 // The faults of each scenario are a file of psp/scenarios, which cmd/psp -faults loads too.
 //
+// -dialect chooses the payments API that the client speaks and the PSP serves: pix, the
+// double's own (the default), or efi, Efí's Pix payouts (packages pix/efi and psp/efi). The
+// scenarios are the same in each, and so are the checks against the ledger. What must come of
+// them differs where the APIs do, and expectations.go holds it per dialect. In efi a first PUT
+// answers EM_PROCESSAMENTO, so Send ends with pix.ErrPending and the demo awaits the payment
+// (Client.AwaitRef), which a lookup finds settled. An overdraft is Efí's pagamento_negado,
+// pix.ErrRejected. An external PSP must speak the dialect asked for (psp -dialect): the demo
+// probes it first, and names both dialects when they differ.
+//
 // It prints one log line per attempt, a summary, and "PSP recorded 3 settlements for 3
-// successful payments". Beside the ledger, the summary shows the client's own metrics, recorded
-// by package pix/pixotel and read from a MeterProvider in the demo: payments and attempts by
-// outcome, and retries. It exits 1 if an expectation fails, naming the scenario and what
-// differed, or if the PSP cannot be driven. It exits 2 on a bad command line, after printing the
-// problem and the usage on stderr.
+// successful payments". The summary counts, per payment, the payment requests (attempts) and,
+// in a dialect that looks payments up, the lookups that the PSP received, as its control API
+// counts them. The demo holds them equal to the requests its client sent. Beside the ledger,
+// the summary shows the client's own metrics, recorded by package pix/pixotel and read from a
+// MeterProvider in the demo: payments and attempts by outcome, and retries. It exits 1 if an
+// expectation fails, naming the scenario and what differed, or if the PSP cannot be driven. It
+// exits 2 on a bad command line, after printing the problem and the usage on stderr.
 //
 // Usage:
 //
-//	demo [-psp URL] [-token TOKEN] [-control-token TOKEN] [-seed N]
+//	demo [-psp URL] [-dialect pix|efi] [-token TOKEN] [-control-token TOKEN] [-seed N]
 package main
 
 import (
@@ -73,8 +84,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func parseFlags(args []string, stderr io.Writer) (*target, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	t := &target{}
+	t := &target{Dialect: dialects[0]}
 	fs.StringVar(&t.BaseURL, "psp", "", "base `URL` of an external cmd/psp (default: serve one in-process)")
+	fs.Func("dialect", "the payments API that the client speaks and the PSP must serve (psp -dialect), a `dialect`: "+
+		"pix (the double's own, the default) or efi (Efí's payouts)", func(name string) (err error) {
+		t.Dialect, err = dialectNamed(name)
+		return err
+	})
 	fs.StringVar(&t.Token, "token", psp.DefaultToken, "bearer `token` for the PSP")
 	fs.StringVar(&t.ControlToken, "control-token", "", "bearer `token` for the PSP's control API, if it has one")
 	fs.Uint64Var(&t.Seed, "seed", 1, "seed of the jitter draws: the same seed gives the same waits")
@@ -96,9 +112,9 @@ func parseFlags(args []string, stderr io.Writer) (*target, error) {
 	return t, err
 }
 
-// serveLocal serves the PSP simulator, with its control API and t.Token, on a loopback port the
-// system picks, and sets t.BaseURL to it. The PSP logs nothing, so the output is the client's
-// view. stop closes it and every connection to it.
+// serveLocal serves the PSP simulator, with its control API and t.Token, speaking t.Dialect, on
+// a loopback port the system picks, and sets t.BaseURL to it. The PSP logs nothing, so the
+// output is the client's view. stop closes it and every connection to it.
 func serveLocal(t *target) (stop func() error, err error) {
 	cfg := psp.DefaultConfig()
 	cfg.Tokens = []string{t.Token}
@@ -106,7 +122,11 @@ func serveLocal(t *target) (stop func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
 	}
-	h, err := control.NewHandler(bank, control.Options{})
+	payments, err := t.Dialect.Serve(bank)
+	if err != nil {
+		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
+	}
+	h, err := control.NewHandler(bank, control.Options{Payments: payments})
 	if err != nil {
 		return nil, fmt.Errorf("demo: the in-process PSP: %w", err)
 	}

@@ -31,6 +31,21 @@ func TestRunOverLoopback(t *testing.T) {
 	}
 }
 
+// `make demo -dialect efi`: the demo over real loopback against the in-process PSP speaking
+// Efí's payouts.
+func TestRunOverLoopbackInEfi(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"-dialect", "efi"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run() error = %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+	}
+	if got, want := lastLine(stdout.String()), "PSP recorded 3 settlements for 3 successful payments"; got != want {
+		t.Errorf("last line = %q, want %q", got, want)
+	}
+	if want := "pix retry demo against an in-process PSP, in dialect efi (seed 1)\n"; !strings.HasPrefix(stdout.String(), want) || stderr.Len() != 0 {
+		t.Errorf("stdout = %q, stderr = %q; want it to start %q, and nothing on stderr", stdout.String(), stderr.String(), want)
+	}
+}
+
 // -psp, -token, -control-token and -seed reach the demo: an external PSP that accepts only
 // another token than the default, and has a control token, settles the demo's payments, and the
 // demo names that PSP and seed.
@@ -46,6 +61,33 @@ func TestRunTakesEachFlag(t *testing.T) {
 	}
 	if want := "pix retry demo against the PSP at " + ts.URL + " (seed 7)\n"; !strings.HasPrefix(stdout.String(), want) {
 		t.Errorf("stdout = %q, want it to start %q", stdout.String(), want)
+	}
+}
+
+// -dialect reaches the demo: an external PSP that speaks Efí's payouts settles the demo's
+// payments in that dialect.
+func TestRunTakesTheDialect(t *testing.T) {
+	srv := must(psp.NewServer(psp.DefaultConfig()))
+	ts := httptest.NewServer(mustControl(t, srv, control.Options{Payments: must(efiDialect.Serve(srv))}))
+	defer ts.Close()
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"-psp", ts.URL, "-dialect", "efi"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run() error = %v\nstderr:\n%s", err, stderr.String())
+	}
+	if want := "pix retry demo against the PSP at " + ts.URL + ", in dialect efi (seed 1)\n"; !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("stdout = %q, want it to start %q", stdout.String(), want)
+	}
+}
+
+// A -dialect that names none of the demo's is a bad command line, and the problem names those
+// it accepts.
+func TestRunRefusesAnUnknownDialect(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"-dialect", "stripe"}, &stdout, &stderr)
+	want := "invalid value \"stripe\" for flag -dialect: want pix or efi\nUsage of demo:"
+	if got := cmdline.ExitCode(err); got != 2 || !strings.HasPrefix(stderr.String(), want) || stdout.Len() != 0 {
+		t.Errorf("run(-dialect stripe) exit code %d, stdout %q, stderr %q; want 2 and stderr starting %q",
+			got, stdout.String(), stderr.String(), want)
 	}
 }
 
@@ -82,6 +124,9 @@ func TestRunRefusesABadCommandLine(t *testing.T) {
 		"psp with a query":      {"-psp", "http://127.0.0.1:8080?x=1"},
 		"psp with a fragment":   {"-psp", "http://127.0.0.1:8080#x"},
 		"psp that cannot parse": {"-psp", "http://[::1"},
+		"unknown dialect":       {"-dialect", "nope"},
+		"dialect in capitals":   {"-dialect", "EFI"},
+		"empty dialect":         {"-dialect", ""},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -97,7 +142,8 @@ func TestRunRefusesABadCommandLine(t *testing.T) {
 func TestRunHelp(t *testing.T) {
 	var stderr bytes.Buffer
 	err := run(t.Context(), []string{"-h"}, &bytes.Buffer{}, &stderr)
-	if !errors.Is(err, flag.ErrHelp) || cmdline.ExitCode(err) != 0 || !strings.Contains(stderr.String(), "-seed") {
+	if !errors.Is(err, flag.ErrHelp) || cmdline.ExitCode(err) != 0 || !strings.Contains(stderr.String(), "-seed") ||
+		!strings.Contains(stderr.String(), "-dialect dialect") {
 		t.Errorf("run(-h) = %v, stderr %q; want flag.ErrHelp, exit code 0 and the usage", err, stderr.String())
 	}
 }

@@ -47,12 +47,20 @@ func collectMetrics(ctx context.Context, reader sdkmetric.Reader) (clientMetrics
 	return m, nil
 }
 
+// noOutcome names the points of a counter that carry no outcome attribute. pixotel leaves it
+// off an attempt of a method it does not know, such as Efí's PUT.
+const noOutcome = "no outcome"
+
 // addByOutcome adds the points of a counter to counts, by their outcome attribute.
 func addByOutcome(counts map[string]int64, data metricdata.Aggregation) {
 	if sum, ok := data.(metricdata.Sum[int64]); ok {
 		for _, dp := range sum.DataPoints {
-			outcome, _ := dp.Attributes.Value("outcome")
-			counts[outcome.AsString()] += dp.Value
+			outcome, ok := dp.Attributes.Value("outcome")
+			name := outcome.AsString()
+			if !ok {
+				name = noOutcome
+			}
+			counts[name] += dp.Value
 		}
 	}
 }

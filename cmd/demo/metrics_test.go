@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // The metric lines agree with the summary table above them, though read from the client's
@@ -86,5 +88,18 @@ func TestByOutcome(t *testing.T) {
 		if got := byOutcome(tt.counts); got != tt.want {
 			t.Errorf("byOutcome(%v) = %q, want %q", tt.counts, got, tt.want)
 		}
+	}
+}
+
+// A point without an outcome attribute is counted as noOutcome, beside those with one.
+func TestAddByOutcomeCountsPointsWithoutOne(t *testing.T) {
+	counts := map[string]int64{}
+	addByOutcome(counts, metricdata.Sum[int64]{DataPoints: []metricdata.DataPoint[int64]{
+		{Attributes: attribute.NewSet(attribute.String("outcome", "settled")), Value: 2},
+		{Attributes: attribute.NewSet(attribute.String("http.request.method", "PUT")), Value: 3},
+		{Value: 4},
+	}})
+	if diff := cmp.Diff(map[string]int64{"settled": 2, noOutcome: 7}, counts); diff != "" {
+		t.Errorf("addByOutcome() counts mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -12,14 +15,18 @@ import (
 	"pixretry/psp"
 )
 
-// keyPrefixLen is how much of an Idempotency-Key the output shows.
+// keyPrefixLen is how much of an idempotency key the output shows.
 const keyPrefixLen = 8
 
-// printStart says which PSP the demo runs against, with which policy, and from which balance.
+// printStart says which PSP the demo runs against, in which dialect, with which policy, and
+// from which balance. The dialect goes unsaid when it is the default, pix.
 func printStart(t *target, start int64) {
 	against := "an in-process PSP"
 	if t.External {
 		against = "the PSP at " + t.BaseURL
+	}
+	if t.Dialect.Name != dialects[0].Name {
+		against += ", in dialect " + t.Dialect.Name
 	}
 	fmt.Fprintf(t.Out, "pix retry demo against %s (seed %d)\n", against, t.Seed)
 	fmt.Fprintf(t.Out, "policy: %d attempts, waits in [0, %v·2^(n-1)] capped at %v, %v per attempt (worst case %v)\n",
@@ -28,15 +35,24 @@ func printStart(t *target, start int64) {
 		psp.FormatAmount(start))
 }
 
-// printResult writes how a scenario's payment ended. A failure comes with the root cause of its
-// error.
+// printResult writes how a scenario's payment ended, after a line saying that Send ended it
+// pending if it did. A failure comes with the root cause of its error.
 func printResult(w io.Writer, r result) {
+	if r.awaited() {
+		fmt.Fprintf(w, "=> pending after %d attempt(s) (pix.ErrPending): the PSP accepted it; the demo awaits it\n",
+			r.Pending.Attempts)
+	}
 	switch {
+	case r.settled() && r.awaited():
+		fmt.Fprintf(w, "=> settled %s to %s as %s (lookups %d)\n", psp.FormatAmount(r.Receipt.AmountCents),
+			r.Receipt.PixKey, r.Receipt.EndToEndID, r.Receipt.Attempts)
 	case r.settled():
 		fmt.Fprintf(w, "=> settled %s to %s as %s (attempts %d, replayed %t)\n", psp.FormatAmount(r.Receipt.AmountCents),
 			r.Receipt.PixKey, r.Receipt.EndToEndID, r.Receipt.Attempts, r.Receipt.Replayed)
 	case errors.Is(r.Err, pix.ErrInsufficientFunds):
 		fmt.Fprintf(w, "=> refused after %d attempt(s), not retried (pix.ErrInsufficientFunds): %v\n", len(r.Sent), rootCause(r.Err))
+	case errors.Is(r.Err, pix.ErrRejected):
+		fmt.Fprintf(w, "=> refused after %d attempt(s), not retried (pix.ErrRejected): %v\n", len(r.Sent), rootCause(r.Err))
 	case errors.Is(r.Err, pix.ErrOutcomeUnknown):
 		fmt.Fprintf(w, "=> outcome unknown after %d attempt(s) (pix.ErrOutcomeUnknown); the last attempt's error: %v\n",
 			len(r.Sent), rootCause(r.Err))
@@ -55,17 +71,26 @@ func rootCause(err error) error {
 }
 
 // printSummary writes one row per scenario, then the ledger's size and the balance's move,
-// then the client's metrics.
+// then the client's metrics. A row counts the payment requests (attempts) and, in a dialect
+// that looks payments up, the lookups that the PSP received for its payment.
 func printSummary(t *target, results []result, settlements int, start, final int64, metrics clientMetrics) {
 	fmt.Fprintln(t.Out, "\n== Summary")
 	tw := tabwriter.NewWriter(t.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tattempts\toutcome\tkey\treplayed")
+	// row writes the cells of a row, without the lookups (the third) in a dialect that makes none.
+	row := func(cells ...string) {
+		if !t.Dialect.looksUp() {
+			cells = slices.Delete(cells, 2, 3)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	row("scenario", "attempts", "lookups", "outcome", "key", "replayed")
 	for i, r := range results {
 		replayed := "-"
 		if r.settled() {
 			replayed = map[bool]string{false: "no", true: "yes"}[r.Receipt.Replayed]
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", i+1, len(r.Sent), outcomeOf(r), prefix(r.key()), replayed)
+		row(strconv.Itoa(i+1), strconv.FormatInt(r.Received.Payments, 10), strconv.FormatInt(r.Received.Lookups, 10),
+			outcomeOf(r), prefix(r.key()), replayed)
 	}
 	tw.Flush()
 	fmt.Fprintf(t.Out, "\nledger: %d settlements; balance %s -> %s\n", settlements, psp.FormatAmount(start), psp.FormatAmount(final))
@@ -83,13 +108,15 @@ func outcomeOf(r result) string {
 		return "settled"
 	case errors.Is(r.Err, pix.ErrInsufficientFunds):
 		return "refused: insufficient funds"
+	case errors.Is(r.Err, pix.ErrRejected):
+		return "refused: rejected"
 	case errors.Is(r.Err, pix.ErrOutcomeUnknown):
 		return "failed: outcome unknown"
 	}
 	return fmt.Sprintf("failed: %v", r.Err)
 }
 
-// prefix is the start of an Idempotency-Key, enough to tell payments apart in the output.
+// prefix is the start of an idempotency key, enough to tell payments apart in the output.
 func prefix(key string) string {
 	return key[:min(len(key), keyPrefixLen)]
 }
