@@ -123,17 +123,17 @@ func (f Found) isUnder(code int, key string) error {
 	return nil
 }
 
-// learn returns r with the ids of got, those an answer gave, where got has them.
+// learn returns r with the PSP's id of the payment that got, what an answer gave, holds, if
+// it holds one. The consent is the payment's, never an answer's.
 func (r Ref) learn(got Ref) Ref {
 	r.PaymentID = cmp.Or(got.PaymentID, r.PaymentID)
-	r.ConsentID = cmp.Or(got.ConsentID, r.ConsentID)
 	return r
 }
 
-// unsentError is the error of an attempt whose request the Dialect could not write. Nothing
-// was sent, so it proves that the attempt paid nothing, and it is not retried.
+// unsentError is the error of an attempt whose request the Dialect could not write, err. Nothing
+// was sent: the attempt is not counted, reported or retried.
 type unsentError struct{ err error }
 
-func (e *unsentError) Error() string { return "pix: writing the request: " + e.err.Error() }
+func (e *unsentError) Error() string { return e.err.Error() }
 
 func (e *unsentError) Unwrap() error { return e.err }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -15,12 +16,17 @@ import (
 
 	"pixretry/pix"
 	"pixretry/psp"
+	"pixretry/retry"
 )
 
 // idDialect speaks the double's API, but as a PSP that looks payments up by its own id would:
 // an answer's endToEndId is the payment's id (Ref.PaymentID), and a lookup needs it. Its keys
-// are 1 to 8 characters, and its PSP keeps them an hour. unwritable makes Pay fail.
-type idDialect struct{ unwritable bool }
+// are 1 to 8 characters, and its PSP keeps them an hour. unwritable makes Pay fail, and accept
+// is the Accept header its payments ask for, if any.
+type idDialect struct {
+	unwritable bool
+	accept     string
+}
 
 func (idDialect) NewKey() string { return "k1" }
 
@@ -33,9 +39,12 @@ func (idDialect) CheckKey(key string) error {
 
 func (idDialect) KeyTTL() time.Duration { return time.Hour }
 
+// errNoSigningKey is the error of an unwritable idDialect's Pay.
+var errNoSigningKey = errors.New("no signing key")
+
 func (d idDialect) Pay(ctx context.Context, base *url.URL, key string, p pix.Payment) (*http.Request, error) {
 	if d.unwritable {
-		return nil, errors.New("no signing key")
+		return nil, errNoSigningKey
 	}
 	body := fmt.Sprintf(`{"valor":"%d.%02d","chave":%q}`, p.AmountCents/100, p.AmountCents%100, p.PixKey)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base.JoinPath(psp.PaymentsPath).String(),
@@ -43,6 +52,9 @@ func (d idDialect) Pay(ctx context.Context, base *url.URL, key string, p pix.Pay
 	if err == nil {
 		req.Header.Set("Idempotency-Key", key)
 		req.Header.Set("Content-Type", "application/json")
+		if d.accept != "" {
+			req.Header.Set("Accept", d.accept)
+		}
 	}
 	return req, err
 }
@@ -111,8 +123,10 @@ func TestDialectRefTravelsWithThePayment(t *testing.T) {
 			t.Fatalf("Send() unknown = %+v, want key k1, a PaymentID and the payment's consent", unknown)
 		}
 		lookups := f.psp.Stats().Lookups
-		if _, err := c.Await(t.Context(), "k1"); !errors.Is(err, pix.ErrNoLookup) || !errors.Is(err, pix.ErrOutcomeUnknown) {
-			t.Errorf("Await() with no Ref error = %v, want ErrNoLookup and an unknown outcome", err)
+		_, err = c.Await(t.Context(), "k1")
+		want := `pix: outcome unknown for key "k1" after 0 attempt(s): pix: the PSP offers no lookup for what is known of the payment: no payment id`
+		if !errors.Is(err, pix.ErrNoLookup) || err.Error() != want {
+			t.Errorf("Await() with no Ref error = %v, want ErrNoLookup: %q", err, want)
 		}
 		if got := f.psp.Stats().Lookups; got != lookups {
 			t.Errorf("lookups after Await() with no Ref = %d, want %d", got, lookups)
@@ -135,8 +149,8 @@ func TestDialectRefusesBeforeAnyRequest(t *testing.T) {
 	}
 	c.Dialect = idDialect{unwritable: true}
 	_, err = c.Send(t.Context(), payment)
-	if want := "pix: writing the request: no signing key"; err == nil || err.Error() != want {
-		t.Errorf("Send(unwritable) error = %v, want %q", err, want)
+	if want := "pix: writing the request: no signing key"; !errors.Is(err, errNoSigningKey) || err.Error() != want {
+		t.Errorf("Send(unwritable) error = %v, want %q wrapping the dialect's", err, want)
 	}
 	_, err = c.SendWithKey(t.Context(), "k2", payment)
 	if unknown, ok := errors.AsType[*pix.OutcomeUnknownError](err); !ok || unknown.Attempts != 0 {
@@ -232,5 +246,29 @@ func TestNewKeyIsTheDialects(t *testing.T) {
 	}
 	if got := (&pix.Client{}).NewKey(); len(got) != 36 || got[8] != '-' {
 		t.Errorf("NewKey() of the double's API = %q, want a UUID", got)
+	}
+}
+
+// acceptSeen is a transport that answers 503 to every request, and keeps its Accept headers.
+type acceptSeen []string
+
+func (a *acceptSeen) RoundTrip(r *http.Request) (*http.Response, error) {
+	*a = append(*a, r.Header.Get("Accept"))
+	return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{},
+		Body: http.NoBody, Request: r}, nil
+}
+
+// A dialect's Accept header is its own; pix asks for JSON and problems only when it sets none.
+func TestDialectAcceptIsKept(t *testing.T) {
+	var seen acceptSeen
+	c := &pix.Client{BaseURL: "http://psp.test", Policy: retry.Policy{AttemptsMax: 1}, HTTPClient: &http.Client{Transport: &seen}}
+	for _, d := range []idDialect{{accept: "application/jwt"}, {}} {
+		c.Dialect = d
+		if _, err := c.Send(t.Context(), payment); err == nil {
+			t.Fatalf("Send() against a 503 = nil error")
+		}
+	}
+	if want := (acceptSeen{"application/jwt", "application/json, application/problem+json"}); !slices.Equal(seen, want) {
+		t.Errorf("Accept headers = %q, want %q", seen, want)
 	}
 }

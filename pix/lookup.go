@@ -98,9 +98,6 @@ func (l *looking) look(ctx context.Context, obs Observer) (Receipt, error) {
 		return Receipt{}, l.failed(err)
 	}
 	policy, again, err := l.policy()
-	if err == nil {
-		_, err = c.dialect().Look(ctx, l.base, l.key, l.ref)
-	}
 	if err != nil {
 		return Receipt{}, l.failed(err)
 	}
@@ -142,7 +139,7 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 	l.found = Found{}
 	d := l.client.dialect()
 	req, err := d.Look(ctx, l.base, l.key, l.ref)
-	if err != nil {
+	if err != nil { // ErrNoLookup: what is known of the payment is not enough
 		return Receipt{}, &unsentError{err}
 	}
 	l.aim(req)
@@ -157,15 +154,14 @@ func (l *looking) attempt(ctx context.Context) (Receipt, error) {
 		return Receipt{}, err
 	}
 	l.status = a.Status
-	if l.found, err = d.Seen(a, l.ref); err == nil {
-		err = l.found.isUnder(a.Status, l.key)
+	f, err := d.Seen(a, l.ref)
+	if err == nil {
+		err = f.isUnder(a.Status, l.key)
 	}
 	if err != nil {
-		l.found = Found{}
 		return Receipt{}, withRetryAfter(err, a)
 	}
-	l.ref = l.ref.learn(l.found.Ref)
-	if l.found.State != Settled {
+	if l.found = f; l.found.State != Settled {
 		return Receipt{}, l.found.notSettled()
 	}
 	return l.found.receipt(), nil

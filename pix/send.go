@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -83,7 +84,7 @@ func (s *sending) pay(ctx context.Context, obs Observer, resumed bool) (Receipt,
 func (s *sending) attempt(ctx context.Context) (Receipt, error) {
 	req, err := s.client.dialect().Pay(ctx, s.base, s.key, s.payment)
 	if err != nil {
-		return Receipt{}, &unsentError{err}
+		return Receipt{}, &unsentError{fmt.Errorf("pix: writing the request: %w", err)}
 	}
 	done, err := s.admit()
 	if err != nil {
@@ -164,9 +165,6 @@ func (s *sending) observe(a retry.Attempt) {
 // settlement, such as a timeout, a lost connection, a 5xx, a 2xx other than 201, a 3xx, or a 201
 // whose body broke the contract.
 func provesNothingSettled(err error) bool {
-	if _, ok := errors.AsType[*unsentError](err); ok {
-		return true
-	}
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Status/100 == 4 && e.Status != http.StatusConflict && e.Status != http.StatusTooManyRequests
 	}
