@@ -10,8 +10,7 @@ import (
 
 // The nome of each of Efí's refusals that means an error of pix (see Dialect).
 const (
-	nomeDuplicateID = "id_envio_duplicado" // 409: the idEnvio is used; no proof of which payment
-	nomeDenied      = "pagamento_negado"   // 422: nothing was paid under the idEnvio
+	nomeDenied = "pagamento_negado" // 422: nothing was paid under the idEnvio
 )
 
 // bcbErrorType begins the type of the Central Bank's problem+json: its Tipo follows.
