@@ -119,3 +119,57 @@ func TestCheckComparesTimesAtTheDialectsPrecision(t *testing.T) {
 		t.Errorf("check(efi) of receipts cut to the second: breaches mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// In a dialect whose core may not count every request, as in Open Finance, where a retry may end
+// at the front end, the PSP may count fewer requests than the client sent, never more.
+func TestCheckLetsAFrontEndAnswerAlone(t *testing.T) {
+	frontEnd := *pixDialect
+	frontEnd.CoreCountsAll = false
+	tests := []struct {
+		name  string
+		spoil func(r *record)
+		want  []string // nil: no breach
+	}{
+		{"a payment request the core did not count", func(r *record) { r.results[1].Received.Payments = 2 }, nil},
+		{"a lookup the core did not count", func(r *record) { r.results[0].Received.Lookups = 0 }, nil},
+		{"a payment request the client did not send", func(r *record) { r.results[1].Received.Payments = 4 }, []string{
+			"2: the PSP received 4 payment requests and 0 lookups, the client sent 3 and 0",
+		}},
+		{"a lookup the client did not send", func(r *record) { r.results[0].Received.Lookups = 2 }, []string{
+			"1: the PSP received 1 payment requests and 2 lookups, the client sent 1 and 1",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := goodAwaitedRun()
+			tt.spoil(&r)
+			err := check(&frontEnd, r.results, r.ledger, r.start, r.final)
+			if tt.want == nil {
+				if err != nil {
+					t.Errorf("check() = %v, want nil", err)
+				}
+				return
+			}
+			if diff := cmp.Diff(tt.want, breaches(err)); diff != "" {
+				t.Errorf("check() breaches mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// In a dialect whose double's ledger records endToEndIds of its own, as in Open Finance, the
+// check does not compare them with the receipts'. It still compares everything else.
+func TestCheckSkipsEndToEndIDsTheLedgerDoesNotHold(t *testing.T) {
+	own := *pixDialect
+	own.LedgerEndToEndID = false
+	r := goodRun()
+	r.ledger[0].EndToEndID = "E9"
+	if err := check(&own, r.results, r.ledger, r.start, r.final); err != nil {
+		t.Errorf("check() = %v, want nil", err)
+	}
+	r.ledger[0].AmountCents++
+	want := []string{`1: the ledger holds 150.01 to "maria@example.com", want 150.00 to "maria@example.com"`}
+	if diff := cmp.Diff(want, breaches(check(&own, r.results, r.ledger, r.start, r.final))); diff != "" {
+		t.Errorf("check() breaches mismatch (-want +got):\n%s", diff)
+	}
+}

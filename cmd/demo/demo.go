@@ -145,7 +145,7 @@ func newSession(ctx context.Context, t *target, hc *http.Client, ctl control.Cli
 		HTTPClient:     &http.Client{Transport: sent},
 		Policy:         policy,
 		AttemptTimeout: attemptTimeout,
-		Logger:         newLogger(t.Out),
+		Logger:         newLogger(t.Out, t.Dialect.Short),
 		Jitter:         rand.New(rand.NewPCG(t.Seed, pcgStream)).Float64,
 		Observer:       observer,
 	}

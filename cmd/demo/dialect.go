@@ -20,6 +20,18 @@ type dialect struct {
 	// Precision is that of the settlement times the API's answers carry: a receipt's time is the
 	// ledger's, truncated to it.
 	Precision time.Duration
+	// LedgerEndToEndID says whether the double's ledger holds the endToEndId that the API's
+	// answers carry. In Open Finance the client makes the endToEndId, and the double's core
+	// records one of its own.
+	LedgerEndToEndID bool
+	// CoreCountsAll says whether the core's Stats count every request of the client, so that
+	// the check holds them equal. Else it holds them at most the client's: in Open Finance a
+	// retry may wait at the front end for its consent, which one attempt at a time may use, and
+	// end there.
+	CoreCountsAll bool
+	// Short is the part of a key that the output shows, enough to tell payments apart: prefix
+	// or suffix.
+	Short func(key string) string
 	// ProbePath is a path of the API's payments, which answers 405 to a DELETE: the probe of
 	// speaks.
 	ProbePath string
@@ -40,10 +52,10 @@ type dialect struct {
 type readyFunc func(ctx context.Context, c *pix.Client, p pix.Payment) (pix.Payment, error)
 
 // dialects are those the demo speaks, the default first.
-var dialects = []*dialect{pixDialect, efiDialect}
+var dialects = []*dialect{pixDialect, efiDialect, openfinanceDialect}
 
 // errDialect is the error of a -dialect that names none of dialects.
-var errDialect = errors.New("want pix or efi")
+var errDialect = errors.New("want pix, efi or openfinance")
 
 // dialectNamed returns the dialect of dialects called name, or errDialect.
 func dialectNamed(name string) (*dialect, error) {

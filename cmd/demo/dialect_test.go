@@ -10,25 +10,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// In every dialect the demo walks the five scenarios against the double speaking it, the
-// double's ledger holds the three settlements, and the closing line ends the output.
+// In every dialect the demo walks the five scenarios against the double speaking it, in
+// process or as an external PSP, which the demo probes first. The double's ledger holds the
+// three settlements, and the closing line ends the output.
 func TestDemoRunsInEachDialect(t *testing.T) {
 	for _, d := range dialects {
-		t.Run(d.Name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				p := mustPSPIn(t, d)
-				out, err := runDemoIn(t, d, p, 1, false)
-				if err != nil {
-					t.Fatalf("demo() error = %v\noutput:\n%s", err, out)
-				}
-				if got, want := lastLine(out), "PSP recorded 3 settlements for 3 successful payments"; got != want {
-					t.Errorf("last line = %q, want %q", got, want)
-				}
-				if got, want := len(p.Settlements()), 3; got != want {
-					t.Errorf("PSP ledger holds %d settlements, want %d", got, want)
-				}
+		for _, external := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/external %t", d.Name, external), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					p := mustPSPIn(t, d)
+					out, err := runDemoIn(t, d, p, 1, external)
+					if err != nil {
+						t.Fatalf("demo() error = %v\noutput:\n%s", err, out)
+					}
+					if got, want := lastLine(out), "PSP recorded 3 settlements for 3 successful payments"; got != want {
+						t.Errorf("last line = %q, want %q", got, want)
+					}
+					if got, want := len(p.Settlements()), 3; got != want {
+						t.Errorf("PSP ledger holds %d settlements, want %d", got, want)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 
@@ -69,6 +72,45 @@ func TestDemoWalksTheFiveScenariosInEfi(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, reportLines(t, out)); diff != "" {
 		t.Errorf("output mismatch (-want +got):\n%s\noutput:\n%s", diff, out)
+	}
+}
+
+// The demo in Open Finance's dialect, line by line. Each payment consumes a consent, which the
+// demo creates first. The double settles at once, so no payment ends pending. Its overload is
+// 529, which pix retries as a 503, and an overdraft is 422 SALDO_INSUFICIENTE. A replay is a
+// 201 like the first answer: nothing marks it.
+func TestDemoWalksTheFiveScenariosInOpenFinance(t *testing.T) {
+	out := dialectOutput(t, openfinanceDialect)
+	want := []string{
+		"pix retry demo against an in-process PSP, in dialect openfinance (seed 1)",
+		"== Scenario 1: the PSP answers on the first attempt",
+		"=> settled 150.00 to maria@example.com as E… (attempts 1, replayed false)",
+		"== Scenario 2: two 503 in a row, then success on the third attempt",
+		"=> settled 200.00 to +5511987654321 as E… (attempts 3, replayed false)",
+		"== Scenario 3: the PSP settles but answers after the attempt timeout; the retry gets the stored answer",
+		"=> settled 100.00 to 123e4567-e89b-42d3-a456-426614174000 as E… (attempts 2, replayed false)",
+		"== Scenario 4: an amount above the balance is refused and not retried",
+		"=> refused after 1 attempt(s), not retried (pix.ErrInsufficientFunds): pix: PSP answered 422 SALDO_INSUFICIENTE: Unprocessable Entity valor 550.01 exceeds the payer's balance",
+		"== Scenario 5: the PSP is down for longer than the retry budget",
+		"=> outcome unknown after 4 attempt(s) (pix.ErrOutcomeUnknown); the last attempt's error: EOF",
+		"== Summary",
+		"scenario attempts outcome key replayed",
+		"1 1 settled K1 no",
+		"2 3 settled K2 no",
+		"3 2 settled K3 no",
+		"4 1 refused: insufficient funds K4 -",
+		"5 4 failed: outcome unknown K5 -",
+		"ledger: 3 settlements; balance 1000.00 -> 550.00",
+		"metrics: pix.payments 5 (settled 3, refused 1, unknown 1)",
+		"metrics: pix.attempts 11 (transient 7, settled 3, refused 1)",
+		"metrics: pix.retry.wait 6 retries",
+		"PSP recorded 3 settlements for 3 successful payments",
+	}
+	if diff := cmp.Diff(want, reportLines(t, out)); diff != "" {
+		t.Errorf("output mismatch (-want +got):\n%s\noutput:\n%s", diff, out)
+	}
+	if got := strings.Count(out, "status 529 SITE_IS_OVERLOADED"); got != 2 {
+		t.Errorf("the log names 529 SITE_IS_OVERLOADED %d times, want 2 (scenario 2's faults)\noutput:\n%s", got, out)
 	}
 }
 

@@ -16,13 +16,18 @@
 // The faults of each scenario are a file of psp/scenarios, which cmd/psp -faults loads too.
 //
 // -dialect chooses the payments API that the client speaks and the PSP serves: pix, the
-// double's own (the default), or efi, Efí's Pix payouts (packages pix/efi and psp/efi). The
-// scenarios are the same in each, and so are the checks against the ledger. What must come of
-// them differs where the APIs do, and expectations.go holds it per dialect. In efi a first PUT
-// answers EM_PROCESSAMENTO, so Send ends with pix.ErrPending and the demo awaits the payment
+// double's own (the default), efi, Efí's Pix payouts (packages pix/efi and psp/efi), or
+// openfinance, Open Finance Brasil payments v4 (packages pix/openfinance and psp/openfinance).
+// The scenarios are the same in each, and so are the checks against the ledger. What must come
+// of them differs where the APIs do, and expectations.go holds it per dialect. In efi a first
+// PUT answers EM_PROCESSAMENTO, so Send ends with pix.ErrPending and the demo awaits the payment
 // (Client.AwaitRef), which a lookup finds settled. An overdraft is Efí's pagamento_negado,
-// pix.ErrRejected. An external PSP must speak the dialect asked for (psp -dialect): the demo
-// probes it first, and names both dialects when they differ.
+// pix.ErrRejected. In openfinance each payment first needs a consent, which the demo asks the
+// PSP for (POST /consents, one request per payment), and the client signs with the key that
+// the PSP hands out at its client-key path, as a sandbox hands out credentials. Its ledger
+// records endToEndIds of its own, so only there the demo does not compare them with the
+// receipts'. An external PSP must speak the dialect asked for (psp -dialect): the demo probes
+// it first, and names both dialects when they differ.
 //
 // It prints one log line per attempt, a summary, and "PSP recorded 3 settlements for 3
 // successful payments". The summary counts, per payment, the payment requests (attempts) and,
@@ -35,7 +40,7 @@
 //
 // Usage:
 //
-//	demo [-psp URL] [-dialect pix|efi] [-token TOKEN] [-control-token TOKEN] [-seed N]
+//	demo [-psp URL] [-dialect pix|efi|openfinance] [-token TOKEN] [-control-token TOKEN] [-seed N]
 package main
 
 import (
@@ -87,7 +92,7 @@ func parseFlags(args []string, stderr io.Writer) (*target, error) {
 	t := &target{Dialect: dialects[0]}
 	fs.StringVar(&t.BaseURL, "psp", "", "base `URL` of an external cmd/psp (default: serve one in-process)")
 	fs.Func("dialect", "the payments API that the client speaks and the PSP must serve (psp -dialect), a `dialect`: "+
-		"pix (the double's own, the default) or efi (Efí's payouts)", func(name string) (err error) {
+		"pix (the double's own, the default), efi (Efí's payouts) or openfinance (Open Finance Brasil payments v4)", func(name string) (err error) {
 		t.Dialect, err = dialectNamed(name)
 		return err
 	})

@@ -31,18 +31,23 @@ func TestRunOverLoopback(t *testing.T) {
 	}
 }
 
-// `make demo -dialect efi`: the demo over real loopback against the in-process PSP speaking
-// Efí's payouts.
-func TestRunOverLoopbackInEfi(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"-dialect", "efi"}, &stdout, &stderr); err != nil {
-		t.Fatalf("run() error = %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
-	if got, want := lastLine(stdout.String()), "PSP recorded 3 settlements for 3 successful payments"; got != want {
-		t.Errorf("last line = %q, want %q", got, want)
-	}
-	if want := "pix retry demo against an in-process PSP, in dialect efi (seed 1)\n"; !strings.HasPrefix(stdout.String(), want) || stderr.Len() != 0 {
-		t.Errorf("stdout = %q, stderr = %q; want it to start %q, and nothing on stderr", stdout.String(), stderr.String(), want)
+// `go run ./cmd/demo -dialect NAME`: the demo over real loopback against the in-process PSP
+// speaking each dialect but the default, which TestRunOverLoopback runs.
+func TestRunOverLoopbackInEachDialect(t *testing.T) {
+	for _, d := range dialects[1:] {
+		t.Run(d.Name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if err := run(t.Context(), []string{"-dialect", d.Name}, &stdout, &stderr); err != nil {
+				t.Fatalf("run() error = %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+			}
+			if got, want := lastLine(stdout.String()), "PSP recorded 3 settlements for 3 successful payments"; got != want {
+				t.Errorf("last line = %q, want %q", got, want)
+			}
+			want := "pix retry demo against an in-process PSP, in dialect " + d.Name + " (seed 1)\n"
+			if !strings.HasPrefix(stdout.String(), want) || stderr.Len() != 0 {
+				t.Errorf("stdout = %q, stderr = %q; want it to start %q, and nothing on stderr", stdout.String(), stderr.String(), want)
+			}
+		})
 	}
 }
 
@@ -64,18 +69,19 @@ func TestRunTakesEachFlag(t *testing.T) {
 	}
 }
 
-// -dialect reaches the demo: an external PSP that speaks Efí's payouts settles the demo's
-// payments in that dialect.
+// -dialect reaches the demo: an external PSP that speaks Open Finance settles the demo's
+// payments in that dialect, which the demo signs with the client key the PSP hands out.
 func TestRunTakesTheDialect(t *testing.T) {
 	srv := must(psp.NewServer(psp.DefaultConfig()))
-	ts := httptest.NewServer(mustControl(t, srv, control.Options{Payments: must(efiDialect.Serve(srv))}))
+	ts := httptest.NewServer(mustControl(t, srv, control.Options{Payments: must(openfinanceDialect.Serve(srv))}))
 	defer ts.Close()
 	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"-psp", ts.URL, "-dialect", "efi"}, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), []string{"-psp", ts.URL, "-dialect", "openfinance"}, &stdout, &stderr); err != nil {
 		t.Fatalf("run() error = %v\nstderr:\n%s", err, stderr.String())
 	}
-	if want := "pix retry demo against the PSP at " + ts.URL + ", in dialect efi (seed 1)\n"; !strings.HasPrefix(stdout.String(), want) {
-		t.Errorf("stdout = %q, want it to start %q", stdout.String(), want)
+	want := "pix retry demo against the PSP at " + ts.URL + ", in dialect openfinance (seed 1)\n"
+	if !strings.HasPrefix(stdout.String(), want) || lastLine(stdout.String()) != "PSP recorded 3 settlements for 3 successful payments" {
+		t.Errorf("stdout = %q, want it to start %q and end with the closing line", stdout.String(), want)
 	}
 }
 
@@ -84,7 +90,7 @@ func TestRunTakesTheDialect(t *testing.T) {
 func TestRunRefusesAnUnknownDialect(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(t.Context(), []string{"-dialect", "stripe"}, &stdout, &stderr)
-	want := "invalid value \"stripe\" for flag -dialect: want pix or efi\nUsage of demo:"
+	want := "invalid value \"stripe\" for flag -dialect: want pix, efi or openfinance\nUsage of demo:"
 	if got := cmdline.ExitCode(err); got != 2 || !strings.HasPrefix(stderr.String(), want) || stdout.Len() != 0 {
 		t.Errorf("run(-dialect stripe) exit code %d, stdout %q, stderr %q; want 2 and stderr starting %q",
 			got, stdout.String(), stderr.String(), want)

@@ -58,7 +58,7 @@ func TestDemoRefusesAPSPOfNoDialect(t *testing.T) {
 		}
 		p := mustPSP(t, deaf)
 		_, err := runDemo(t, p, 1, true)
-		want := "demo: -dialect pix, but the PSP at " + p.URL + " speaks none of pix, efi: no DELETE of their payment paths answered 405"
+		want := "demo: -dialect pix, but the PSP at " + p.URL + " speaks none of pix, efi, openfinance: no DELETE of their payment paths answered 405"
 		if got := fmt.Sprint(err); got != want {
 			t.Errorf("demo() error = %q, want %q", got, want)
 		}

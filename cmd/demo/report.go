@@ -15,8 +15,8 @@ import (
 	"pixretry/psp"
 )
 
-// keyPrefixLen is how much of an idempotency key the output shows.
-const keyPrefixLen = 8
+// keyShownLen is how much of an idempotency key the output shows.
+const keyShownLen = 8
 
 // printStart says which PSP the demo runs against, in which dialect, with which policy, and
 // from which balance. The dialect goes unsaid when it is the default, pix.
@@ -72,7 +72,8 @@ func rootCause(err error) error {
 
 // printSummary writes one row per scenario, then the ledger's size and the balance's move,
 // then the client's metrics. A row counts the payment requests (attempts) and, in a dialect
-// that looks payments up, the lookups that the PSP received for its payment.
+// that looks payments up, the lookups that the client sent for its payment, which reached the
+// PSP (the check holds its own count to them).
 func printSummary(t *target, results []result, settlements int, start, final int64, metrics clientMetrics) {
 	fmt.Fprintln(t.Out, "\n== Summary")
 	tw := tabwriter.NewWriter(t.Out, 0, 0, 2, ' ', 0)
@@ -89,8 +90,8 @@ func printSummary(t *target, results []result, settlements int, start, final int
 		if r.settled() {
 			replayed = map[bool]string{false: "no", true: "yes"}[r.Receipt.Replayed]
 		}
-		row(strconv.Itoa(i+1), strconv.FormatInt(r.Received.Payments, 10), strconv.FormatInt(r.Received.Lookups, 10),
-			outcomeOf(r), prefix(r.key()), replayed)
+		row(strconv.Itoa(i+1), strconv.Itoa(len(r.Sent)), strconv.Itoa(len(r.Looked)), outcomeOf(r), t.Dialect.Short(r.key()),
+			replayed)
 	}
 	tw.Flush()
 	fmt.Fprintf(t.Out, "\nledger: %d settlements; balance %s -> %s\n", settlements, psp.FormatAmount(start), psp.FormatAmount(final))
@@ -116,27 +117,36 @@ func outcomeOf(r result) string {
 	return fmt.Sprintf("failed: %v", r.Err)
 }
 
-// prefix is the start of an idempotency key, enough to tell payments apart in the output.
+// prefix is the start of an idempotency key, keyShownLen characters: enough to tell random
+// keys apart in the output.
 func prefix(key string) string {
-	return key[:min(len(key), keyPrefixLen)]
+	return key[:min(len(key), keyShownLen)]
+}
+
+// suffix is the end of an idempotency key, keyShownLen characters: enough to tell apart keys
+// that open with their time, such as UUIDv7s.
+func suffix(key string) string {
+	return key[max(0, len(key)-keyShownLen):]
 }
 
 // newLogger returns the logger of the demo's pix.Client: slog text lines on w, trimmed by
-// compact.
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{ReplaceAttr: compact}))
+// compact, with keys cut by short.
+func newLogger(w io.Writer, short func(key string) string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		return compact(a, short)
+	}}))
 }
 
 // compact trims a record so that, for a given seed, it reads the same on every run. It drops the
 // time, the elapsed time and the error text, which names the PSP's port and the client's (the
 // outcome attribute names the reason, and the demo prints each payment's final error itself).
-// It cuts keys to their prefix and rounds waits to the microsecond.
-func compact(_ []string, a slog.Attr) slog.Attr {
+// It cuts keys with short and rounds waits to the microsecond.
+func compact(a slog.Attr, short func(key string) string) slog.Attr {
 	switch a.Key {
 	case slog.TimeKey, "elapsed", "error":
 		return slog.Attr{}
 	case "key":
-		return slog.String(a.Key, prefix(a.Value.String()))
+		return slog.String(a.Key, short(a.Value.String()))
 	case "wait":
 		return slog.Duration(a.Key, a.Value.Duration().Round(time.Microsecond))
 	}
