@@ -78,14 +78,15 @@ func serveOpenFinance(srv *psp.Server) (http.Handler, error) {
 }
 
 // speakOpenFinance returns the Dialect of the client of t, whose keys it fetches through hc
-// from the PSP, as a sandbox hands out credentials, and the step that asks the PSP for the
-// consent of each payment, within controlTimeout.
+// from the PSP, as a sandbox hands out credentials. The keys live beside the control API, so
+// the fetch carries t's control token. It returns the step that asks the PSP for the consent
+// of each payment, within controlTimeout.
 func speakOpenFinance(ctx context.Context, t *target, hc *http.Client) (pix.Dialect, readyFunc, error) {
-	client, err := fetchKeySet(ctx, hc, t.BaseURL+ofpsp.ClientKeyPath)
+	client, err := fetchKeySet(ctx, hc, t.BaseURL+ofpsp.ClientKeyPath, t.ControlToken)
 	if err != nil {
 		return nil, nil, err
 	}
-	pspKeys, err := fetchKeySet(ctx, hc, t.BaseURL+ofpsp.JWKSPath)
+	pspKeys, err := fetchKeySet(ctx, hc, t.BaseURL+ofpsp.JWKSPath, t.ControlToken)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,13 +111,16 @@ func speakOpenFinance(ctx context.Context, t *target, hc *http.Client) (pix.Dial
 	return d, ready, nil
 }
 
-// fetchKeySet returns the JWK Set that a GET of url answers 200 with, through hc. It holds at
-// least one key.
-func fetchKeySet(ctx context.Context, hc *http.Client, url string) (jose.JSONWebKeySet, error) {
+// fetchKeySet returns the JWK Set that a GET of url answers 200 with, through hc, with token as
+// its bearer unless it is "". The set holds at least one key.
+func fetchKeySet(ctx context.Context, hc *http.Client, url, token string) (jose.JSONWebKeySet, error) {
 	var set jose.JSONWebKeySet
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, http.NoBody)
 	if err != nil {
 		return set, fmt.Errorf("demo: fetching keys: %w", err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 
@@ -123,4 +124,36 @@ func TestDemoStopsWithoutAConsent(t *testing.T) {
 				err, p.Stats().Requests, want)
 		}
 	})
+}
+
+// The keys live beside the control API, so the demo fetches them with the control token, for a
+// PSP that guards them with it. Without the token, the PSP refuses them.
+func TestDemoFetchesTheKeysWithTheControlToken(t *testing.T) {
+	for _, token := range []string{"ctl", ""} {
+		t.Run(fmt.Sprintf("token %q", token), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				guard := func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if strings.HasPrefix(r.URL.Path, "/_psp/openfinance/") && r.Header.Get("Authorization") != "Bearer ctl" {
+							http.Error(w, "unauthorized", http.StatusUnauthorized)
+							return
+						}
+						h.ServeHTTP(w, r)
+					})
+				}
+				p := mustPSPIn(t, openfinanceDialect, guard)
+				var out strings.Builder
+				err := demo(t.Context(), &target{BaseURL: p.URL, Dialect: openfinanceDialect, Token: p.Token,
+					ControlToken: token, Seed: 1, Transport: p.Transport(), Out: &out})
+				time.Sleep(lateBy) // scenario 3's late answer, as runDemo waits it out
+				want := "<nil>"
+				if token == "" {
+					want = "demo: fetching keys: GET " + p.URL + "/_psp/openfinance/client-key.json: status 401, want 200"
+				}
+				if got := fmt.Sprint(err); got != want {
+					t.Errorf("demo() error = %s, want %s\noutput:\n%s", got, want, out.String())
+				}
+			})
+		})
+	}
 }
