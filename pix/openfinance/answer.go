@@ -10,7 +10,8 @@ import (
 	"pixretry/pix"
 )
 
-// Paid reads the answer to an attempt to pay p.
+// Paid reads the answer to an attempt to pay a payment. pix checks that the payment found is
+// the one it paid.
 //
 // A 201 is a signed list of one payment ([spec] schema ResponseCreatePixPayment), and its
 // status says where the payment stands ([spec] schema EnumPaymentStatusType): ACSC is
@@ -21,12 +22,20 @@ import (
 // false. Nor does it name the key, so Found.Key is empty: its endToEndId is made from the key,
 // but Paid is not given the key to check it.
 //
-// A 422 is a signed refusal, an [*pix.Error] whose Means [refusals] gives. Every other status
+// A 422 is a signed refusal, an [*pix.Error] whose Means is what its first code stands for
+// ([spec] schema EnumErrorsCreatePayment, and "Validações" item 2.2): SALDO_INSUFICIENTE
+// [pix.ErrInsufficientFunds]; ERRO_IDEMPOTENCIA [pix.ErrKeyReused]; VALOR_ACIMA_LIMITE,
+// PAGAMENTO_RECUSADO_DETENTORA, PAGAMENTO_RECUSADO_SPI and NAO_INFORMADO [pix.ErrRejected]; the
+// spec's other codes [pix.ErrInvalidPayment], but CONSENTIMENTO_PENDENTE_AUTORIZACAO and codes
+// the spec lacks, which mean none of them. refusal.go says why, code by code. Every other status
 // is an [*pix.Error] read from the unsigned errors body of the API ([spec] schema
-// ResponseError): 400 BAD_SIGNATURE, 403 for claims or a jti refused, 529 SiteIsOverloaded,
-// 504, and so on. pix retries 5xx. A 201 or a 422 that is not signed by the PSP, or whose
-// claims or body break the contract, is an error wrapping [pix.ErrContract]: the outcome is
-// unknown, never a refusal.
+// ResponseError), Means nil, such as 529 SiteIsOverloaded and 504, which pix retries. A 400
+// BAD_SIGNATURE or a 403 (claims or a jti refused) refuses the attempt before the PSP
+// processes it ([spec] "Validações" items 2.1.3 and 2.1.4): pix takes it for proof that this
+// attempt paid nothing, but after an attempt that may have paid, or to a resend, it keeps the
+// outcome unknown. A 201 or a 422 that is not signed by the PSP, or whose claims or body break
+// the contract, is an error wrapping [pix.ErrContract]: the outcome is unknown, never a
+// refusal.
 func (d *Dialect) Paid(a pix.Answer, _ pix.Payment) (pix.Found, error) {
 	switch a.Status {
 	case http.StatusCreated:

@@ -27,11 +27,13 @@ const (
 // maxNameLen is the longest creditor name, in characters ([spec] schema Identification).
 const maxNameLen = 120
 
-// maxAnswerLen is the longest answer CreateConsent reads, as pix reads at most 64 KiB.
+// maxAnswerLen is the longest answer CreateConsent reads, in bytes, as pix reads at most 64
+// KiB: a longer one breaks the contract.
 const maxAnswerLen = 64 << 10
 
-// brasilia is the time zone of a consent's date: UTC-3, which has no summer time since 2019.
-var brasilia = time.FixedZone("BRT", -3*60*60)
+// brasilia is how far Brasília's clocks are from UTC, which makes a consent's date: 3 hours
+// behind, with no summer time since 2019.
+const brasilia = -3 * time.Hour
 
 var (
 	cpfPattern      = regexp.MustCompile(`^[0-9]{11}$`)
@@ -92,8 +94,9 @@ type details struct {
 //
 // Nothing is sent when d is not valid, p is not ([pix.Payment.Validate]), payer is not 11
 // digits, or the Creditor is not valid, with a Name and a Document. The last three errors wrap
-// [pix.ErrInvalidPayment]. An answer other than a signed 201 is an [*pix.Error], or, if not
-// signed by the PSP, an error wrapping [pix.ErrContract].
+// [pix.ErrInvalidPayment]. A request that fails, or an answer that cannot be read, is an
+// error wrapping the HTTP client's. An answer other than a signed 201 is an [*pix.Error], or,
+// if not signed by the PSP or over 64 KiB, an error wrapping [pix.ErrContract].
 func (d *Dialect) CreateConsent(ctx context.Context, c *pix.Client, payer string, p pix.Payment) (string, error) {
 	req, err := d.consentRequest(ctx, c, payer, p)
 	if err != nil {
@@ -111,6 +114,9 @@ func (d *Dialect) CreateConsent(ctx context.Context, c *pix.Client, payer string
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerLen+1))
 	if err != nil {
 		return "", fmt.Errorf("openfinance: reading the consent's %d answer: %w", resp.StatusCode, err)
+	}
+	if len(body) > maxAnswerLen {
+		return "", contractError("the consent's %d answer is over %d bytes", resp.StatusCode, maxAnswerLen)
 	}
 	return d.consentID(pix.Answer{Status: resp.StatusCode, Header: resp.Header, Body: body})
 }
@@ -137,10 +143,10 @@ func (d *Dialect) consentRequest(ctx context.Context, c *pix.Client, payer strin
 	if err != nil || base.Scheme != "http" && base.Scheme != "https" || base.Host == "" {
 		return nil, fmt.Errorf("openfinance: the Client's BaseURL %q is not an absolute http or https URL", c.BaseURL)
 	}
-	req, err := d.post(ctx, base.JoinPath(consentsPath), d.NewKey(), consentData{
+	req, err := d.post(ctx, below(base, consentsPath), d.NewKey(), consentData{
 		LoggedUser: loggedUser{Document: document{Identification: payer, Rel: "CPF"}},
 		Creditor:   identification{PersonType: cr.personType(), CPFCNPJ: cr.Document, Name: cr.Name},
-		Payment: consentPayment{Type: paymentType, Date: time.Now().In(brasilia).Format(time.DateOnly),
+		Payment: consentPayment{Type: paymentType, Date: time.Now().UTC().Add(brasilia).Format(time.DateOnly),
 			Currency: currency, Amount: amount(p.AmountCents),
 			Details: details{LocalInstrument: localInstrument, Proxy: p.PixKey, CreditorAccount: cr.Account.wire()}},
 	})

@@ -16,10 +16,20 @@ import (
 // [Dialect.Validate] says which field is wrong. A Dialect with a wrong field writes no request,
 // so a payment or a lookup through it sends nothing.
 //
-// The PSP keeps a key 24 hours after its first use ([idempotency]), the [Dialect.KeyTTL].
+// Its rules, each documented with its source where it applies:
+//
+//   - A key is 1 to 40 characters in x-idempotency-key, and here a UUIDv7, whose time makes
+//     the endToEndId ([Dialect.CheckKey]). The PSP keeps it 24 hours ([Dialect.KeyTTL]).
+//   - Each attempt is POST /pix/payments, signed anew with a new jti and iat, with the same
+//     data, which names the payment's consent ([Dialect.Pay]).
+//   - A 201 or 422 that the PSP's keys do not verify is an unknown outcome. A 201's status
+//     is settled, pending or rejected, and a 422's code a refusal ([Dialect.Paid]).
+//   - A payment is looked up by its paymentId, else by its consent, never by key. Only a
+//     consent REJECTED proves that nothing was paid ([Dialect.Look], [Dialect.Seen]).
 type Dialect struct {
 	// Key signs every request, with PS256 ([signing], Passo 2): an RSA key of 2048 bits or
-	// more. It may live in an HSM: only its Sign and Public methods are called.
+	// more. It may live in an HSM: only its Public method, and its Sign method with a SHA-256
+	// digest and *rsa.PSSOptions, are called.
 	Key crypto.Signer
 	// KeyID is the kid of Key in the caller's JWKS, which the PSP verifies requests with.
 	KeyID string
@@ -92,10 +102,11 @@ func (*Dialect) KeyTTL() time.Duration { return keyTTL }
 // error that names the first field that is not. It sends nothing, calls only the Public method
 // of Key, and does not call Creditors.
 func (d *Dialect) Validate() error {
-	pub, ok := d.publicKey()
-	switch {
-	case d.Key == nil:
+	if d.Key == nil {
 		return fmt.Errorf("%w: Key is nil", errInvalidDialect)
+	}
+	pub, ok := d.Key.Public().(*rsa.PublicKey)
+	switch {
 	case !ok:
 		return fmt.Errorf("%w: Key is not an RSA key", errInvalidDialect)
 	case pub.N.BitLen() < minKeyBits:
@@ -116,13 +127,4 @@ func (d *Dialect) Validate() error {
 		return fmt.Errorf("%w: Creditors is nil", errInvalidDialect)
 	}
 	return nil
-}
-
-// publicKey returns the RSA public key of d.Key, and false when there is none.
-func (d *Dialect) publicKey() (*rsa.PublicKey, bool) {
-	if d.Key == nil {
-		return nil, false
-	}
-	pub, ok := d.Key.Public().(*rsa.PublicKey)
-	return pub, ok
 }

@@ -22,14 +22,17 @@ const maxKeyLen = 40
 //
 // A key of this dialect carries its time, since the payment's endToEndId is made from it
 // (see [Dialect.CheckKey]).
-func (*Dialect) NewKey() string { return newKey(time.Now()) }
+func (*Dialect) NewKey() string {
+	var random [16]byte
+	rand.Read(random[:]) // never fails: crypto/rand crashes the program rather than return an error
+	return newKey(time.Now(), random)
+}
 
-// newKey returns a UUIDv7 (RFC 9562) of now's millisecond and random bits. It does not use
-// uuid.NewV7, whose keys never go back in time within a process: a key's time must be now,
-// so that its endToEndId is.
-func newKey(now time.Time) string {
-	var u uuid.UUID
-	rand.Read(u[:]) // never fails: crypto/rand crashes the program rather than return an error
+// newKey returns the UUIDv7 (RFC 9562) of now's millisecond and the bits of random that its
+// version and variant leave. It does not use uuid.NewV7, whose keys never go back in time
+// within a process: a key's time must be now, so that its endToEndId is.
+func newKey(now time.Time, random [16]byte) string {
+	u := uuid.UUID(random)
 	var ms [8]byte
 	binary.BigEndian.PutUint64(ms[:], uint64(now.UnixMilli()))
 	copy(u[:6], ms[2:])

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"pixretry/pix"
+	"pixretry/pix/openfinance"
 )
 
 // NewKey makes a UUIDv7 of now, which CheckKey takes: two keys differ, and a key made later
@@ -47,6 +48,9 @@ func TestCheckKeyRefusesKeysOutOfTheRules(t *testing.T) {
 	forty := v7 + "abcd"
 	tests := []struct{ name, key, want string }{
 		{"a UUIDv7", v7, "<nil>"},
+		{"1 character", "a",
+			`openfinance: pix: invalid payment: x-idempotency-key "a" is not a UUIDv7 in lower case, which the ` +
+				`endToEndId takes its time from`},
 		{"empty", "", `openfinance: pix: invalid payment: x-idempotency-key "" has 0 characters, want 1 to 40`},
 		{"41 characters", forty + "e",
 			`openfinance: pix: invalid payment: x-idempotency-key "` + forty + `e" has 41 characters, want 1 to 40`},
@@ -94,5 +98,23 @@ func TestCheckKeyRefusesKeysOutOfTheRules(t *testing.T) {
 func TestKeyTTLIs24Hours(t *testing.T) {
 	if got := newDialect().KeyTTL(); got != 24*time.Hour {
 		t.Errorf("KeyTTL() = %v, want 24h", got)
+	}
+}
+
+// A key is the millisecond of its time, then the random bits but the version's 4 and the
+// variant's 2.
+func TestNewKeyOfTakesTheTimeAndTheRandomBits(t *testing.T) {
+	at := time.Date(2023, 6, 30, 3, 34, 18, 518_999_999, time.UTC)
+	var zeros, ones [16]byte
+	for i := range ones {
+		ones[i] = 0xff
+	}
+	for random, want := range map[[16]byte]string{
+		zeros: "01890a5d-ac96-7000-8000-000000000000",
+		ones:  "01890a5d-ac96-7fff-bfff-ffffffffffff",
+	} {
+		if got := openfinance.NewKeyOf(at, random); got != want {
+			t.Errorf("NewKeyOf(%v, % x) = %s, want %s", at, random, got, want)
+		}
 	}
 }

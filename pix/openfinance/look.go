@@ -33,9 +33,9 @@ func (d *Dialect) Look(ctx context.Context, base *url.URL, _ string, ref pix.Ref
 	}
 	switch {
 	case ref.PaymentID != "":
-		return get(ctx, base.JoinPath(paymentsPath, url.PathEscape(ref.PaymentID)))
+		return newRequest(ctx, http.MethodGet, below(base, paymentsPath, url.PathEscape(ref.PaymentID))), nil
 	case ref.ConsentID != "":
-		return get(ctx, base.JoinPath(consentsPath, url.PathEscape(ref.ConsentID)))
+		return newRequest(ctx, http.MethodGet, below(base, consentsPath, url.PathEscape(ref.ConsentID))), nil
 	}
 	return nil, fmt.Errorf("openfinance: %w: neither the paymentId nor the consentId is known, and the API has no "+
 		"lookup by key", pix.ErrNoLookup)

@@ -38,6 +38,11 @@ func TestLookAsksByPaymentIDThenByConsent(t *testing.T) {
 				req.Header, tt.want)
 		}
 	}
+	root, _ := url.Parse("http://psp.test")
+	if req, err := newDialect().Look(t.Context(), root, fixedKey, pix.Ref{PaymentID: "pay-1"}); err != nil ||
+		req.URL.RequestURI() != "/open-banking/payments/v4/pix/payments/pay-1" {
+		t.Errorf("Look() below http://psp.test = %v, %v, want the path /open-banking/payments/v4/pix/payments/pay-1", req, err)
+	}
 	req, err := newDialect().Look(t.Context(), base, fixedKey, pix.Ref{})
 	const want = "openfinance: pix: the PSP offers no lookup for what is known of the payment: neither the paymentId " +
 		"nor the consentId is known, and the API has no lookup by key"

@@ -72,7 +72,7 @@ func (d *Dialect) Pay(ctx context.Context, base *url.URL, key string, p pix.Paym
 	if err != nil {
 		return nil, err
 	}
-	return d.post(ctx, base.JoinPath(paymentsPath), key, []paymentData{data})
+	return d.post(ctx, below(base, paymentsPath), key, []paymentData{data})
 }
 
 // paymentData returns the data of p under key.

@@ -2,11 +2,13 @@ package openfinance_test
 
 import (
 	"cmp"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -266,5 +268,33 @@ func TestPayRefusesWhatItCannotWrite(t *testing.T) {
 	if req, err := d.Pay(t.Context(), base, fixedKey, payment); req != nil ||
 		errorText(err) != `openfinance: invalid Dialect: ISPB "" is not 8 digits` {
 		t.Errorf("Pay() with no ISPB = %v, %v, want no request and the ISPB named", req, err)
+	}
+}
+
+// failingSigner is a key whose signatures fail, as an HSM out of reach does.
+type failingSigner struct{ *rsa.PrivateKey }
+
+func (failingSigner) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
+	return nil, errors.New("hsm: out of reach")
+}
+
+// A key that cannot sign writes no request: Pay, and CreateConsent, fail with its error, and a
+// Client sends nothing.
+func TestPayFailsWithTheSignersError(t *testing.T) {
+	d := newDialect()
+	d.Key = failingSigner{testKeys().client}
+	base, _ := url.Parse("http://psp.test")
+	const want = "openfinance: signing with Key: hsm: out of reach"
+	if req, err := d.Pay(t.Context(), base, fixedKey, payment); req != nil || errorText(err) != want {
+		t.Errorf("Pay() = %v, %v, want no request and %s", req, err, want)
+	}
+	fake := &canned{}
+	if _, err := d.CreateConsent(t.Context(), fake.client(), payer, payment); errorText(err) != want || len(fake.sent) != 0 {
+		t.Errorf("CreateConsent() = %v after %d requests, want %s and none", err, len(fake.sent), want)
+	}
+	c := fake.client()
+	c.Dialect = d
+	if _, err := c.Send(t.Context(), payment); errorText(err) != "pix: writing the request: "+want || len(fake.sent) != 0 {
+		t.Errorf("Send() = %v after %d requests, want the signer's error and none", err, len(fake.sent))
 	}
 }
