@@ -75,7 +75,7 @@ type Call struct {
 type Attempt struct {
 	Number        int    // the attempt's number in its call, from 1: every later one resends the request
 	Key           string // the Idempotency-Key it carries
-	Method        string // "POST" for a payment, "GET" for a lookup
+	Method        string // the request's: "POST" for a payment and "GET" for a lookup of the double's API, "PUT" for Efí's payment
 	URL           string // where the request goes: a lookup's carries the key
 	ServerAddress string // the PSP's host, from Client.BaseURL
 	ServerPort    int    // the PSP's port, from Client.BaseURL or its scheme

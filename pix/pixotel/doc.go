@@ -59,8 +59,9 @@
 //	pix.key.rotate         internal  pix.idempotency_key, pix.idempotency_key.previous
 //
 // A call's span is the parent of its attempts' spans. Resume's span is the parent of its
-// resends, and of its lookup's span when it looks the key up. An attempt's span is a POST for
-// a payment and a GET for a lookup. pix.attempt counts from 1, and http.request.resend_count,
+// resends, and of its lookup's span when it looks the key up. An attempt's span is named for its
+// request's method: a POST for a payment and a GET for a lookup of the double's API, a PUT for a
+// payment in Efí's. pix.attempt counts from 1, and http.request.resend_count,
 // pix.attempt − 1, is set on every attempt after the first. pix.retry.wait is the wait chosen
 // after the attempt, in seconds. pix.retry.stop says why none followed, as [retry.Stop] names
 // it. A call's span has status Error when the call failed, unless a lookup proved that nothing

@@ -65,7 +65,7 @@ type sets struct {
 func newSets() sets {
 	s := sets{call: map[callKey]options{}, lookup: map[pix.Outcome]options{}, attempt: map[attemptKey]options{},
 		wait: map[string]options{}}
-	methods := []string{"POST", "GET"}
+	methods := []string{"POST", "PUT", "GET"} // PUT: Efí's payments
 	for _, out := range outcomes {
 		o := keyOutcome.String(string(out))
 		for _, k := range []pix.CallKind{pix.CallSend, pix.CallSendWithKey, pix.CallResume, pix.CallAwait} {
