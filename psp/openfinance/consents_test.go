@@ -1,13 +1,14 @@
 package openfinance_test
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
 	"pixretry/psp"
@@ -41,7 +42,7 @@ func TestPostConsentAuthorisesIt(t *testing.T) {
 			t.Fatalf("consentId = %q, want urn:pixretry: and a UUID", id)
 		}
 		self := "http://" + host + openfinance.ConsentsPath + "/" + id
-		if diff := cmp.Diff(wantConsent(id, "AUTHORISED", start, self), a.claims); diff != "" {
+		if diff := gocmp.Diff(wantConsent(id, "AUTHORISED", start, self), a.claims); diff != "" {
 			t.Errorf("POST consents (-want +got):\n%s", diff)
 		}
 		if got, want := a.header.Get("x-fapi-interaction-id"), "d78fc4e5-37ca-4da3-adf2-9b082bf92280"; got != want {
@@ -49,7 +50,7 @@ func TestPostConsentAuthorisesIt(t *testing.T) {
 		}
 		time.Sleep(time.Minute)
 		got := b.get(openfinance.ConsentsPath + "/" + id)
-		if diff := cmp.Diff(wantConsent(id, "AUTHORISED", start, self), got.claims); got.status != http.StatusOK || diff != "" {
+		if diff := gocmp.Diff(wantConsent(id, "AUTHORISED", start, self), got.claims); got.status != http.StatusOK || diff != "" {
 			t.Errorf("GET consent = %d (-want +got):\n%s", got.status, diff)
 		}
 	})
@@ -62,17 +63,17 @@ func TestConsentExpiresUnconsumedAfter60Minutes(t *testing.T) {
 		self := "http://" + host + openfinance.ConsentsPath + "/" + id
 		time.Sleep(59*time.Minute + 59*time.Second)
 		got := b.get(openfinance.ConsentsPath + "/" + id)
-		if diff := cmp.Diff(wantConsent(id, "AUTHORISED", start, self), got.claims); diff != "" {
+		if diff := gocmp.Diff(wantConsent(id, "AUTHORISED", start, self), got.claims); diff != "" {
 			t.Errorf("GET consent at 59m59s (-want +got):\n%s", diff)
 		}
 		time.Sleep(time.Second)
 		got = b.get(openfinance.ConsentsPath + "/" + id)
-		if diff := cmp.Diff(wantConsent(id, "REJECTED", "2000-01-01T01:00:00Z", self), got.claims); diff != "" {
+		if diff := gocmp.Diff(wantConsent(id, "REJECTED", "2000-01-01T01:00:00Z", self), got.claims); diff != "" {
 			t.Errorf("GET consent at 60m (-want +got):\n%s", diff)
 		}
 		a := b.pay("k1", paymentData(id))
 		want := errorBody("CONSENTIMENTO_INVALIDO", "Unprocessable Entity", "the consent "+id+" is REJECTED")
-		if diff := cmp.Diff(want, a.claims); a.status != http.StatusUnprocessableEntity || diff != "" {
+		if diff := gocmp.Diff(want, a.claims); a.status != http.StatusUnprocessableEntity || diff != "" {
 			t.Errorf("POST payment = %d (-want +got):\n%s", a.status, diff)
 		}
 		if st := b.core.Stats(); st.Requests != 0 {
@@ -94,32 +95,40 @@ func TestConsentKeyReplaysTheConsent(t *testing.T) {
 			"loggedUser": consentData()["loggedUser"]}
 		again := b.post(openfinance.ConsentsPath, "k1", reordered) // signed anew: a new jti and iat
 		self := "http://" + host + openfinance.ConsentsPath + "/" + id
-		if diff := cmp.Diff(wantConsent(id, "CONSUMED", start, self), again.claims); again.status != http.StatusCreated || diff != "" {
+		if diff := gocmp.Diff(wantConsent(id, "CONSUMED", start, self), again.claims); again.status != http.StatusCreated || diff != "" {
 			t.Errorf("POST consents again = %d (-want +got):\n%s", again.status, diff)
 		}
 		other := b.post(openfinance.ConsentsPath, "k1", edited(consentData(), "151.00", "payment", "amount"))
 		want := errorBody("ERRO_IDEMPOTENCIA", "Unprocessable Entity",
 			"the data claim differs from the one first sent under this x-idempotency-key")
-		if diff := cmp.Diff(want, other.claims); other.status != http.StatusUnprocessableEntity || diff != "" {
+		if diff := gocmp.Diff(want, other.claims); other.status != http.StatusUnprocessableEntity || diff != "" {
 			t.Errorf("POST consents with other data = %d (-want +got):\n%s", other.status, diff)
 		}
 	})
 }
 
 func TestConsentKeyExpiresAfterKeyTTL(t *testing.T) {
+	for _, ttl := range []time.Duration{0, time.Hour} {
+		t.Run(ttl.String(), func(t *testing.T) { testConsentKeyExpires(t, ttl) })
+	}
+}
+
+// testConsentKeyExpires checks that a key of POST /consents is kept for Config.KeyTTL ttl, 24
+// hours if 0.
+func testConsentKeyExpires(t *testing.T, ttl time.Duration) {
 	synctest.Test(t, func(t *testing.T) {
-		b := mustBank(t, func(_ *psp.Config, c *openfinance.Config) { c.KeyTTL = time.Hour })
+		b := mustBank(t, func(_ *psp.Config, c *openfinance.Config) { c.KeyTTL = ttl })
 		a1 := b.post(openfinance.ConsentsPath, "k1", consentData())
-		time.Sleep(time.Hour - time.Second)
+		time.Sleep(cmp.Or(ttl, 24*time.Hour) - time.Second)
 		a2 := b.post(openfinance.ConsentsPath, "k1", consentData())
 		time.Sleep(time.Second)
 		a3 := b.post(openfinance.ConsentsPath, "k1", consentData())
 		id := func(a answer) any { return a.claims["data"].(map[string]any)["consentId"] }
 		if id(a1) != id(a2) {
-			t.Errorf("consentId at 59m59s = %v, want %v: the key holds", id(a2), id(a1))
+			t.Errorf("consentId a second before the key's TTL = %v, want %v: the key holds", id(a2), id(a1))
 		}
 		if id(a1) == id(a3) {
-			t.Errorf("consentId at 1h = %v, want a new one: the key has expired", id(a3))
+			t.Errorf("consentId at the key's TTL = %v, want a new one: the key has expired", id(a3))
 		}
 	})
 }
@@ -138,7 +147,7 @@ func TestGetConsentNotFound(t *testing.T) {
 			r.Header.Set("Authorization", "Bearer "+tc.token)
 			a := b.serve(r)
 			want := errorBody("NOT_FOUND", "Not Found", "no consent "+tc.id)
-			if diff := cmp.Diff(want, a.json); a.status != http.StatusNotFound || diff != "" {
+			if diff := gocmp.Diff(want, a.json); a.status != http.StatusNotFound || diff != "" {
 				t.Errorf("%s: GET consent = %d (-want +got):\n%s", tc.name, a.status, diff)
 			}
 		}
@@ -158,7 +167,7 @@ func TestMaxConsentsForgetsTheOldest(t *testing.T) {
 		}
 		a := b.pay("p1", paymentData(first))
 		want := errorBody("CONSENTIMENTO_INVALIDO", "Unprocessable Entity", "the consent "+first+" is unknown")
-		if diff := cmp.Diff(want, a.claims); diff != "" {
+		if diff := gocmp.Diff(want, a.claims); diff != "" {
 			t.Errorf("POST payment of a forgotten consent (-want +got):\n%s", diff)
 		}
 	})
@@ -231,7 +240,7 @@ func TestConsentDataRefused(t *testing.T) {
 				}
 				a := b.serve(signedRequest(openfinance.ConsentsPath, "k1", claims))
 				want := errorBody(tc.code, "Unprocessable Entity", tc.detail)
-				if diff := cmp.Diff(want, a.claims); a.status != http.StatusUnprocessableEntity || diff != "" {
+				if diff := gocmp.Diff(want, a.claims); a.status != http.StatusUnprocessableEntity || diff != "" {
 					t.Errorf("POST consents = %d (-want +got):\n%s", a.status, diff)
 				}
 				if ok := b.post(openfinance.ConsentsPath, "k1", consentData()); ok.status != http.StatusCreated {

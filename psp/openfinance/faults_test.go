@@ -92,6 +92,9 @@ func TestFaultAfterTheCommitConsumesTheConsent(t *testing.T) {
 				}
 				wantError(t, "POST payment under k2", b.pay("k2", paymentData(consent)), http.StatusUnprocessableEntity,
 					"CONSENTIMENTO_INVALIDO", "the consent "+consent+" is CONSUMED")
+				b.core.Inject(psp.Status(503)) // processes nothing: the key stays as it was
+				wantError(t, "POST payment under k1 again", b.pay("k1", paymentData(consent)), 529,
+					"SITE_IS_OVERLOADED", "fault injected: the PSP answers 503 before any processing")
 				wantError(t, "POST payment under k1 with other data", b.pay("k1", otherE2E(consent)),
 					http.StatusUnprocessableEntity, "ERRO_IDEMPOTENCIA",
 					"the data claim differs from the one first sent under this x-idempotency-key")
@@ -103,6 +106,10 @@ func TestFaultAfterTheCommitConsumesTheConsent(t *testing.T) {
 				}
 				if n := len(b.core.Settlements()); n != 1 {
 					t.Errorf("len(Settlements()) = %d, want 1", n)
+				}
+				got := b.get(openfinance.ConsentsPath + "/" + consent).claims["data"].(map[string]any)["statusUpdateDateTime"]
+				if got != start {
+					t.Errorf("consent's statusUpdateDateTime = %v, want %s: consumed by the first attempt", got, start)
 				}
 			})
 		})
@@ -152,7 +159,7 @@ func TestBadBodyFaults(t *testing.T) {
 		if got := b.consentStatus(consent); got != "CONSUMED" {
 			t.Errorf("consent = %s, want CONSUMED", got)
 		}
-		b.core.Inject(psp.BadBody("valor"), psp.Fault{Kind: "bad_body", Breach: "missing", Member: "status"})
+		b.core.Inject(psp.BadBody("valor"))
 		a = b.pay("k1", paymentData(consent))
 		id := paymentID(t, a)
 		want := wantPayment(id, consent, "ACSC", start, true, nil)
@@ -160,10 +167,16 @@ func TestBadBodyFaults(t *testing.T) {
 		if diff := cmp.Diff(want, a.claims); diff != "" {
 			t.Errorf("POST payment with valor broken (-want +got):\n%s", diff)
 		}
-		want = wantPayment(id, consent, "ACSC", start, true, nil)
-		delete(want["data"].([]any)[0].(map[string]any), "status")
-		if diff := cmp.Diff(want, b.pay("k1", paymentData(consent)).claims); diff != "" {
-			t.Errorf("POST payment with status missing (-want +got):\n%s", diff)
+		for member, view := range map[string]string{"status": "status", "horario": "statusUpdateDateTime",
+			"valor": "amount", "chave": "proxy"} {
+			b.core.Inject(psp.Fault{Kind: "bad_body", Breach: "missing", Member: member})
+			want := wantPayment(id, consent, "ACSC", start, true, nil)
+			item := want["data"].([]any)[0].(map[string]any)
+			delete(item, view)
+			delete(item["payment"].(map[string]any), view)
+			if diff := cmp.Diff(want, b.pay("k1", paymentData(consent)).claims); diff != "" {
+				t.Errorf("POST payment with %s missing (-want +got):\n%s", member, diff)
+			}
 		}
 	})
 }
@@ -277,5 +290,19 @@ func TestClientLeavesWhileWaiting(t *testing.T) {
 			t.Errorf("the answer to a client gone = %d %v %q, want none", w.Code, w.Header(), w.Body)
 		}
 		paymentID(t, <-done)
+	})
+}
+
+func TestFaultOnAReplayKeepsThePayment(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		consent := b.mustConsent(consentData())
+		id := paymentID(t, b.pay("k1", paymentData(consent)))
+		b.core.Inject(psp.Status(503))
+		wantError(t, "POST payment again", b.pay("k1", paymentData(consent)), 529, "SITE_IS_OVERLOADED",
+			"fault injected: the PSP answers 503 before any processing")
+		if got := paymentID(t, b.pay("k1", paymentData(consent))); got != id {
+			t.Errorf("paymentId = %s, want %s", got, id)
+		}
 	})
 }

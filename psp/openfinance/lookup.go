@@ -27,7 +27,7 @@ func (s *Server) getPayment(x *exchange, id string) {
 	relayed, ok := s.core.Relay(x.w, nativeLookup(x.r, p.key))
 	n := decode(relayed)
 	rp := errorReply(n, ok)
-	if ok && (n.receipt != nil && n.Status/100 == 2 || n.code() == "payment_not_found") {
+	if n.receipt != nil && n.Status/100 == 2 || n.code() == "payment_not_found" {
 		s.mu.Lock()
 		p.observe(n)
 		rp = p.reply(n, false)

@@ -1,7 +1,6 @@
 package openfinance
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 
@@ -19,8 +18,9 @@ const (
 )
 
 // verdictOf reads n, the answer to a payment relayed, or none when ok is false. read says
-// whether the Server read the payment's body: a request whose body it never read, refused by
-// a fault before any processing, was not processed.
+// whether the Server read the payment's body: a request whose body it never read was refused
+// before any processing, for its token, for overload or by a fault. Of the refusals made after
+// reading it, a full key store and a key held otherwise process nothing either.
 func verdictOf(n native, ok, read bool) verdict {
 	switch code := n.code(); {
 	case !ok:
@@ -28,8 +28,7 @@ func verdictOf(n native, ok, read bool) verdict {
 		return accepted
 	case code == "insufficient_funds", code == "invalid_request":
 		return refusal
-	case code == "unauthorized", code == "overloaded", code == "key_store_full",
-		code == "idempotency_key_reused", code == "idempotency_key_closed":
+	case code == "key_store_full", code == "idempotency_key_reused", code == "idempotency_key_closed":
 		return untouched
 	}
 	if read {
@@ -50,12 +49,9 @@ func businessError(n native) *apiError {
 	if n.code() == "insufficient_funds" {
 		return errorf(http.StatusUnprocessableEntity, codeInsufficient, "%s", n.problem.Detail)
 	}
-	member, why := "data[0]", n.problem.Detail
-	if len(n.problem.Violations) > 0 {
-		v := n.problem.Violations[0]
-		member, why = cmp.Or(nativeMembers[v.Field], member), v.Reason
-	}
-	return errorf(http.StatusUnprocessableEntity, codeInvalidDetail, "%s breaks a rule of the PSP: %s", member, why)
+	v := n.problem.Violations[0] // a 400 invalid_request names at least one
+	return errorf(http.StatusUnprocessableEntity, codeInvalidDetail, "%s breaks a rule of the PSP: %s",
+		nativeMembers[v.Field], v.Reason)
 }
 
 // relayError is the v4 error of n, an error answer of the psp.Server that is no business

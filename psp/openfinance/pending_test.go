@@ -23,7 +23,7 @@ func TestPendingPaymentSettles(t *testing.T) {
 		}
 		path := openfinance.PaymentsPath + "/" + id
 		time.Sleep(10*time.Second - time.Nanosecond)
-		if got := b.get(path); !cmp.Equal(wantPayment(id, consent, "ACCP", start, false, nil), got.claims) {
+		if got := b.get(path); got.status != 200 || !cmp.Equal(wantPayment(id, consent, "ACCP", start, false, nil), got.claims) {
 			t.Errorf("GET payment before its end = %d %v, want ACCP", got.status, got.claims)
 		}
 		time.Sleep(time.Nanosecond)
@@ -90,8 +90,8 @@ func TestRejectedPaymentReplayedBeforeAnyLookup(t *testing.T) {
 		reason := map[string]any{"code": "PAGAMENTO_RECUSADO_DETENTORA", "detail": "the payment was accepted, then " +
 			"rejected at 2000-01-01T00:00:10Z: rejected by a pending fault; nothing was paid, and a payment under a new " +
 			"key pays anew"}
-		if diff := cmp.Diff(wantPayment(id, consent, "RJCT", start, true, reason), again.claims); diff != "" {
-			t.Errorf("POST payment again (-want +got):\n%s", diff)
+		if diff := cmp.Diff(wantPayment(id, consent, "RJCT", start, true, reason), again.claims); again.status != 201 || diff != "" {
+			t.Errorf("POST payment again = %d (-want +got):\n%s", again.status, diff)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package openfinance_test
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -101,12 +102,14 @@ func TestIdempotencyKeyFormat(t *testing.T) {
 	}{
 		{"40 characters", []string{strings.Repeat("k", 40)}, ""},
 		{"a space inside", []string{"a b"}, ""},
+		{"a tilde", []string{"~!"}, ""},
 		{"missing", nil, "the header x-idempotency-key is required"},
 		{"empty", []string{""}, "the header x-idempotency-key is required"},
 		{"41 characters", []string{strings.Repeat("k", 41)}, invalid},
 		{"a leading space", []string{" k"}, invalid},
 		{"a trailing space", []string{"k "}, invalid},
 		{"a tab", []string{"a\tb"}, invalid},
+		{"a tab first", []string{"\tk"}, invalid},
 		{"not ASCII", []string{"chave-é"}, invalid},
 		{"a DEL", []string{"a\x7f"}, invalid},
 		{"two headers", []string{"k1", "k2"}, invalid},
@@ -299,5 +302,25 @@ func TestJTIStoreBound(t *testing.T) {
 		}
 		wantError(t, "POST consents with a fourth jti", b.post(openfinance.ConsentsPath, "c4", consentData()),
 			529, "SITE_IS_OVERLOADED", "the PSP holds 2 jtis, its limit, and none has expired; retry later")
+	})
+}
+
+func TestAudOverTLSIsHTTPS(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		claims := claimsFor(openfinance.ConsentsPath, consentData())
+		for _, aud := range []string{"https://" + host + openfinance.ConsentsPath, "http://" + host + openfinance.ConsentsPath} {
+			claims["aud"], claims["jti"] = aud, uuid.NewString()
+			r := signedRequest(openfinance.ConsentsPath, "c1", claims)
+			r.TLS = &tls.ConnectionState{}
+			a := b.serve(r)
+			if strings.HasPrefix(aud, "https:") && a.status != http.StatusCreated {
+				t.Errorf("POST consents over TLS for aud %s = %d %s, want 201", aud, a.status, a.body)
+			}
+			if strings.HasPrefix(aud, "http:") {
+				wantError(t, "POST consents over TLS for aud "+aud, a, http.StatusForbidden, "INVALID_CLIENT",
+					`aud must be "https://`+host+openfinance.ConsentsPath+`", the endpoint's URL`)
+			}
+		}
 	})
 }

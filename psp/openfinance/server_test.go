@@ -1,7 +1,9 @@
 package openfinance_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -184,5 +186,45 @@ func TestResetForgetsTheFrontEnd(t *testing.T) {
 		if a := b.get(openfinance.PaymentsPath + "/" + id); a.status != http.StatusNotFound {
 			t.Errorf("GET payment after Reset = %d, want 404", a.status)
 		}
+	})
+}
+
+// blockedWriter is a ResponseRecorder whose Write waits for release: the request holds its
+// consent's turn until then.
+type blockedWriter struct {
+	*httptest.ResponseRecorder
+	release chan struct{}
+}
+
+func (w blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return w.ResponseRecorder.Write(p)
+}
+
+func TestKeyFreedWhileWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, func(c *psp.Config, _ *openfinance.Config) { c.Capacity, c.ServiceTime = 1, time.Minute })
+		busy, consent := b.mustConsent(consentData()), b.mustConsent(consentData())
+		var slot, wg sync.WaitGroup
+		slot.Go(func() { paymentID(t, b.pay("e", paymentData(busy))) }) // takes the one slot for a minute
+		synctest.Wait()
+		w := blockedWriter{httptest.NewRecorder(), make(chan struct{})}
+		wg.Go(func() { // shed, then holds the consent's turn while it writes
+			b.of.ServeHTTP(w, signedRequest(openfinance.PaymentsPath, "d", claimsFor(openfinance.PaymentsPath, paymentData(consent))))
+		})
+		synctest.Wait()
+		answers := make([]answer, 2)
+		for i := range answers { // both wait for the turn with one attempt under k1
+			wg.Go(func() { answers[i] = b.pay("k1", paymentData(consent)) })
+			synctest.Wait()
+		}
+		close(w.release)
+		wg.Wait()
+		for i, a := range answers { // the second to run finds the key freed by the first
+			wantError(t, fmt.Sprint("POST payment ", i), a, 529, "SITE_IS_OVERLOADED",
+				"the PSP is processing 1 payments, its capacity; retry later")
+		}
+		slot.Wait()
+		paymentID(t, b.pay("k1", otherE2E(consent)))
 	})
 }
