@@ -42,8 +42,8 @@
 //   - Every answer echoes x-fapi-interaction-id. A request without one, or with one that is
 //     not a UUID, gets 400 and one made up ([spec] parameter xFapiInteractionId).
 //   - Authorization must hold a bearer token, else 401 UNAUTHORIZED. The psp.Server checks it
-//     when a payment is relayed, and scopes keys by it. A consent and a payment serve only
-//     the token that made them; another gets 404.
+//     when a payment is relayed, and scopes keys by it. Only the token that made a consent or
+//     a payment reads it (another gets 404), and a payment may use only its token's consents.
 //
 // # Idempotency
 //
