@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"pixretry/durable/durableotel"
 	"pixretry/internal/cmdline"
 	"pixretry/pix"
+	"pixretry/pix/openfinance"
+	efipsp "pixretry/psp/efi"
 	"pixretry/retry"
 )
 
@@ -26,6 +29,10 @@ type options struct {
 	metrics string // where run serves its metrics, if anywhere (-metrics)
 	webhook string // where run serves the PSP's webhooks, if anywhere (-webhook)
 	secret  []byte // the webhooks' secret (-webhook-secret-file)
+
+	dialect     dialect              // the PSP's payments API (-dialect)
+	payerKey    string               // the payer's Pix key, with -dialect efi (-payer-key)
+	openFinance *openfinance.Dialect // with -dialect openfinance, its Dialect; nil with another
 }
 
 // command is the command after the options, with its own flags.
@@ -37,6 +44,9 @@ type command struct {
 	telemetry *durableotel.Config // run's metrics, with -metrics
 	webhooks  net.Listener        // where run serves webhooks, with -webhook
 	secret    []byte              // their secret
+	// newConsent makes the consent of add's payment, with -dialect openfinance and without
+	// -consent. It is nil otherwise.
+	newConsent func(context.Context, pix.Payment) (string, error)
 }
 
 // commands are the commands, in the usage's order.
@@ -50,11 +60,12 @@ var commands = []string{"add", "run", "list"}
 func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, command, error) {
 	o := &options{}
 	pspURL, token, secretFile, fs := o.flags(stderr)
+	signingKey, pspKeys := o.dialectFlags(fs)
 	cfs := map[string]*flag.FlagSet{}
 	var c command
-	var valor, chave, info string
+	var valor, chave, info, consent string
 	for _, name := range commands {
-		cfs[name] = c.flags(name, &valor, &chave, &info, stderr)
+		cfs[name] = c.flags(name, &valor, &chave, &info, &consent, stderr)
 	}
 	fs.Usage = func() { printUsage(fs.Output(), fs, cfs) }
 	if err := fs.Parse(args); err != nil {
@@ -80,6 +91,9 @@ func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, comm
 		fs.Usage()
 		return nil, fs, c, flag.ErrHelp
 	}
+	if err := o.checkDialect(fs, sub, c.name, *pspURL, *signingKey, *pspKeys); err != nil {
+		return nil, fs, c, cmdline.Refuse(fs, err)
+	}
 	if err := o.check(fs, sub, c.name, *pspURL, *token, valor, chave); err != nil {
 		return nil, fs, c, cmdline.Refuse(fs, err)
 	}
@@ -91,7 +105,10 @@ func commandLine(args []string, stderr io.Writer) (*options, *flag.FlagSet, comm
 		if err != nil {
 			return nil, fs, c, err
 		}
-		c.payment = pix.Payment{AmountCents: cents, PixKey: chave, Description: info}
+		c.payment = pix.Payment{AmountCents: cents, PixKey: chave, Description: info, ConsentID: consent}
+		if o.openFinance != nil && consent == "" {
+			c.newConsent = newConsent(o.openFinance, o.cfg.Client)
+		}
 	}
 	return o, fs, c, nil
 }
@@ -125,6 +142,21 @@ func (o *options) flags(stderr io.Writer) (pspURL, token, secretFile *string, fs
 	return pspURL, token, secretFile, fs
 }
 
+// dialectFlags defines on fs the options of -dialect and of the dialects, and returns where
+// -signing-key and -psp-keys go.
+func (o *options) dialectFlags(fs *flag.FlagSet) (signingKey, pspKeys *string) {
+	o.dialect = dialectPix
+	fs.Var(&o.dialect, "dialect", "the PSP's payments API, a `dialect`: pix (the double's own), efi (Efí's payouts) "+
+		"or openfinance (Open Finance Brasil payments v4) (default pix)")
+	fs.StringVar(&o.payerKey, "payer-key", efipsp.PayerKey,
+		"with -dialect efi, the paying account's Pix `key`, sent as pagador.chave; the default is the double's payer")
+	signingKey = fs.String("signing-key", "", "with -dialect openfinance, a PEM `file` holding the RSA key that signs "+
+		"requests (default: the key the double at -psp hands out)")
+	pspKeys = fs.String("psp-keys", "", "with -dialect openfinance, a `file` holding the PSP's JWK Set, which verifies "+
+		"its answers (default: the one the double at -psp publishes)")
+	return signingKey, pspKeys
+}
+
 // checkWebhook reads the webhooks' secret of secretFile: -webhook and -webhook-secret-file
 // come together.
 func (o *options) checkWebhook(secretFile string) (err error) {
@@ -141,7 +173,7 @@ func (o *options) checkWebhook(secretFile string) (err error) {
 }
 
 // flags defines the options of the command name on a new FlagSet that writes to stderr.
-func (c *command) flags(name string, valor, chave, info *string, stderr io.Writer) *flag.FlagSet {
+func (c *command) flags(name string, valor, chave, info, consent *string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("pixpay "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	switch name {
@@ -150,6 +182,8 @@ func (c *command) flags(name string, valor, chave, info *string, stderr io.Write
 		fs.StringVar(valor, "valor", "", "the amount in reais, as in 150.00")
 		fs.StringVar(chave, "chave", "", "the payee's Pix key: a CPF, a CNPJ, a phone as +5511987654321, an e-mail or an EVP")
 		fs.StringVar(info, "info", "", "a message to the payee")
+		fs.StringVar(consent, "consent", "", "with -dialect openfinance, the payer's consent `ID` that the payment "+
+			"consumes (default: a new one the PSP makes)")
 	case "run":
 		fs.BoolVar(&c.untilDone, "until-done", false, "exit once no intent is pending")
 	}
@@ -179,7 +213,7 @@ func (o *options) check(fs, sub *flag.FlagSet, name, pspURL, token, valor, chave
 		}
 		// An attempt must end well before the key's deadline: a short -key-ttl shortens it.
 		o.cfg.Client = &pix.Client{BaseURL: pspURL, Token: token, AttemptTimeout: min(3*time.Second, o.cfg.KeyTTL/4),
-			KeyTTL: o.cfg.KeyTTL,
+			KeyTTL: o.cfg.KeyTTL, Dialect: o.payDialect(),
 			Policy: retry.Policy{AttemptsMax: 3, DelayBase: 100 * time.Millisecond, DelayMax: 2 * time.Second}}
 	}
 	if err := o.cfg.Validate(); err != nil {
@@ -253,12 +287,19 @@ func printUsage(w io.Writer, fs *flag.FlagSet, cfs map[string]*flag.FlagSet) {
 }
 
 const usage = `usage:
-  pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-  pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR]
+  pixpay -db DSN [-dialect D ... -psp URL] add -id ID -valor 150.00 -chave KEY [-info TEXT] [-consent ID]
+  pixpay -db DSN -psp URL [-dialect D ...] [-token T] [-workers N] [-key-ttl D] [-metrics ADDR]
          [-webhook ADDR -webhook-secret-file FILE] run [-until-done]
   pixpay -db DSN list
   pixpay help
 Options come before the command, and a command's own options after it.
+-dialect is the PSP's payments API: pix, the double's own (the default); efi, Efí's payouts,
+paid from the Pix key -payer-key; or openfinance, Open Finance Brasil payments v4, signed
+with -signing-key and verified with -psp-keys. Without those two files, pixpay fetches the
+keys the double at -psp hands out, as a sandbox hands out credentials. Under efi and
+openfinance, add takes -psp too: the PSP's API decides the form of an intent's key. Under
+openfinance each payment consumes a consent: add -consent stores the caller's, and add
+without it asks the PSP for a new one, which the double authorises at once.
 options:
 `
 

@@ -7,19 +7,25 @@ replace (
 	pixretry/durable => ../../durable
 	pixretry/durable/durableotel => ../../durable/durableotel
 	pixretry/internal/scrape => ../../internal/scrape
+	pixretry/pix/openfinance => ../../pix/openfinance
 	pixretry/pix/pixotel => ../../pix/pixotel
 	pixretry/psp/control => ../../psp/control
+	pixretry/psp/openfinance => ../../psp/openfinance
 	pixretry/psp/scenarios => ../../psp/scenarios
 )
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.13.0
 	go.uber.org/goleak v1.3.0
 	pixretry v0.0.0-00010101000000-000000000000
 	pixretry/durable v0.0.0-00010101000000-000000000000
 	pixretry/durable/durableotel v0.0.0-00010101000000-000000000000
 	pixretry/internal/scrape v0.0.0-00010101000000-000000000000
+	pixretry/pix/openfinance v0.0.0-00010101000000-000000000000
 	pixretry/pix/pixotel v0.0.0-00010101000000-000000000000
+	pixretry/psp/openfinance v0.0.0-00010101000000-000000000000
 )
 
 require (

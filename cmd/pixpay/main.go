@@ -4,11 +4,25 @@
 //
 // Usage:
 //
-//	pixpay -db DSN add -id ID -valor 150.00 -chave KEY [-info TEXT]
-//	pixpay -db DSN -psp URL [-token T] [-workers N] [-key-ttl D] [-metrics ADDR]
+//	pixpay -db DSN [-dialect D ... -psp URL] add -id ID -valor 150.00 -chave KEY [-info TEXT] [-consent ID]
+//	pixpay -db DSN -psp URL [-dialect D ...] [-token T] [-workers N] [-key-ttl D] [-metrics ADDR]
 //	       [-webhook ADDR -webhook-secret-file FILE] run [-until-done]
 //	pixpay -db DSN list
 //	pixpay help
+//
+// -dialect is the PSP's payments API, as a pix.Dialect speaks it. pix is the double's own, and
+// the default. efi is Efí's payouts (package pixretry/pix/efi), paid from the Pix key
+// -payer-key, sent as pagador.chave, whose default is the double's payer (psp/efi.PayerKey).
+// openfinance is Open Finance Brasil payments v4 (package pixretry/pix/openfinance). Its
+// requests are signed with the RSA key of the PEM file -signing-key, of 2048 bits or more,
+// named by its RFC 7638 thumbprint. Its answers are verified with the PSP's JWK Set of the file
+// -psp-keys. Without either file, pixpay fetches what it lacks from the double at -psp, at the
+// paths that psp/openfinance documents (ClientKeyPath and JWKSPath), as a sandbox hands out
+// credentials, and exits 1 if it cannot. The initiator's CNPJ and ISPB, the payer who
+// authorises consents and the payee of every Pix key are the double's sandbox values. An
+// option of one dialect under another, a -payer-key that is not a Pix key, and a key file
+// pixpay cannot read are a bad command line. Under efi and openfinance, add takes -psp too,
+// since the PSP's API decides the form of the key that add makes.
 //
 // Options come before the command, and a command's own options after it. DSN is a SQLite
 // file path or a postgres:// URL; add and run create a SQLite file that is absent, and list
@@ -22,6 +36,11 @@
 // add stores one intent and sends nothing. It prints {"id","key","status"} on one line and
 // exits 0, also for an id already stored with the same payment. The same id with another
 // payment, or an invalid payment, is refused on stderr with exit 1, and nothing is stored.
+// Under openfinance each payment consumes a consent, and the line ends with its "consentId".
+// add -consent ID stores the caller's. Without it, add asks the PSP for a new one, which the
+// double authorises at once, unless the id is stored already: add again keeps its consent. A
+// PSP that makes no consent, out of reach for one, fails add with exit 1, and nothing is
+// stored.
 //
 // run logs on stderr what an operator should see: unknown outcomes, refusals, jobs taken over
 // from a dead run, and River's warnings. A PSP that refuses -token (401 or 403) or cannot be
@@ -39,8 +58,8 @@
 // the payments, attempts and waits of its client (package pix/pixotel), River's jobs and the
 // intents by status (package durable/durableotel). It prints "pixpay: metrics on
 // http://HOST:PORT/metrics" on stderr before it works an intent, and serves them until it has
-// stopped. An ADDR it cannot listen on is a bad command line. add and list ignore -metrics, as
-// they ignore -psp: they end before a scraper would come.
+// stopped. An ADDR it cannot listen on is a bad command line. add and list ignore -metrics:
+// they end before a scraper would come.
 //
 // With -webhook ADDR -webhook-secret-file FILE, run serves the PSP's webhooks at
 // http://ADDR/, beside the workers, and says "pixpay: webhooks on http://HOST:PORT/" on stderr
@@ -52,7 +71,8 @@
 // first. An ADDR it cannot listen on, or a secret file missing or short, is a bad command line.
 //
 // list prints one line per intent, in id order: {"id","key","keys","status","endToEndId",
-// "resumptions","firstSent","error"}. key is the current Idempotency-Key, and keys every key
+// "resumptions","firstSent","error"}, then "consentId" and the PSP's "paymentId" when the
+// intent has them, as under openfinance. key is the current Idempotency-Key, and keys every key
 // the intent used, oldest first, key last. resumptions counts the times run took the intent
 // up under key, each recorded before it left: each sends the key up to 3 times, or looks it
 // up, and the error's "attempt(s)" counts those requests. firstSent is when the first
@@ -109,9 +129,15 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, knobs
 	return err
 }
 
-// dispatch opens the database of o.dsn and runs the command on it. For run with -metrics, it
-// serves the metrics first and stops them last. Only add and run create a SQLite database.
+// dispatch opens the database of o.dsn and runs the command on it. For run under
+// openfinance, it first fetches the keys that no file gave. For run with -metrics, it serves
+// the metrics first and stops them last. Only add and run create a SQLite database.
 func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, cmd command, stdout, stderr io.Writer) (err error) {
+	if cmd.name == "run" && o.openFinance != nil {
+		if err := ready(ctx, o.openFinance, o.cfg.Client.BaseURL); err != nil {
+			return err
+		}
+	}
 	if cmd.name == "run" && o.webhook != "" {
 		if cmd.webhooks, err = o.listenWebhooks(fs, stderr); err != nil {
 			return err
@@ -156,11 +182,11 @@ func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout
 	out := json.NewEncoder(stdout)
 	switch cmd.name {
 	case "add":
-		in, err := p.Pay(ctx, cmd.id, cmd.payment)
+		in, err := add(ctx, p, cmd)
 		if err != nil {
 			return err
 		}
-		return out.Encode(added{in.ID, in.Key, in.Status})
+		return out.Encode(added{in.ID, in.Key, in.Status, in.Payment.ConsentID})
 	case "list":
 		for in, err := range p.Intents(ctx) {
 			if err != nil {
@@ -213,9 +239,10 @@ func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err
 
 // added is add's line.
 type added struct {
-	ID     string         `json:"id"`
-	Key    string         `json:"key"`
-	Status durable.Status `json:"status"`
+	ID        string         `json:"id"`
+	Key       string         `json:"key"`
+	Status    durable.Status `json:"status"`
+	ConsentID string         `json:"consentId,omitempty"`
 }
 
 // listed is one of list's lines.
@@ -228,11 +255,14 @@ type listed struct {
 	Resumptions int            `json:"resumptions"`
 	FirstSent   string         `json:"firstSent"`
 	Error       string         `json:"error"`
+	ConsentID   string         `json:"consentId,omitempty"`
+	PaymentID   string         `json:"paymentId,omitempty"`
 }
 
 // listing is in's line.
 func listing(in durable.Intent) listed {
-	l := listed{in.ID, in.Key, in.Keys, in.Status, in.EndToEndID, in.Attempts, "", in.Error}
+	l := listed{in.ID, in.Key, in.Keys, in.Status, in.EndToEndID, in.Attempts, "", in.Error, in.Payment.ConsentID,
+		in.PaymentID}
 	if !in.FirstSent.IsZero() {
 		l.FirstSent = in.FirstSent.UTC().Format(time.RFC3339Nano)
 	}

@@ -49,6 +49,33 @@ type line struct {
 	Resumptions int      `json:"resumptions"`
 	FirstSent   string   `json:"firstSent"`
 	Error       string   `json:"error"`
+	ConsentID   string   `json:"consentId"`
+	PaymentID   string   `json:"paymentId"`
+}
+
+// listMembers are the members of a line of list, in their order, for the double's own API.
+var listMembers = []string{"id", "key", "keys", "status", "endToEndId", "resumptions", "firstSent", "error"}
+
+// jsonMembers returns the names of the members of the JSON object l, in their order.
+func jsonMembers(t *testing.T, l string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(l))
+	var names []string
+	if _, err := dec.Token(); err != nil { // {
+		t.Fatalf("line %q: %v", l, err)
+	}
+	for dec.More() {
+		name, err := dec.Token()
+		var value json.RawMessage
+		if err == nil {
+			err = dec.Decode(&value)
+		}
+		if err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		names = append(names, name.(string))
+	}
+	return names
 }
 
 // lines decodes out, one JSON object a line.
@@ -76,6 +103,9 @@ func TestAddListRun(t *testing.T) {
 	if code != 0 || len(b) != 1 || b[0].ID != "b" || b[0].Status != "pending" || b[0].Key == "" {
 		t.Fatalf("add = %q, exit %d; want one pending line for b", out, code)
 	}
+	if got, want := jsonMembers(t, out), []string{"id", "key", "status"}; !slices.Equal(got, want) {
+		t.Errorf("add's line %s has the members %v, want %v", out, got, want)
+	}
 	again, _, code := pixpay(t, "-db", db, "add", "-id", "b", "-valor", "150.00", "-chave", "pix@example.com", "-info", "rent")
 	if code != 0 || again != out {
 		t.Errorf("add again = %q, exit %d; want %q, exit 0", again, code, out)
@@ -96,6 +126,11 @@ func TestAddListRun(t *testing.T) {
 	got := lines(t, out)
 	if code != 0 || len(got) != 2 || got[0].ID != "a" || got[1].ID != "b" {
 		t.Fatalf("list = %q, exit %d; want a then b", out, code)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if members := jsonMembers(t, l); !slices.Equal(members, listMembers) {
+			t.Errorf("list line %s has the members %v, want %v", l, members, listMembers)
+		}
 	}
 	if got[0].Status != "refused" || got[0].Error == "" || got[0].Resumptions != 1 {
 		t.Errorf("a = %+v, want refused for insufficient funds", got[0])

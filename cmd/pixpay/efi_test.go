@@ -1,0 +1,66 @@
+package main
+
+// pixpay -dialect efi: keys that fit an idEnvio, the payer's key sent as pagador.chave, and
+// every intent settled once.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"testing"
+	"time"
+
+	"pixretry/pix/efi"
+	efipsp "pixretry/psp/efi"
+)
+
+// A plain run in Efí's dialect: each payout is accepted EM_PROCESSAMENTO, then resent under
+// its idEnvio, which replays it settled.
+func TestPaysInEfi(t *testing.T) {
+	t.Parallel()
+	var c *counted
+	s := newScenarioSpeaking(t, sqliteDB(t), time.Hour, speaking{args: []string{"-dialect", "efi"},
+		front: counting(efiFront, &c)})
+	for i, id := range []string{"a", "b", "c"} {
+		if in := s.add(id, int64(101+i)); len(in.Key) != 32 || (efi.Dialect{}).CheckKey(in.Key) != nil {
+			t.Errorf("add %s: key %q, want an idEnvio of 32 hexadecimal digits", id, in.Key)
+		}
+	}
+	s.finish()
+	for id, in := range s.check() {
+		if in.ConsentID != "" || in.PaymentID != "" {
+			t.Errorf("intent %s lists consent %q and paymentId %q, want neither in Efí's dialect", id, in.ConsentID, in.PaymentID)
+		}
+	}
+	got := c.counts()
+	want := map[string]int{"PUT /v2/gn/pix/{id}": 6}
+	if !maps.Equal(got, want) {
+		t.Errorf("requests %v, want %v: each intent's PUT, then the replay that settles it", got, want)
+	}
+}
+
+// -payer-key is sent as pagador.chave: the double pays only from its payer's key, and answers
+// another with 400 chave_invalida. pix leaves that unknown, since durable resumes every
+// attempt and an earlier one may have paid, so the intent waits under its key.
+func TestEfiSendsThePayerKey(t *testing.T) {
+	t.Parallel()
+	s := newScenarioSpeaking(t, sqliteDB(t), time.Hour,
+		speaking{args: []string{"-dialect", "efi", "-payer-key", "+5511987654321"}, front: efiFront})
+	in := s.add("a", 100)
+	ctx, interrupt := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append(s.speaking.args, "-db", s.db, "-psp", s.url, "-poll", "10ms", "run"), io.Discard, io.Discard)
+	}()
+	s.await("the PSP's answer", func() bool { return s.list()["a"].Error != "" })
+	interrupt()
+	if err := <-done; err != nil {
+		t.Errorf("run after an interrupt: %v, want exit 0", err)
+	}
+	want := fmt.Sprintf("pix: outcome unknown for key %q after 1 attempt(s): pix: PSP answered 400 chave_invalida: "+
+		"pagador.chave is not a key of the authenticated account, whose key is %s", in.Key, efipsp.PayerKey)
+	if got := s.list()["a"]; got.Status != "pending" || got.Error != want || len(s.srv.Settlements()) != 0 {
+		t.Errorf("a = %+v, ledger %v; want pending, unpaid, with the error %q", got, s.srv.Settlements(), want)
+	}
+}
