@@ -47,6 +47,9 @@ type command struct {
 	// newConsent makes the consent of add's payment, with -dialect openfinance and without
 	// -consent. It is nil otherwise.
 	newConsent func(context.Context, pix.Payment) (string, error)
+	// watch notes the intents whose consent will never pay them, for run -until-done with
+	// -dialect openfinance. It is nil otherwise.
+	watch *consentWatch
 }
 
 // commands are the commands, in the usage's order.

@@ -50,9 +50,12 @@
 // the rest safely and exits 0. With -until-done it exits 0 once no intent is pending, and 1
 // once every attempt for -psp-outage-max (1m by default) found the PSP refusing -token or out
 // of reach, or every look at the database failed for -outage-max. Either way the intents
-// stay pending under their keys, and a later run resumes them. When it ends, run prints a
-// summary on stderr: the database's intents settled, refused and pending, and the first five
-// pending ones, each with the error that keeps it waiting.
+// stay pending under their keys, and a later run resumes them. Under openfinance it also exits
+// 1 once every pending intent waits on a consent that the PSP no longer takes (422
+// CONSENTIMENTO_INVALIDO or PAGAMENTO_DIVERGENTE_CONSENTIMENTO), such as one that expired
+// unconsumed. pix leaves such an outcome unknown, so no run would end them. When it ends, run
+// prints a summary on stderr: the database's intents settled, refused and pending, and the
+// first five pending ones, each with the error that keeps it waiting.
 //
 // With -metrics ADDR, run serves its metrics for a Prometheus scraper at http://ADDR/metrics:
 // the payments, attempts and waits of its client (package pix/pixotel), River's jobs and the
@@ -130,8 +133,9 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, knobs
 }
 
 // dispatch opens the database of o.dsn and runs the command on it. For run under
-// openfinance, it first fetches the keys that no file gave. For run with -metrics, it serves
-// the metrics first and stops them last. Only add and run create a SQLite database.
+// openfinance, it first fetches the keys that no file gave, and with -until-done watches for
+// consents spent. For run with -metrics, it serves the metrics first and stops them last.
+// Only add and run create a SQLite database.
 func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, cmd command, stdout, stderr io.Writer) (err error) {
 	if cmd.name == "run" && o.openFinance != nil {
 		if err := ready(ctx, o.openFinance, o.cfg.Client.BaseURL); err != nil {
@@ -155,6 +159,10 @@ func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, cmd command, s
 			defer cancel()
 			err = errors.Join(err, metrics.Shutdown(stopCtx))
 		}()
+	}
+	if cmd.name == "run" && cmd.untilDone && o.openFinance != nil {
+		cmd.watch = newConsentWatch(o.cfg.Client.Observer)
+		o.cfg.Client.Observer = cmd.watch
 	}
 	if strings.HasPrefix(o.dsn, "postgres://") || strings.HasPrefix(o.dsn, "postgresql://") {
 		p, closeDB, err := openPostgres(ctx, o.dsn, o.cfg)
@@ -205,8 +213,9 @@ func do[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command, stdout
 // stopTimeout bounds the wait for attempts in flight when run stops.
 const stopTimeout = 15 * time.Second
 
-// work runs p until ctx ends or, with run's -until-done, until no intent is pending. With
-// -metrics, p's gauges are observed while it works.
+// work runs p until ctx ends or, with run's -until-done, until no intent is pending, or every
+// pending one waits on a consent that will never pay it (cmd.watch). With -metrics, p's
+// gauges are observed while it works.
 func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err error) {
 	unobserve, err := observeIntents(p, cmd.telemetry)
 	if err != nil {
@@ -225,7 +234,7 @@ func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err
 		return err
 	}
 	if cmd.untilDone {
-		err = p.Wait(ctx)
+		err = waitUntilDone(ctx, p, cmd.watch)
 	} else {
 		<-ctx.Done()
 	}
