@@ -4,10 +4,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"pixretry/psp"
@@ -95,12 +97,26 @@ const (
 	problemType = "application/problem+json"
 )
 
-// wantReply checks that got has status, Content-Type contentType and body, exactly.
-func wantReply(tb testing.TB, got reply, status int, contentType, body string) {
+// wantReply checks that got has status and body, and exactly these header fields: Content-Type
+// contentType (none if ""), Content-Length the length of body, and extra, given as name, value
+// pairs.
+func wantReply(tb testing.TB, got reply, status int, contentType, body string, extra ...string) {
 	tb.Helper()
-	if got.status != status || got.header.Get("Content-Type") != contentType || got.body != body {
-		tb.Errorf("answer =\n%d %s %s\nwant\n%d %s %s", got.status, got.header.Get("Content-Type"), got.body,
-			status, contentType, body)
+	if len(extra)%2 != 0 {
+		tb.Fatalf("wantReply: extra %q is not pairs of a name and a value", extra)
+	}
+	want := http.Header{"Content-Length": {strconv.Itoa(len(body))}}
+	if contentType != "" {
+		want.Set("Content-Type", contentType)
+	}
+	for i := 0; i < len(extra); i += 2 {
+		want.Add(extra[i], extra[i+1])
+	}
+	if got.status != status || got.body != body {
+		tb.Errorf("answer =\n%d %s\nwant\n%d %s", got.status, got.body, status, body)
+	}
+	if diff := cmp.Diff(want, got.header); diff != "" {
+		tb.Errorf("header of the %d answer mismatch (-want +got):\n%s", got.status, diff)
 	}
 }
 

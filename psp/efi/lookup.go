@@ -16,7 +16,7 @@ type enviado struct {
 	Status      string      `json:"status,omitempty"`
 	Motivo      string      `json:"motivo,omitempty"`
 	InfoPagador string      `json:"infoPagador,omitempty"`
-	Horario     *horario    `json:"horario,omitempty"`
+	Horario     horario     `json:"horario,omitempty"`
 	Favorecido  *favorecido `json:"favorecido,omitempty"`
 }
 
@@ -40,24 +40,20 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookupAnswer is the Efí answer to a lookup of id of the core's answer a: 200 with the
-// payout's status, REALIZADO, NAO_REALIZADO with a motivo, or EM_PROCESSAMENTO.
+// payout's status, REALIZADO, NAO_REALIZADO with a motivo, or EM_PROCESSAMENTO. The core's
+// lookup has two statuses of 2xx, 200 and the 202 of a pending payout, and no fault that sends
+// another (commit_status does not target lookups): Efí answers both with 200.
 func lookupAnswer(r *http.Request, id string, a psp.Relayed) answer {
 	return translate(r, a, func(rc receipt) answer {
 		body := enviado{EndToEndID: rc.EndToEndID, IDEnvio: id, Valor: rc.Valor, Chave: PayerKey,
-			Status: rc.Status, Motivo: rc.Motivo, InfoPagador: rc.InfoPagador}
-		if rc.Horario != "" {
-			body.Horario = &horario{Solicitacao: efiTime(rc.Horario)}
-			if rc.Status == statusSettled {
-				body.Horario.Liquidacao = body.Horario.Solicitacao
-			}
+			Status: rc.Status, Motivo: rc.Motivo, InfoPagador: rc.InfoPagador,
+			Horario: horario{Solicitacao: efiTime(rc.Horario)}}
+		if rc.Status == statusSettled {
+			body.Horario.Liquidacao = body.Horario.Solicitacao
 		}
 		if rc.Chave != "" {
 			body.Favorecido = &favorecido{rc.Chave}
 		}
-		status := a.Status
-		if status == http.StatusAccepted {
-			status = http.StatusOK
-		}
-		return jsonAnswer(status, body)
+		return jsonAnswer(http.StatusOK, body)
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"pixretry/psp"
 	"pixretry/psp/efi"
 )
@@ -134,8 +136,32 @@ func TestLookupWithAnUnknownTokenIs401(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, efi.LookupPath+"abc", nil)
 	r.Header.Set("Authorization", "Bearer nope")
 	wantReply(t, serve(h, r), http.StatusUnauthorized, jsonType,
-		`{"error":"invalid_token","error_description":"a known bearer token is required"}`+"\n")
+		`{"error":"invalid_token","error_description":"a known bearer token is required"}`+"\n",
+		"WWW-Authenticate", `Bearer realm="psp"`)
 	if st := s.Stats(); st.Lookups != 1 || st.ClosedKeys != 0 {
 		t.Errorf("Stats() = %d lookups, %d closed keys, want 1, 0", st.Lookups, st.ClosedKeys)
+	}
+}
+
+// TestLookupIsJournaledAsTheCoreLookup checks which header fields of a lookup reach the core:
+// its Authorization and traceparent, and not an Idempotency-Key, which would name another key
+// than idEnvio.
+func TestLookupIsJournaledAsTheCoreLookup(t *testing.T) {
+	s, h := mustFront(t)
+	r := httptest.NewRequest(http.MethodGet, efi.LookupPath+"abc", nil)
+	r.Header.Set("Authorization", "Bearer "+psp.DefaultToken)
+	const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	r.Header.Set("Traceparent", traceparent)
+	r.Header.Set(psp.IdempotencyKeyHeader, "other")
+	serve(h, r)
+	got, _ := s.Requests(psp.RequestFilter{})
+	want := []psp.Request{{Seq: 1, Method: http.MethodGet, Path: psp.PaymentsPath + "?" + psp.LookupParam + "=abc",
+		Key: "abc", Token: 1, Traceparent: traceparent, Status: http.StatusNotFound}}
+	ignore := cmp.FilterPath(func(p cmp.Path) bool {
+		name := p.Last().String()
+		return name == ".Arrived" || name == ".Elapsed"
+	}, cmp.Ignore())
+	if diff := cmp.Diff(want, got, ignore); diff != "" {
+		t.Errorf("Requests() mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -10,11 +10,11 @@ import (
 
 // sent is the body of a PUT's 201.
 type sent struct {
-	IDEnvio string   `json:"idEnvio"`
-	E2EID   string   `json:"e2eId,omitempty"`
-	Valor   string   `json:"valor,omitempty"`
-	Horario *horario `json:"horario,omitempty"`
-	Status  string   `json:"status,omitempty"`
+	IDEnvio string  `json:"idEnvio"`
+	E2EID   string  `json:"e2eId,omitempty"`
+	Valor   string  `json:"valor,omitempty"`
+	Horario horario `json:"horario,omitempty"`
+	Status  string  `json:"status,omitempty"`
 }
 
 // nativePayment is the body of the core's payment.
@@ -51,10 +51,8 @@ func (h handler) send(w http.ResponseWriter, r *http.Request) {
 // sends keeps its status.
 func sendAnswer(r *http.Request, id string, a psp.Relayed) answer {
 	return translate(r, a, func(rc receipt) answer {
-		body := sent{IDEnvio: id, E2EID: rc.EndToEndID, Valor: rc.Valor, Status: rc.Status}
-		if rc.Horario != "" {
-			body.Horario = &horario{Solicitacao: efiTime(rc.Horario)}
-		}
+		body := sent{IDEnvio: id, E2EID: rc.EndToEndID, Valor: rc.Valor,
+			Horario: horario{Solicitacao: efiTime(rc.Horario)}, Status: rc.Status}
 		if body.Status != "" && a.Header.Get(replayedHeader) != "true" {
 			body.Status = statusPending
 		}

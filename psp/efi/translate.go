@@ -47,7 +47,9 @@ type receipt struct {
 	Motivo      string `json:"motivo"`
 }
 
-// horario is when a payout was asked for and settled, as Efí writes it.
+// horario is when a payout was asked for and settled, as Efí writes it. A horario with
+// neither time encodes as {}, which omitempty leaves out, so the answer to a receipt without
+// horario (a bad_body fault's missing breach) has none.
 type horario struct {
 	Solicitacao string `json:"solicitacao,omitempty"`
 	Liquidacao  string `json:"liquidacao,omitempty"`
