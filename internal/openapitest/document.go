@@ -163,9 +163,9 @@ func (d *document) check(r *http.Request, a answer) (found, error) {
 }
 
 // path is the path of the document that the request path p is, as the document writes it, and
-// its item: p itself, or a template whose every {name} segment stands for one segment of p, not
-// empty. It returns nil if the document lists none. No two templates of the document fit one
-// path.
+// its item: p itself, or a template that fits p (see fits). It returns nil if the document lists
+// none. A path the document lists as it is wins over a template that fits it, as OpenAPI's Paths
+// Object says. No two templates of the document fit one path.
 func (d *document) path(p string) (string, *openapi3.PathItem) {
 	if item := d.spec.Paths.Value(p); item != nil {
 		return p, item
@@ -178,7 +178,10 @@ func (d *document) path(p string) (string, *openapi3.PathItem) {
 	return "", nil
 }
 
-// fits reports whether the request path p is one of template's paths.
+// fits reports whether the request path p is one of template's paths: whether each segment of
+// p is the template's segment, or one not empty where the template has a {name} segment. A
+// segment that holds a template expression but is not one whole, such as {id}.json, is
+// compared as it is written: the document has none.
 func fits(template, p string) bool {
 	want, got := strings.Split(template, "/"), strings.Split(p, "/")
 	if len(want) != len(got) {

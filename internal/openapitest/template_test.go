@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"pixretry/psp/efi"
 )
 
@@ -24,6 +26,44 @@ func TestFits(t *testing.T) {
 		if got := fits(template, tc.path); got != tc.want {
 			t.Errorf("fits(%q, %q) = %v, want %v", template, tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestFitsTakesOnlyAWholeSegmentForAName: a segment that holds a template expression but is not
+// one whole is compared as it is written.
+func TestFitsTakesOnlyAWholeSegmentForAName(t *testing.T) {
+	for _, tc := range []struct {
+		template, path string
+		want           bool
+	}{
+		{"/reports/{year}.csv", "/reports/2024.csv", false},
+		{"/reports/{year}.csv", "/reports/{year}.csv", true},
+		{"/reports/v{n}", "/reports/v2", false},
+		{"/reports/v{n}", "/reports/v{n}", true},
+	} {
+		if got := fits(tc.template, tc.path); got != tc.want {
+			t.Errorf("fits(%q, %q) = %v, want %v", tc.template, tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestPathPrefersALiteralPath: a path the document lists as it is wins over a template that
+// fits it, however the document's map of paths is ranged over.
+func TestPathPrefersALiteralPath(t *testing.T) {
+	d := &document{spec: &openapi3.T{Paths: openapi3.NewPaths(
+		openapi3.WithPath("/things/{id}", &openapi3.PathItem{Summary: "one thing"}),
+		openapi3.WithPath("/things/mine", &openapi3.PathItem{Summary: "my things"}),
+	)}}
+	for range 100 { // a map's order changes from one range to the next
+		if got, item := d.path("/things/mine"); got != "/things/mine" || item == nil || item.Summary != "my things" {
+			t.Fatalf("path(/things/mine) = %q, %v, want /things/mine, my things", got, item)
+		}
+	}
+	if got, item := d.path("/things/yours"); got != "/things/{id}" || item == nil || item.Summary != "one thing" {
+		t.Errorf("path(/things/yours) = %q, %v, want /things/{id}, one thing", got, item)
+	}
+	if got, item := d.path("/others/mine"); got != "" || item != nil {
+		t.Errorf("path(/others/mine) = %q, %v, want none", got, item)
 	}
 }
 
