@@ -24,7 +24,7 @@ var bugs = []bug{
 	{
 		Name:    "the demo no longer clears the PSP's faults between scenarios",
 		File:    "cmd/demo/demo.go",
-		Old:     "\tif err := ctl.ClearFaults(ctx); err != nil {\n\t\treturn r, err\n\t}\n",
+		Old:     "\tif err := s.ctl.ClearFaults(ctx); err != nil {\n\t\treturn r, err\n\t}\n",
 		New:     "",
 		Package: "./cmd/demo/",
 		Run:     "^TestFaultsDoNotLeakIntoTheNextScenario$",
@@ -87,8 +87,8 @@ var bugs = []bug{
 	{
 		Name:    "Resume accepts a settlement found for another amount",
 		File:    "pix/lookup.go",
-		Old:     "f.cents == p.AmountCents && f.chave == p.PixKey && f.info == p.Description",
-		New:     "f.chave == p.PixKey && f.info == p.Description",
+		Old:     "f.AmountCents == p.AmountCents && f.PixKey == p.PixKey && f.Description == p.Description",
+		New:     "f.PixKey == p.PixKey && f.Description == p.Description",
 		Package: "./pix/",
 		Run:     "^TestResumeFindsAnotherPayment$",
 		Catcher: "a settlement under the key for another payment is ErrKeyReused, never a receipt",
@@ -132,8 +132,8 @@ var bugs = []bug{
 	{
 		Name:    "pix reads a 202 pending answer to a payment as a 201",
 		File:    "pix/send.go",
-		Old:     "\tswitch a.status {\n\tcase http.StatusCreated:\n\t\tr, err := settled(a.body, s.payment)\n",
-		New:     "\tif a.status == http.StatusAccepted {\n\t\ta.status = http.StatusCreated // accepted: the PSP has the payment\n\t}\n\tswitch a.status {\n\tcase http.StatusCreated:\n\t\tr, err := settled(a.body, s.payment)\n",
+		Old:     "\tif f.State != Settled {\n\t\treturn Receipt{}, f.notSettled()\n",
+		New:     "\tif f.State == Rejected { // accepted: the PSP has the payment\n\t\treturn Receipt{}, f.notSettled()\n",
 		Package: "./properties/",
 		Run:     "^TestPendingPaymentsKeepInvariants$",
 		Catcher: "invariant 17: a pending answer ends the call with ErrPending",
@@ -141,8 +141,8 @@ var bugs = []bug{
 	{
 		Name:    "pix's lookup takes a 202 pending as the payment found",
 		File:    "pix/lookup.go",
-		Old:     "if l.found.status != statusSettled {",
-		New:     "if l.found.status == statusRejected {",
+		Old:     "if l.found = f; l.found.State != Settled {",
+		New:     "if l.found = f; l.found.State == Rejected {",
 		Package: "./properties/",
 		Run:     "^TestPendingPaymentsKeepInvariants$",
 		Catcher: "invariant 17: nothing called settled before REALIZADO",
@@ -150,8 +150,8 @@ var bugs = []bug{
 	{
 		Name:    "pix's lookup takes a 200 NAO_REALIZADO as the payment found",
 		File:    "pix/lookup.go",
-		Old:     "if l.found.status != statusSettled {",
-		New:     "if l.found.status == statusPending {",
+		Old:     "if l.found = f; l.found.State != Settled {",
+		New:     "if l.found = f; l.found.State == Pending {",
 		Package: "./properties/",
 		Run:     "^TestPendingPaymentsKeepInvariants$",
 		Catcher: "invariant 17: nothing called settled before REALIZADO",
