@@ -38,7 +38,7 @@ cp go.sum "$user/go.sum"
 all="$(cd "$user" && GOWORK=off go list -m all)"
 echo "modules: a module that imports only pixretry/pix has $(wc -l <<<"$all") modules in its build list:"
 sed 's/^/  /' <<<"$all"
-heavy='github.com/riverqueue/|github.com/jackc/pgx|modernc.org/|go.opentelemetry.io/|github.com/prometheus/|github.com/getkin/kin-openapi|github.com/santhosh-tekuri/jsonschema|github.com/chromedp/'
+heavy='github.com/riverqueue/|github.com/jackc/pgx|modernc.org/|go.opentelemetry.io/|github.com/prometheus/|github.com/getkin/kin-openapi|github.com/santhosh-tekuri/jsonschema|github.com/chromedp/|github.com/go-jose/'
 if grep -E "$heavy" <<<"$all"; then
   echo "modules: the core is heavy: the modules above have no place in a pix user's build" >&2
   failed=1

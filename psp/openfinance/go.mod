@@ -10,4 +10,8 @@ require (
 	pixretry v0.0.0-00010101000000-000000000000
 )
 
-require github.com/go-json-experiment/json v1.27.2
+require (
+	github.com/go-json-experiment/json v1.27.2
+	github.com/google/go-cmp v0.7.0
+	go.uber.org/goleak v1.3.0
+)
