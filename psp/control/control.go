@@ -66,6 +66,16 @@ type Options struct {
 	// the Server: a front end that speaks another PSP's dialect to it, such as package
 	// pixretry/psp/efi's. Nil means the Server itself.
 	Payments http.Handler
+	// Paths, if not nil, are more control paths, each with the handler of its GET: what a
+	// front end in Payments serves to tests alone, such as the keys of package
+	// pixretry/psp/openfinance. A request to one passes the checks of NewHandler first, and
+	// another method than GET gets 405. A path of the control API's own is an error.
+	Paths map[string]http.Handler
+	// OnReset, if not nil, is called by a POST to ResetPath once the Server and the webhooks
+	// are reset: it starts again what a front end in Payments holds, such as the consents and
+	// keys of package pixretry/psp/openfinance. A front end that kept a key the Server forgot
+	// would have its payment made anew. It must be safe for concurrent use.
+	OnReset func()
 }
 
 var tokenPattern = regexp.MustCompile(`^[\x21-\x7E]+$`)
@@ -79,15 +89,16 @@ type handler struct {
 	mu       sync.Mutex                             // makes a POST of faults check the room and queue at once
 }
 
-// NewHandler returns an http.Handler that serves the control API of srv and passes every other
-// request to srv, or to opts.Payments if set. Another method on a control path gets 405 with
-// Allow. Every control request passes these checks, in this order: a Host of opts.Hosts (403
-// host_not_allowed), opts.Token (401 unauthorized), and, for a request that changes state (any
-// method but GET), Content-Type application/json (415 unsupported_media_type), which no HTML
-// form or other simple cross-site request can send. A request that changes state without a
-// body may leave Content-Type out, unless a browser says it comes from another origin (see
-// bodyless). PagePath without Authorization is served without data instead of 401. OpenAPIPath
-// passes no check. An opts.Token that is not visible ASCII is an error.
+// NewHandler returns an http.Handler that serves the control API of srv and opts.Paths, and
+// passes every other request to srv, or to opts.Payments if set. Another method on a control
+// path gets 405 with Allow. Every control request passes these checks, in this order: a Host of
+// opts.Hosts (403 host_not_allowed), opts.Token (401 unauthorized), and, for a request that
+// changes state (any method but GET), Content-Type application/json (415
+// unsupported_media_type), which no HTML form or other simple cross-site request can send. A
+// request that changes state without a body may leave Content-Type out, unless a browser says
+// it comes from another origin (see bodyless). PagePath without Authorization is served without
+// data instead of 401. OpenAPIPath passes no check. An opts.Token that is not visible ASCII is
+// an error, and so is a path of opts.Paths that the control API serves itself.
 func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 	if opts.Token != "" && !tokenPattern.MatchString(opts.Token) {
 		return nil, errors.New("control: the token must be visible ASCII without spaces")
@@ -110,6 +121,12 @@ func NewHandler(srv *psp.Server, opts Options) (http.Handler, error) {
 		WebhooksPath:    {http.MethodGet: h.getWebhooks},
 		PagePath:        {http.MethodGet: h.getPage},
 		OpenAPIPath:     {http.MethodGet: getOpenAPI},
+	}
+	for path, handler := range opts.Paths {
+		if _, own := h.routes[path]; own {
+			return nil, fmt.Errorf("control: Options.Paths: %s is a path of the control API", path)
+		}
+		h.routes[path] = map[string]http.HandlerFunc{http.MethodGet: handler.ServeHTTP}
 	}
 	return h, nil
 }

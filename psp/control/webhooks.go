@@ -99,10 +99,14 @@ func (h *handler) clearFaults() {
 	}
 }
 
-// reset resets the Server, and the webhooks' deliveries, record and faults.
+// reset resets the Server, the webhooks' deliveries, record and faults, and then what
+// Options.OnReset starts again.
 func (h *handler) reset() {
 	h.srv.Reset()
 	if h.opts.Webhooks != nil {
 		h.opts.Webhooks.Reset()
+	}
+	if h.opts.OnReset != nil {
+		h.opts.OnReset()
 	}
 }
