@@ -60,6 +60,9 @@ type Config struct {
 	// Logger gets a record for each try and each delivery's end, at Info, and a drop or a
 	// delivery given up at Warn. Nil discards them.
 	Logger *slog.Logger
+	// Form writes each delivery: its body, where it goes and how it is signed. Nil means the
+	// double's own form, described in the package documentation.
+	Form Form
 	// Rand is the source of the uniform draws in [0, 1) that retry.FullJitter turns into
 	// waits, one per wait, one call at a time. Nil means math/rand/v2's Float64. A fixed
 	// sequence of draws makes every wait exact.
@@ -121,6 +124,9 @@ func (c Config) withDefaults() (Config, error) {
 	c.Queue = cmp.Or(c.Queue, defaultQueue)
 	c.Parallel = cmp.Or(c.Parallel, defaultParallel)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	if c.Form == nil {
+		c.Form = nativeForm{}
+	}
 	if c.Rand == nil {
 		c.Rand = rand.Float64
 	}

@@ -13,4 +13,8 @@
 // each try. A receiver computes the HMAC of the same bytes, compares it with hmac.Equal, and
 // refuses a t far from its own clock. A duplicate has the id of its original, so a receiver
 // applies each id at most once.
+//
+// That is the double's own form. A Config's Form may write another PSP's instead: its body,
+// the URL it goes to and how the receiver knows the PSP sent it. The tries, waits, faults and
+// record stay the same.
 package webhook

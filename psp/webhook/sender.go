@@ -77,7 +77,7 @@ func New(cfg Config) (*Sender, error) {
 // Close it does nothing.
 func (s *Sender) Send(e psp.Ended) {
 	id := newID()
-	body := encode(id, e)
+	body := s.cfg.Form.Body(id, e)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,7 @@ import (
 // connection may serve the next try.
 const maxAnswerBytes = 64 << 10
 
-// try POSTs d's body, signed now, and reads the answer. A fail fault's try is not sent.
+// try sends d's body in Config.Form, signed now, and reads the answer. A fail fault's try is not sent.
 func (s *Sender) try(d *delivery) Attempt {
 	a := Attempt{At: time.Now()}
 	if d.failing > 0 {
@@ -26,10 +25,8 @@ func (s *Sender) try(d *delivery) Attempt {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.URL, bytes.NewReader(d.body))
+	req, err := s.cfg.Form.Request(ctx, s.cfg.URL, s.cfg.Secret, a.At, d.body)
 	if err == nil {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(SignatureHeader, sign(s.cfg.Secret, a.At, d.body))
 		var resp *http.Response
 		if resp, err = s.client.Do(req); err == nil {
 			a.Status = resp.StatusCode // the answer is its status, whatever becomes of the body
