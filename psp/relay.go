@@ -8,16 +8,18 @@ import (
 	"strconv"
 )
 
-// Relayed is one answer of the Server's own API, as Relay caught it.
+// Relayed is one answer of the double's own API, as Relay caught it.
 type Relayed struct {
 	Status int         // the status code, such as 201
 	Header http.Header // the header fields, Content-Type and Content-Length always
 	Body   []byte      // the body whole, as its Content-Length says
 }
 
-// Relay serves r, a request of the Server's own API, as ServeHTTP does, and returns the answer
-// instead of writing it, so that a front end speaking another PSP's API can translate it. The
-// journal and Stats count r as they count a request ServeHTTP serves.
+// Relay serves r, a request of the double's own API, with next, as next.ServeHTTP does, and
+// returns the answer instead of writing it, so that a front end speaking another PSP's API can
+// translate it. next serves the double's own API: a *Server, or a handler in front of one,
+// such as a recorder. The Server's journal and Stats count r as they count a request it
+// serves.
 //
 // Faults that act on the connection (a reset, a down window, a drop, a body cut short) act on
 // w's connection as they would under ServeHTTP: Relay hijacks it and closes it. Then ok is false,
@@ -25,10 +27,11 @@ type Relayed struct {
 // recorder), Relay panics with http.ErrAbortHandler, as ServeHTTP does, and net/http closes the
 // connection or stream. A late fault holds Relay's return for its Duration.
 //
-// Relay writes nothing to w when ok is true: the front end writes its own answer.
-func (s *Server) Relay(w http.ResponseWriter, r *http.Request) (a Relayed, ok bool) {
+// Relay writes nothing to w when ok is true: the front end writes its own answer. It is safe
+// for concurrent use when next is.
+func Relay(next http.Handler, w http.ResponseWriter, r *http.Request) (a Relayed, ok bool) {
 	c := &catcher{w: w, header: http.Header{}}
-	s.ServeHTTP(c, r)
+	next.ServeHTTP(c, r)
 	if c.hijacked {
 		return Relayed{}, false
 	}

@@ -1,9 +1,12 @@
 package psp_test
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -13,12 +16,12 @@ import (
 	"pixretry/psp"
 )
 
-// viaRelay relays r to s through a recorder, and fails the test if Relay wrote to the recorder or
-// reported a hang-up.
-func viaRelay(tb testing.TB, s *psp.Server, r *http.Request) answer {
+// viaRelay relays r to next through a recorder, and fails the test if Relay wrote to the
+// recorder or reported a hang-up.
+func viaRelay(tb testing.TB, next http.Handler, r *http.Request) answer {
 	tb.Helper()
 	rec := httptest.NewRecorder()
-	a, ok := s.Relay(rec, r)
+	a, ok := psp.Relay(next, rec, r)
 	if !ok {
 		tb.Fatalf("Relay() ok = false, want true")
 	}
@@ -104,7 +107,7 @@ func TestRelayHangsUpOnTheFrontEndsConnection(t *testing.T) {
 			s := mustServer(t)
 			oks := make(chan bool, 1)
 			front := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				_, ok := s.Relay(w, r)
+				_, ok := psp.Relay(s, w, r)
 				oks <- ok
 				if ok {
 					w.WriteHeader(299)
@@ -156,7 +159,7 @@ func TestRelayAbortsWhenItCannotHangUp(t *testing.T) {
 // relayPanic relays r and returns what Relay panicked with, or nil.
 func relayPanic(s *psp.Server, w http.ResponseWriter, r *http.Request) (v any) {
 	defer func() { v = recover() }()
-	s.Relay(w, r)
+	psp.Relay(s, w, r)
 	return nil
 }
 
@@ -184,5 +187,70 @@ func TestRelayedRequestsAreJournaledAndCounted(t *testing.T) {
 	}
 	if got, want := st.BalanceCents, psp.DefaultConfig().BalanceCents-15000; got != want {
 		t.Errorf("BalanceCents = %d after %s, want %d", got, paid.body, want)
+	}
+}
+
+// TestRelayServesThroughAHandlerInFrontOfTheServer relays to a handler in front of the Server,
+// which notes the requests it passes on and answers one itself, as a gateway does: Relay
+// catches the Server's answers and the handler's own alike, and the Server counts only the
+// requests that reached it.
+func TestRelayServesThroughAHandlerInFrontOfTheServer(t *testing.T) {
+	s := mustServer(t)
+	var keys []string
+	front := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get(psp.IdempotencyKeyHeader))
+		if r.Header.Get(psp.IdempotencyKeyHeader) == "busy" {
+			w.Header().Set("Retry-After", "2")
+			http.Error(w, "gateway: busy", http.StatusBadGateway)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	busy := viaRelay(t, front, paymentRequest("busy", validBody))
+	if busy.status != http.StatusBadGateway || busy.header.Get("Retry-After") != "2" || busy.body != "gateway: busy\n" {
+		t.Errorf("Relay() of the gateway's answer = %d %v %q, want 502 with Retry-After 2", busy.status, busy.header,
+			busy.body)
+	}
+	wantSettled(t, viaRelay(t, front, paymentRequest("k1", validBody)))
+	if want := []string{"busy", "k1"}; !cmp.Equal(keys, want) {
+		t.Errorf("the handler passed on keys %q, want %q", keys, want)
+	}
+	if st := s.Stats(); st.Requests != 1 || st.Settled != 1 {
+		t.Errorf("Stats() = %d requests, %d settled, want 1 and 1: the gateway's answer never reached the Server",
+			st.Requests, st.Settled)
+	}
+}
+
+// TestRelayClosesAShortBodysConnectionAsNetHTTPDoes relays a 201 whose body is shorter than
+// its Content-Length over TCP: Relay reports no answer, and closes the front end's connection
+// as net/http closes it after such a body, with a FIN: the client reads EOF, not a reset.
+func TestRelayClosesAShortBodysConnectionAsNetHTTPDoes(t *testing.T) {
+	s := mustServer(t)
+	oks := make(chan bool, 1)
+	front := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, ok := psp.Relay(s, w, r)
+		oks <- ok
+		if ok {
+			w.WriteHeader(299)
+		}
+	})
+	srv := httptest.NewServer(front)
+	t.Cleanup(srv.Close)
+	tr := &http.Transport{DisableKeepAlives: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	s.Inject(psp.BadBody("short"))
+	resp, err := post(t.Context(), &http.Client{Transport: tr, Timeout: 10 * time.Second}, srv.URL, "k1", validBody)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("POST answered %d, want the connection closed", resp.StatusCode)
+	}
+	if !errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("POST error = %v, want EOF: a connection closed, not reset", err)
+	}
+	if ok := <-oks; ok {
+		t.Errorf("Relay() ok = true, want false: the body was cut short")
+	}
+	if n := len(s.Settlements()); n != 1 {
+		t.Errorf("%d settlements, want 1: the payment was made before its answer was cut short", n)
 	}
 }

@@ -1,7 +1,7 @@
 // Package efi serves the PSP double in the dialect of Efí's Pix payouts: an http.Handler that
-// translates each request to the double's own API, serves it with [psp.Server.Relay] and
-// translates the answer back. Keys, replays, the ledger, the balance, faults, pending
-// payments, the journal and Stats are the core's. The front end keeps no state.
+// translates each request to the double's own API, serves it with [psp.Relay] and translates
+// the answer back. Keys, replays, the ledger, the balance, faults, pending payments, the
+// journal and Stats are the core's. The front end keeps no state.
 //
 // It serves two operations, as Efí's "Envio e Pagamento Pix" page (dev.efipay.com.br,
 // api-pix/envio-pagamento-pix) has them:
@@ -80,11 +80,15 @@
 //     Content-Type, and at most psp.MaxBodyBytes of it.
 //   - The front end checks idEnvio and the body before the core checks the token. A request it
 //     refuses reaches no core: no fault is consumed, and the journal and Stats do not count it.
+//   - A request relayed to the core carries every header field of the PUT or GET, as through a
+//     gateway, but three that the front end translates: Content-Type and Content-Length, since
+//     it rewrites the body, and Idempotency-Key, since idEnvio is the key.
 //   - Faults: a status fault keeps its status, with 503, 504 and 429 as above and any other as
-//     erro_aplicacao. A fault that closes the connection closes it (see Relay). A redirect is
-//     sent with the request's own path as Location. A bad_body fault breaks the translated body
-//     as it breaks the native one (not_json sends the native page as it is). A chave breach
-//     shows only in the lookup's favorecido.
+//     erro_aplicacao. So does an answer that no problem of the core's carries: a proxy's in
+//     front of the core, such as a gateway's 502. A fault that closes the connection closes it
+//     (see psp.Relay). A redirect is sent with the request's own path as Location. A bad_body
+//     fault breaks the translated body as it breaks the native one (not_json sends the native
+//     page as it is). A chave breach shows only in the lookup's favorecido.
 //   - The human-readable texts (mensagem, title, detail) are the double's, in English. A client
 //     branches on the status and the nome or type, never on the text.
 //

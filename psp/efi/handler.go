@@ -3,8 +3,6 @@ package efi
 import (
 	"net/http"
 	"regexp"
-
-	"pixretry/psp"
 )
 
 // PayerKey is the Pix key of the double's one payer. Every payout carries it as pagador.chave,
@@ -20,14 +18,16 @@ const (
 // idEnvioPattern is the format of an idEnvio.
 var idEnvioPattern = regexp.MustCompile(`^[a-zA-Z0-9]{1,35}$`)
 
-// handler is the Efí front end of s.
-type handler struct{ s *psp.Server }
+// handler is the Efí front end of next, which serves the double's own API.
+type handler struct{ next http.Handler }
 
-// NewHandler returns an http.Handler that serves s in Efí's dialect: PUT SendPath+idEnvio and
-// GET LookupPath+idEnvio, as the package documentation says. Another method on those paths
-// gets 405 with Allow, and another path 404. It is safe for concurrent use.
-func NewHandler(s *psp.Server) http.Handler {
-	h := handler{s}
+// NewHandler returns an http.Handler that serves the double in Efí's dialect: PUT
+// SendPath+idEnvio and GET LookupPath+idEnvio, as the package documentation says. Another
+// method on those paths gets 405 with Allow, and another path 404. next serves the double's
+// own API: a *psp.Server, or a handler in front of one, such as a recorder. The front end
+// relays each request to it with [psp.Relay]. It is safe for concurrent use when next is.
+func NewHandler(next http.Handler) http.Handler {
+	h := handler{next}
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT "+SendPath+"{idEnvio}", h.send)
 	mux.HandleFunc(SendPath+"{idEnvio}", notAllowed(http.MethodPut))

@@ -34,7 +34,7 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := psp.PaymentsPath + "?" + url.Values{psp.LookupParam: {id}}.Encode()
-	if a, ok := h.s.Relay(w, relayed(r, http.MethodGet, target, nil)); ok {
+	if a, ok := psp.Relay(h.next, w, relayed(r, http.MethodGet, target, nil)); ok {
 		lookupAnswer(r, id, a).write(w)
 	}
 }

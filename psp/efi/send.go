@@ -40,7 +40,7 @@ func (h handler) send(w http.ResponseWriter, r *http.Request) {
 	native := relayed(r, http.MethodPost, psp.PaymentsPath, bytes.NewReader(body))
 	native.Header.Set("Content-Type", "application/json")
 	native.Header.Set(psp.IdempotencyKeyHeader, id)
-	if a, ok := h.s.Relay(w, native); ok {
+	if a, ok := psp.Relay(h.next, w, native); ok {
 		sendAnswer(r, id, a).write(w)
 	}
 }
@@ -64,14 +64,19 @@ func sendAnswer(r *http.Request, id string, a psp.Relayed) answer {
 	})
 }
 
-// relayed is the core's request for r: method, target and body, with r's context,
-// Authorization and traceparent.
+// relayed is the core's request for r: method, target and body, with r's context and every
+// header field of r but those the front end translates: the body's Content-Type and
+// Content-Length, which it rewrites, and the Idempotency-Key, which idEnvio sets. So
+// Authorization, traceparent and any other field of the caller's reach the core, as through a
+// gateway.
 func relayed(r *http.Request, method, target string, body io.Reader) *http.Request {
 	native, _ := http.NewRequestWithContext(r.Context(), method, target, body) // a valid method and target
-	for _, name := range []string{"Authorization", "Traceparent"} {
-		if v := r.Header.Values(name); v != nil {
-			native.Header[name] = v
-		}
+	native.Header = r.Header.Clone()
+	for _, name := range translatedHeaders {
+		native.Header.Del(name)
 	}
 	return native
 }
+
+// translatedHeaders are the header fields of a request that the front end does not pass on.
+var translatedHeaders = []string{"Content-Type", "Content-Length", psp.IdempotencyKeyHeader}

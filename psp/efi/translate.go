@@ -2,6 +2,7 @@ package efi
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -81,7 +82,7 @@ func translate(r *http.Request, a psp.Relayed, ok func(receipt) answer) answer {
 		out = answer{status: a.Status, header: http.Header{"Location": {r.URL.Path}}}
 	default:
 		var p psp.Problem
-		json.Unmarshal(a.Body, &p) // every error answer of the core is a Problem
+		json.Unmarshal(a.Body, &p) // every error answer of the core is a Problem; a proxy's has no code
 		out = refusal(a.Status, p)
 	}
 	for _, name := range []string{"Retry-After", "Www-Authenticate"} {
@@ -96,9 +97,13 @@ func translate(r *http.Request, a psp.Relayed, ok func(receipt) answer) answer {
 }
 
 // refusal is the Efí answer of the core's error answer of status with problem p: the one
-// place that maps the core's codes to Efí's errors.
+// place that maps the core's codes to Efí's errors. An answer without a code is not the
+// core's but a proxy's in front of it, such as a gateway's 502: it keeps its status, as an
+// unavailable PSP's does.
 func refusal(status int, p psp.Problem) answer {
 	switch p.Code {
+	case "":
+		return unavailable(status, "a proxy in front of the PSP answered "+strconv.Itoa(status))
 	case codeUnauthorized:
 		return jsonAnswer(http.StatusUnauthorized, oauthError{"invalid_token", "a known bearer token is required"})
 	case codeInFlight:

@@ -1,8 +1,10 @@
 // Package openfinance serves Open Finance Brasil payments v4 in front of a psp.Server: the
 // payment initiation API an account holder serves to a payment initiator. A [Server] speaks
-// the dialect and relays each payment to the psp.Server's own API through psp.Server.Relay,
-// under the x-idempotency-key. So the keys, the ledger, the balance, the faults, the pending
-// payments, the journal and Stats stay the psp.Server's.
+// the dialect and relays each payment to the psp.Server's own API through psp.Relay, under the
+// x-idempotency-key, with every header field of the request but those it translates or owns
+// (Content-Type, Content-Length, x-idempotency-key, Idempotency-Key, x-fapi-interaction-id).
+// So the keys, the ledger, the balance, the faults, the pending payments, the journal and
+// Stats stay the psp.Server's, and a traceparent reaches its journal.
 //
 // # Sources
 //

@@ -3,6 +3,8 @@ package openfinance
 import (
 	"net/http"
 	"time"
+
+	"pixretry/psp"
 )
 
 // getPayment is GET /pix/payments/{paymentId}: the payment's status now, to the bearer token
@@ -24,7 +26,7 @@ func (s *Server) getPayment(x *exchange, id string) {
 		x.fail(statusError(http.StatusNotFound, "no payment "+id))
 		return
 	}
-	relayed, ok := s.core.Relay(x.w, nativeLookup(x.r, p.key))
+	relayed, ok := psp.Relay(s.next, x.w, nativeLookup(x.r, p.key))
 	n := decode(relayed)
 	rp := errorReply(n, ok)
 	if n.receipt != nil && n.Status/100 == 2 || n.code() == "payment_not_found" {

@@ -14,8 +14,8 @@ import (
 )
 
 // nativePayment is the psp.Server's own request for a payment under key: POST
-// psp.PaymentsPath with the Authorization of from, the key as coreKey makes it, and the body
-// {"valor","chave","infoPagador"} built from p, read through mark.
+// psp.PaymentsPath with the header fields of from (see nativeRequest), the key as coreKey makes
+// it, and the body {"valor","chave","infoPagador"} built from p, read through mark.
 func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark) *http.Request {
 	body, _ := json.Marshal(struct {
 		Valor       string `json:"valor"`
@@ -31,23 +31,30 @@ func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark
 }
 
 // nativeLookup is the psp.Server's own status lookup of key: GET psp.PaymentsPath with the
-// Authorization of from.
+// header fields of from (see nativeRequest).
 func nativeLookup(from *http.Request, key string) *http.Request {
 	query := url.Values{psp.LookupParam: {coreKey(key)}}.Encode()
 	return nativeRequest(from, http.MethodGet, psp.PaymentsPath+"?"+query, nil)
 }
 
-// nativeRequest is a request to the psp.Server in from's context, carrying its Authorization
-// and traceparent.
+// nativeRequest is a request to the psp.Server in from's context. It carries every header
+// field of from, as through a gateway, so that Authorization, traceparent and any other field
+// of the caller's reach the Server, but those the Server translates or owns
+// (ownHeaders).
 func nativeRequest(from *http.Request, method, target string, body io.Reader) *http.Request {
 	r, _ := http.NewRequestWithContext(from.Context(), method, target, body) // method and target are valid
-	for _, name := range []string{"Authorization", "Traceparent"} {
-		if v := from.Header.Get(name); v != "" {
-			r.Header.Set(name, v)
-		}
+	r.Header = from.Header.Clone()
+	for _, name := range ownHeaders {
+		r.Header.Del(name)
 	}
 	return r
 }
+
+// ownHeaders are the header fields of a request that the Server does not relay: the body's
+// Content-Type and Content-Length, since it relays a body of its own; x-idempotency-key, which
+// it relays as the Idempotency-Key (coreKey), and an Idempotency-Key of the caller's, which the
+// API does not have; and x-fapi-interaction-id, which only its answer echoes.
+var ownHeaders = []string{"Content-Type", "Content-Length", keyHeader, psp.IdempotencyKeyHeader, interactionHeader}
 
 // readMark is a request body that notes whether the psp.Server read it. The Server reads a
 // payment's body only once it has checked the token and the key, and before it commits: a

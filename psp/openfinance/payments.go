@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
+
+	"pixretry/psp"
 )
 
 // attemptState is what the Server knows of the payment under a key of POST /pix/payments.
@@ -142,7 +144,7 @@ func (s *Server) relayPayment(x *exchange, sc scope, a *attempt) reply {
 			s.mu.Unlock()
 		}
 	}()
-	relayed, ok := s.core.Relay(x.w, nativePayment(x.r, sc.key, a.item, mark))
+	relayed, ok := psp.Relay(s.next, x.w, nativePayment(x.r, sc.key, a.item, mark))
 	settled = true
 	n := decode(relayed)
 	s.mu.Lock()

@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/go-jose/go-jose/v4"
-
-	"pixretry/psp"
 )
 
 // The paths the Server serves (4.1.0.yml, servers and paths).
@@ -19,9 +17,10 @@ const (
 
 // Server serves Open Finance Brasil payments v4 in front of a psp.Server, which keeps the
 // keys, the ledger, the balance and the faults. It is an http.Handler for the paths under
-// BasePath; Keys serves its keys. Make one with New. It is safe for concurrent use.
+// BasePath; Keys serves its keys. Make one with New. It is safe for concurrent use when the
+// handler it relays to is.
 type Server struct {
-	core   *psp.Server
+	next   http.Handler // serves the psp.Server's own API
 	cfg    Config
 	keys   keys
 	signer jose.Signer
@@ -34,10 +33,11 @@ type Server struct {
 	payments    *store[string, *payment]   // by paymentId, the latest MaxPayments
 }
 
-// New returns a Server in front of core, configured by cfg. It reads or generates the keys cfg
-// names, and returns a *ConfigError for a field it refuses, or the error of a key file it
-// cannot read.
-func New(core *psp.Server, cfg Config) (*Server, error) {
+// New returns a Server in front of next, configured by cfg. next serves the double's own API:
+// a *psp.Server, or a handler in front of one, such as a recorder. The Server relays each
+// payment and lookup to it with [psp.Relay]. New reads or generates the keys cfg names, and
+// returns a *ConfigError for a field it refuses, or the error of a key file it cannot read.
+func New(next http.Handler, cfg Config) (*Server, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func New(core *psp.Server, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: core, cfg: cfg, keys: k, signer: signer}
+	s := &Server{next: next, cfg: cfg, keys: k, signer: signer}
 	s.Reset()
 	return s, nil
 }
