@@ -5,6 +5,6 @@
 // accepts it with a 201 whose status is EM_PROCESSAMENTO and ends it later. So
 // [pix.Client.Send] ends with [pix.ErrPending], and [pix.Client.Await] looks the payment up,
 // GET /v2/gn/pix/enviados/id-envio/{idEnvio}, until it is REALIZADO or NAO_REALIZADO. [Dialect]
-// lists each rule and the part of Efí's documentation it comes from. Efí's webhook, which also
-// tells how a payment ended, is left out.
+// lists each rule and the part of Efí's documentation it comes from. Efí's webhook also tells
+// how a payment ended: [WebhookHandler] receives it.
 package efi
