@@ -44,6 +44,7 @@ type command struct {
 	telemetry *durableotel.Config // run's metrics, with -metrics
 	webhooks  net.Listener        // where run serves webhooks, with -webhook
 	secret    []byte              // their secret
+	hookForm  dialect             // whose webhooks they are: efi's form with -dialect efi, else the double's own
 	// newConsent makes the consent of add's payment, with -dialect openfinance and without
 	// -consent. It is nil otherwise.
 	newConsent func(context.Context, pix.Payment) (string, error)

@@ -69,7 +69,9 @@
 // before it works an intent. Each delivery is verified with the secret of FILE (at least 32
 // bytes, one trailing newline left out) as pix.WebhookHandler says, then applied with
 // durable's ApplyWebhook: it settles or refuses its pending intent once, and answers only
-// once the change is stored. A PSP that accepted a payment (202, EM_PROCESSAMENTO) leaves its
+// once the change is stored. With -dialect efi, the webhooks are Efí's callbacks for Pix sent,
+// checked and decoded as pix/efi's WebhookHandler says: the URL registered with the PSP ends
+// in ?hmac=<the secret of FILE>&ignorar=, and each entry's gnExtras.idEnvio is the key. A PSP that accepted a payment (202, EM_PROCESSAMENTO) leaves its
 // intent pending until a webhook or run's own lookups learn how it ended, whichever comes
 // first. An ADDR it cannot listen on, or a secret file missing or short, is a bad command line.
 //
@@ -147,7 +149,7 @@ func (o *options) dispatch(ctx context.Context, fs *flag.FlagSet, cmd command, s
 			return err
 		}
 		defer cmd.webhooks.Close() // served, it is closed by then; this covers a run that failed first
-		cmd.secret = o.secret
+		cmd.secret, cmd.hookForm = o.secret, o.dialect
 	}
 	if cmd.name == "run" && o.metrics != "" {
 		var metrics *scrape.Endpoint
@@ -223,7 +225,7 @@ func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err
 	}
 	defer func() { err = errors.Join(err, unobserve()) }()
 	if cmd.webhooks != nil {
-		stop := serveWebhooks(cmd.webhooks, cmd.secret, p)
+		stop := serveWebhooks(cmd.webhooks, webhookHandler(cmd.hookForm, cmd.secret, p.ApplyWebhook))
 		defer func() {
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 			defer cancel()

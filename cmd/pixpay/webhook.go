@@ -12,9 +12,9 @@ import (
 	"os"
 	"time"
 
-	"pixretry/durable"
 	"pixretry/internal/cmdline"
 	"pixretry/pix"
+	"pixretry/pix/efi"
 )
 
 // minSecret is the shortest webhook secret, in bytes, that -webhook-secret-file may hold.
@@ -45,12 +45,22 @@ func (o *options) listenWebhooks(fs *flag.FlagSet, stderr io.Writer) (net.Listen
 	return ln, nil
 }
 
-// serveWebhooks serves the PSP's webhooks on ln, verified with secret and applied to p, until
-// the returned function stops it: it stops taking deliveries and waits up to stopTimeout for
-// those in progress, whose PSP delivers again if they were cut short.
-func serveWebhooks[TTx any](ln net.Listener, secret []byte, p *durable.Payer[TTx]) func(context.Context) error {
+// webhookHandler is the handler of the webhooks of a PSP speaking d, checked with secret and
+// applied with apply: Efí's callbacks with -dialect efi (secret is the hmac of the registered
+// URL), the double's own signed deliveries otherwise.
+func webhookHandler(d dialect, secret []byte, apply func(context.Context, pix.Webhook) error) http.Handler {
+	if d == dialectEfi {
+		return efi.WebhookHandler{HMAC: secret, Apply: apply}
+	}
+	return &pix.WebhookHandler{Secret: secret, Apply: apply}
+}
+
+// serveWebhooks serves the PSP's webhooks on ln with h, until the returned function stops it:
+// it stops taking deliveries and waits up to stopTimeout for those in progress, whose PSP
+// delivers again if they were cut short.
+func serveWebhooks(ln net.Listener, h http.Handler) func(context.Context) error {
 	srv := &http.Server{
-		Handler:           &pix.WebhookHandler{Secret: secret, Apply: p.ApplyWebhook},
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
 	}
 	served := make(chan error, 1)
