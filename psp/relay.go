@@ -29,7 +29,14 @@ type Relayed struct {
 //
 // Relay writes nothing to w when ok is true: the front end writes its own answer. It is safe
 // for concurrent use when next is.
+//
+// r may be built as a client's request, with a nil Body: next gets it with an empty one, as
+// a server's request always has, so that a handler in front of the Server can read it.
 func Relay(next http.Handler, w http.ResponseWriter, r *http.Request) (a Relayed, ok bool) {
+	if r.Body == nil {
+		r = r.WithContext(r.Context()) // a shallow copy: the caller's request stays as it is
+		r.Body = http.NoBody
+	}
 	c := &catcher{w: w, header: http.Header{}}
 	next.ServeHTTP(c, r)
 	if c.hijacked {

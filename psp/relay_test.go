@@ -2,6 +2,7 @@ package psp_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -252,5 +253,30 @@ func TestRelayClosesAShortBodysConnectionAsNetHTTPDoes(t *testing.T) {
 	}
 	if n := len(s.Settlements()); n != 1 {
 		t.Errorf("%d settlements, want 1: the payment was made before its answer was cut short", n)
+	}
+}
+
+// TestRelayHandsNextABody relays a lookup built as a client's request, whose Body is nil, to a
+// handler that reads the body, as a recorder in front of the Server does: it reads an empty
+// one, and the caller's request keeps its nil Body.
+func TestRelayHandsNextABody(t *testing.T) {
+	s := mustServer(t)
+	var read []string
+	reader := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		read = append(read, fmt.Sprintf("%q %v", body, err))
+		s.ServeHTTP(w, r)
+	})
+	viaRelay(t, s, paymentRequest("k1", validBody))
+	r, _ := http.NewRequest(http.MethodGet, psp.PaymentsPath+"?"+psp.LookupParam+"=k1", nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	if got := viaRelay(t, reader, r); got.status != http.StatusOK {
+		t.Errorf("Relay() of the lookup = %d %s, want 200", got.status, got.body)
+	}
+	if want := []string{`"" <nil>`}; !cmp.Equal(read, want) {
+		t.Errorf("the handler read %q, want %q", read, want)
+	}
+	if r.Body != nil {
+		t.Errorf("the caller's request has Body %v after Relay, want nil as it was", r.Body)
 	}
 }
