@@ -48,9 +48,9 @@ type Config struct {
 	ClientKeysFile string
 
 	// KeyTTL is how long an x-idempotency-key is kept, counted from its first request. The
-	// key is then new again. It must not exceed the psp.Server's KeyTTL, which counts from a
-	// payment's end: a replay relayed to the Server then finds the key there. 0 means 24
-	// hours; negative is invalid.
+	// key is then new again, unless a payment under it is held (see MaxPayments). It must not
+	// exceed the psp.Server's KeyTTL, which counts from a payment's end: a replay relayed to
+	// the Server then finds the key there. 0 means 24 hours; negative is invalid.
 	KeyTTL time.Duration
 	// MaxKeys is the most x-idempotency-keys held at once, for payments and for consents each.
 	// A new key beyond them gets 529, and no key is forgotten before KeyTTL. 0 means 500000;
@@ -66,7 +66,8 @@ type Config struct {
 	MaxConsents int
 	// MaxPayments is the most paymentIds held: beyond them the oldest is forgotten, and
 	// GET /pix/payments/{paymentId} answers 404 for it. Its key, replayed within KeyTTL, still
-	// answers it. 0 means 100000; negative is invalid.
+	// answers it. A key whose payment is held is never new again. 0 means 100000; negative is
+	// invalid.
 	MaxPayments int
 }
 

@@ -61,6 +61,13 @@
 //     422 business error ([idempotency]), and while a payment under it may have been made.
 //     A key is kept Config.KeyTTL (24 hours), and at most Config.MaxKeys of each; a new key
 //     beyond them gets 529.
+//   - A key of POST /pix/payments let go after KeyTTL is new again, unless the double still
+//     holds the paymentId of a payment made under it. A payment under such a key whose
+//     consent passes gets 422 ERRO_IDEMPOTENCIA, and the key is not kept. The psp.Server may
+//     hold the key longer than KeyTTL (it counts from the payment's end), or a GET of the
+//     payment may have closed it there. And GET /pix/payments/{paymentId} looks the payment
+//     up by its key: a second payment under the key would read as the first, or the first as
+//     the second.
 //   - A payment's key replayed answers 201 with the payment's status now ([idempotency]): the
 //     double relays the replay to the psp.Server, which replays its own answer.
 //

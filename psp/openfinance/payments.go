@@ -95,10 +95,11 @@ func (s *Server) attemptFor(sc scope, data string, item paymentItem) (*attempt, 
 	return a, nil
 }
 
-// pay answers the request for a, with its consent's turn held, if it has a consent. It
-// reports false, answering nothing, when a is no longer the attempt under sc: the key was freed
-// meanwhile, and the request starts over. It reports true, answering nothing, when the client
-// leaves while it waits for the turn.
+// pay answers the request for a, with its consent's turn held, if it has a consent. A new
+// attempt under a key whose payment the Server still holds gets 422 ERRO_IDEMPOTENCIA once its
+// consent passes (see the package doc). It reports false, answering nothing, when a is no
+// longer the attempt under sc: the key was freed meanwhile, and the request starts over. It
+// reports true, answering nothing, when the client leaves while it waits for the turn.
 func (s *Server) pay(x *exchange, sc scope, a *attempt) bool {
 	if c := a.consent; c != nil {
 		if !c.take(x.r.Context()) {
@@ -115,6 +116,11 @@ func (s *Server) pay(x *exchange, sc scope, a *attempt) bool {
 	if a.state == attemptFresh {
 		if e := a.check(now); e != nil {
 			a.state, a.refusal = attemptRefused, e
+		} else if _, paid := s.paidKeys.get(sc, now); paid {
+			s.attempts.delete(sc) // ERRO_IDEMPOTENCIA keeps nothing
+			s.mu.Unlock()
+			x.fail(idempotencyError())
+			return true
 		}
 	}
 	if a.state == attemptRefused {
@@ -206,5 +212,6 @@ func (s *Server) mint(sc scope, a *attempt, now time.Time) *payment {
 	p := &payment{id: uuid.NewString(), scope: sc, item: a.item, debtor: a.consent.data.debtorAccount,
 		created: a.created, updated: a.created}
 	s.payments.push(p.id, p, now)
+	s.paidKeys.push(sc, struct{}{}, now)
 	return p
 }

@@ -31,6 +31,7 @@ type Server struct {
 	consentKeys *store[scope, *consentKey] // the keys of POST /consents, for KeyTTL
 	attempts    *store[scope, *attempt]    // the keys of POST /pix/payments, for KeyTTL
 	payments    *store[string, *payment]   // by paymentId, the latest MaxPayments
+	paidKeys    *store[scope, struct{}]    // the keys of the payments held, dropped with them
 }
 
 // New returns a Server in front of next, configured by cfg. next serves the double's own API:
@@ -66,6 +67,7 @@ func (s *Server) Reset() {
 	s.consentKeys = newStore[scope, *consentKey](s.cfg.KeyTTL, s.cfg.MaxKeys)
 	s.attempts = newStore[scope, *attempt](s.cfg.KeyTTL, s.cfg.MaxKeys)
 	s.payments = newStore[string, *payment](0, s.cfg.MaxPayments)
+	s.paidKeys = newStore[scope, struct{}](0, s.cfg.MaxPayments)
 }
 
 // ServeHTTP serves the API: POST ConsentsPath, GET ConsentsPath/{consentId}, POST
