@@ -103,12 +103,14 @@ mutation-properties:
 planted:
 	"$$(go -C tools tool -n planted)"
 
-# Every property at 10,000 checks: the trace suite, and the models of retry.Do, the quota and the
-# PSP beside the code they prove.
+# Every property at 10,000 checks: the trace suite, and the models of retry.Do, the quota, the
+# PSP and its Efí and Open Finance front ends beside the code they prove.
 properties:
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m ./properties/
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestDoFollowsItsModel|TestQuotaKeepsItsBound)$$' ./retry/
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestPSPMatchesModel|TestPSPIsLinearizable)$$' ./psp/
+	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^TestEfiMatchesModel$$' ./psp/efi/
+	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^TestOpenFinanceMatchesModel$$' ./psp/openfinance/
 	RAPID_CHECKS=10000 go test -count=1 -timeout 60m -run '^(TestClientConfigurationIsChecked|TestErrorSaysWhatThePSPAnswered)$$' ./pix/
 
 bench:
