@@ -21,7 +21,7 @@ var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 // bound to bound: with the control API on a loopback address, else only with a control token.
 // A control request's Host must name the address asked for (o.addr), the address bound, a
 // loopback name or one of o.controlHosts. Bound to any other than a loopback address, it warns
-// on stderr.
+// on stderr. It returns the error of o.front.
 func (o options) exposeControl(srv *psp.Server, webhooks *webhook.Sender, bound net.Addr, stderr io.Writer) (h http.Handler,
 	on bool, err error) {
 	tcp, _ := bound.(*net.TCPAddr)
@@ -35,15 +35,17 @@ func (o options) exposeControl(srv *psp.Server, webhooks *webhook.Sender, bound 
 		fmt.Fprintf(stderr, "psp: WARNING: %s is not a loopback address: other machines can reach it and "+
 			"pay with the tokens; %s\n", bound, status)
 	}
-	payments := o.dialect.payments(srv)
-	if !on {
-		return payments, false, nil
+	front, err := o.front(srv)
+	if err != nil || !on {
+		return front.payments, false, err
 	}
 	h, err = control.NewHandler(srv, control.Options{
 		Token:    o.controlToken,
 		Hosts:    append(controlHosts(o.addr, bound.String()), o.controlHosts...),
 		Webhooks: webhooks,
-		Payments: payments,
+		Payments: front.payments,
+		Paths:    front.paths,
+		OnReset:  front.reset,
 	})
 	return h, true, err
 }

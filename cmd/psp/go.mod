@@ -7,12 +7,15 @@ replace (
 	pixretry/internal/openapitest => ../../internal/openapitest
 	pixretry/internal/scrape => ../../internal/scrape
 	pixretry/psp/control => ../../psp/control
+	pixretry/psp/openfinance => ../../psp/openfinance
 	pixretry/psp/scenarios => ../../psp/scenarios
 )
 
 require (
 	github.com/chromedp/chromedp v0.23.1
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/go-cmp v0.7.0
+	github.com/google/uuid v1.6.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.uber.org/goleak v1.3.0
@@ -21,6 +24,7 @@ require (
 	pixretry/internal/openapitest v0.0.0-00010101000000-000000000000
 	pixretry/internal/scrape v0.0.0-00010101000000-000000000000
 	pixretry/psp/control v0.0.0-00010101000000-000000000000
+	pixretry/psp/openfinance v0.0.0-00010101000000-000000000000
 	pixretry/psp/scenarios v0.0.0-00010101000000-000000000000
 )
 
@@ -34,7 +38,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_golang v1.24.1 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect

@@ -8,7 +8,10 @@
 //	    [-max-settlements 1000000] [-ispb 12345678] [-service-time 0s] [-capacity 0] [-shed-retry-after 0s]
 //	    [-max-conns 1024] [-control-token T] [-control-hosts HOST:PORT,...] [-log info|warn|off]
 //	    [-faults FILE] [-journal-max 1000] [-journal-bytes 1048576] [-metrics ADDR]
-//	    [-complete-after 0s] [-reject-range LOW-HIGH] [-dialect pix|efi]
+//	    [-complete-after 0s] [-reject-range LOW-HIGH] [-dialect pix|efi|openfinance]
+//	    [-openfinance-signing-key-file FILE] [-openfinance-client-keys-file FILE]
+//	    [-openfinance-org-id pixretry-psp] [-openfinance-client-org-id pixretry-initiator]
+//	    [-openfinance-key-ttl 24h]
 //	    [-webhook URL -webhook-secret-file FILE [-webhook-attempts 8] [-webhook-delay-base 1s]
 //	    [-webhook-wait-max 1m] [-webhook-timeout 5s] [-webhook-queue 1000]]
 //
@@ -42,8 +45,19 @@
 // With -dialect efi, the payments API is Efí's payouts (package pixretry/psp/efi) instead of the
 // double's own: PUT /v2/gn/pix/{idEnvio} pays and GET /v2/gn/pix/enviados/id-envio/{idEnvio}
 // looks a payout up, for the payer whose Pix key is efi.PayerKey. The control API, its page and
-// /openapi.json stay as they are, and so do the keys, the faults and the pending payments. Any
-// other value of -dialect is a bad command line.
+// /openapi.json stay as they are, and so do the keys, the faults and the pending payments.
+//
+// With -dialect openfinance, the payments API is Open Finance Brasil payments v4 (package
+// pixretry/psp/openfinance): POST and GET /open-banking/payments/v4/consents, and POST and GET
+// /open-banking/payments/v4/pix/payments, with bodies signed as JWS (PS256). The control API
+// also serves GET /_psp/openfinance/jwks.json, the public key that signs the answers, and
+// GET /_psp/openfinance/client-key.json, the client key pair made at start, which a client
+// signs with. -openfinance-signing-key-file and -openfinance-client-keys-file give the keys
+// instead, and a file that openfinance.New cannot use is a bad command line.
+// -openfinance-org-id and -openfinance-client-org-id name the double and the initiator in the
+// claims. -openfinance-key-ttl, at most -key-ttl, is how long an x-idempotency-key is kept. A
+// reset forgets the consents and the keys of the front end with those of the PSP. Any other
+// value of -dialect is a bad command line, and so is an -openfinance- flag in another dialect.
 //
 // With -webhook URL -webhook-secret-file FILE it POSTs a webhook to URL for each payment that
 // ends, settled or rejected, signed with the secret in FILE (at least 32 bytes, a trailing
@@ -70,6 +84,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,6 +94,7 @@ import (
 	"pixretry/internal/cmdline"
 	"pixretry/internal/scrape"
 	"pixretry/psp"
+	"pixretry/psp/openfinance"
 )
 
 func main() { cmdline.Main(run) }
@@ -103,6 +119,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := opts.serve(ctx, ln, metrics, stdout, stderr); err != nil {
+		if _, bad := errors.AsType[*flagError](err); bad {
+			return cmdline.Refuse(fs, err)
+		}
 		fmt.Fprintln(stderr, err)
 		return err
 	}
@@ -121,7 +140,8 @@ type options struct {
 	webhooks     webhookOptions
 	limits       limits
 	log          logLevel
-	dialect      dialect // the payments API served
+	dialect      dialect            // the payments API served
+	openFinance  openfinance.Config // the front end of -dialect openfinance
 }
 
 // parseFlags reads the command line. It returns the flag set for errors found later.
@@ -154,8 +174,10 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 	fs.Var(&rejected, "reject-range", "the valor of payments accepted (202), then rejected after -complete-after, "+
 		"`LOW-HIGH` in reais, both included, as in 10.01-20.00 (default none)")
 	webhooks := addWebhookFlags(fs)
+	openFinance := addOpenFinanceFlags(fs)
 	o := options{limits: defaultLimits}
-	fs.Var(&o.dialect, "dialect", "the payments API served, a `dialect`: pix (the double's own) or efi (Efí's payouts) (default pix)")
+	fs.Var(&o.dialect, "dialect", "the payments API served, a `dialect`: pix (the double's own), efi (Efí's payouts) "+
+		"or openfinance (Open Finance Brasil payments v4) (default pix)")
 	fs.Var(&o.log, "log", "what stderr gets, a `level`: info (a line per payment and per lookup), warn (the server's warnings) or off (default info)")
 	err := cmdline.Parse(fs, args, func() error {
 		o.addr, o.maxConns, o.metrics = *addr, int(*maxConns), *metrics
@@ -175,6 +197,9 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 			return fmt.Errorf("psp: -balance %q: want 1 to 10 digits, a dot and 2 digits, as in 1000.00", *balance)
 		}
 		if err = cmp.Or(checkConfig(o.cfg), o.check()); err != nil {
+			return err
+		}
+		if o.openFinance, err = openFinance.config(fs, o.dialect, o.cfg.KeyTTL); err != nil {
 			return err
 		}
 		if o.webhooks.cfg, err = webhooks.config(); err != nil {

@@ -15,7 +15,7 @@ import (
 )
 
 // TestUsageNamesTheEndpointsAndTheDocs: psp -h lists, after its flags, every operation of the
-// OpenAPI document and no other, and says where the docs are.
+// OpenAPI document, of every dialect, and no other, and says where the docs are.
 func TestUsageNamesTheEndpointsAndTheDocs(t *testing.T) {
 	var stderr bytes.Buffer
 	run(context.Background(), []string{"-h"}, &bytes.Buffer{}, &stderr)
@@ -28,7 +28,9 @@ func TestUsageNamesTheEndpointsAndTheDocs(t *testing.T) {
 		t.Errorf("psp -h lists the operations (-documented +listed):\n%s", diff)
 	}
 	for _, want := range []string{"Usage of psp:\n  -addr string", "docs/psp.md", "GET    /openapi.json", "psp/scenarios",
-		"-dialect dialect", "With -dialect efi", "pagador@pixretry.example"} {
+		"-dialect dialect", "With -dialect efi", "pagador@pixretry.example", "With -dialect openfinance",
+		"-openfinance-signing-key-file file", "-openfinance-client-keys-file file", "-openfinance-org-id string",
+		"-openfinance-client-org-id string", "-openfinance-key-ttl duration"} {
 		if !strings.Contains(usage, want) {
 			t.Errorf("psp -h does not say %q:\n%s", want, usage)
 		}
