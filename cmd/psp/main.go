@@ -68,7 +68,8 @@
 // GET /_psp/webhooks lists them, and faults with "target":"webhook" make them misbehave. A URL
 // that is not absolute http or https, a secret file missing or short, and either flag without
 // the other are a bad command line. The secret is never printed or logged. On shutdown, the
-// webhooks still under way are abandoned.
+// webhooks still under way are abandoned. With -dialect efi the webhook is Efí's callback of a
+// Pix sent (psp/efi.WebhookForm): unsigned, the secret in URL's hmac query parameter instead.
 //
 // GET /_psp/requests reads its journal of the requests it received: the latest -journal-max of
 // them, within -journal-bytes, the oldest dropped first. GET /_psp/ is a page that watches it in
@@ -94,6 +95,7 @@ import (
 	"pixretry/internal/cmdline"
 	"pixretry/internal/scrape"
 	"pixretry/psp"
+	"pixretry/psp/efi"
 	"pixretry/psp/openfinance"
 )
 
@@ -204,6 +206,9 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 		}
 		if o.webhooks.cfg, err = webhooks.config(); err != nil {
 			return err
+		}
+		if o.dialect == dialectEfi {
+			o.webhooks.cfg.Form = efi.WebhookForm{} // Efí's callback of a Pix sent, its hmac in the URL
 		}
 		all, err := loadFaults(*faults)
 		o.faults, o.webhooks.faults = all.Server, all.Webhooks

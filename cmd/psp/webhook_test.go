@@ -20,6 +20,7 @@ import (
 
 	"pixretry/internal/cmdline"
 	"pixretry/psp"
+	"pixretry/psp/efi"
 )
 
 // webhookSecret signs the webhooks of these tests. Nothing psp prints or serves may hold it.
@@ -98,6 +99,7 @@ func TestWebhookFlagsRefused(t *testing.T) {
 type delivery struct {
 	signature, body string
 	at              time.Time
+	target          string // the request's path and query
 }
 
 // receiving is a webhook receiver on loopback that answers 204 and hands each delivery over.
@@ -105,7 +107,7 @@ func receiving(t *testing.T) (*httptest.Server, chan delivery) {
 	got := make(chan delivery, 10)
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		got <- delivery{r.Header.Get("Pix-Signature"), string(body), time.Now()}
+		got <- delivery{r.Header.Get("Pix-Signature"), string(body), time.Now(), r.URL.RequestURI()}
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(rc.Close)
@@ -183,6 +185,37 @@ func TestWebhookFaultsFromAFile(t *testing.T) {
 	want := `{"faults":[{"kind":"drop"},{"kind":"fail","times":2,"target":"webhook"}]}` + "\n"
 	if status, body := s.do(t, "GET", "/_psp/faults", "", nil); status != 200 || body != want {
 		t.Errorf("GET /_psp/faults = %d %s, want 200 %s", status, body, want)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("run() = %v, want nil", err)
+	}
+}
+
+// TestWebhookInEfisForm: under -dialect efi the webhook is Efí's callback of a Pix sent, posted to
+// the URL with the secret as its hmac parameter and an empty ignorar that takes the /pix Efí
+// appends, and with no Pix-Signature.
+func TestWebhookInEfisForm(t *testing.T) {
+	rc, got := receiving(t)
+	s := mustStart(t, "-tokens", "smoke", "-dialect", "efi", "-webhook", rc.URL+"/efi", "-webhook-secret-file",
+		secretFile(t, webhookSecret))
+	payout := `{"valor":"150.00","pagador":{"chave":"` + efi.PayerKey + `"},"favorecido":{"chave":"pix@example.com"}}`
+	if status, body := s.do(t, "PUT", efi.SendPath+"k1", "", strings.NewReader(payout)); status != 201 {
+		t.Fatalf("payout = %d %s, want 201", status, body)
+	}
+	var d delivery
+	select {
+	case d = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no webhook within 10s")
+	}
+	want := regexp.MustCompile(`^\{"pix":\[\{"endToEndId":"E12345678[0-9]{12}[0-9a-z]{11}","chave":"` +
+		regexp.QuoteMeta(efi.PayerKey) + `","tipo":"SOLICITACAO","status":"REALIZADO","valor":"150.00",` +
+		`"horario":"[0-9T:.-]+Z","gnExtras":\{"idEnvio":"k1"\}\}\]\}\n$`)
+	if !want.MatchString(d.body) || d.signature != "" {
+		t.Errorf("webhook %s with Pix-Signature %q, want Efí's callback unsigned", d.body, d.signature)
+	}
+	if wantTarget := "/efi?hmac=" + webhookSecret + "&ignorar=/pix"; d.target != wantTarget {
+		t.Errorf("webhook posted to %s, want %s", d.target, wantTarget)
 	}
 	if err := s.stop(); err != nil {
 		t.Errorf("run() = %v, want nil", err)

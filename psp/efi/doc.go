@@ -92,5 +92,6 @@
 //   - The human-readable texts (mensagem, title, detail) are the double's, in English. A client
 //     branches on the status and the nome or type, never on the text.
 //
-// Efí's webhooks are left out: the double's psp/webhook Sender posts its own format.
+// Efí's webhook, the callback of a Pix sent, is WebhookForm's: psp/webhook's Sender posts it
+// in that form when its Config.Form says so, as cmd/psp -dialect efi does.
 package efi
