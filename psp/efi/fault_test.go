@@ -255,3 +255,16 @@ func TestALookupHangUpClosesNoKey(t *testing.T) {
 		t.Errorf("Stats() = %d lookups, %d closed keys, want 1, 0", st.Lookups, st.ClosedKeys)
 	}
 }
+
+// TestAProxysAnswerKeepsItsStatus: an error answer with no problem code is not the core's but a
+// proxy's in front of it, as a gateway's 502: it keeps its status, and says whose it is.
+func TestAProxysAnswerKeepsItsStatus(t *testing.T) {
+	proxy := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "bad gateway", http.StatusBadGateway)
+	})
+	h := efi.NewHandler(proxy)
+	for _, got := range []reply{put(h, "abc", payout), get(h, "abc")} {
+		wantReply(t, got, http.StatusBadGateway, jsonType,
+			`{"nome":"erro_aplicacao","mensagem":"a proxy in front of the PSP answered 502"}`+"\n")
+	}
+}
