@@ -2,7 +2,6 @@ package roundtrip
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -19,8 +18,8 @@ type Exchange struct {
 	Answered    time.Time // when the status line was written; zero when none was
 	Method      string
 	Token       string // the bearer token of the Authorization header
-	Key         string // the Idempotency-Key, or a GET's Handler.KeyParam
-	Request     []byte // the request's body
+	Key         string // the Idempotency-Key, a GET's Handler.KeyParam, or what Handler.KeyOf gives
+	Request     []byte // the request's body, as far as the handler read it
 	Status      int    // 0: the connection was closed without an answer
 	Body        []byte
 	Replayed    bool // the answer carried Idempotent-Replayed: true
@@ -36,26 +35,44 @@ type Handler struct {
 	// KeyParam, when not empty, is the query parameter that gives a GET its Key: a lookup
 	// carries no Idempotency-Key, but names the key it looks up.
 	KeyParam string
+	// KeyOf, when not nil, gives each request its Key instead, for an API that carries its
+	// key elsewhere, such as in the path.
+	KeyOf func(*http.Request) string
 
 	mu  sync.Mutex
 	log []*Exchange
 }
 
-// ServeHTTP reads the whole body, records the request and passes it on to Next. A body cut
-// short reaches Next as the truncated body it is.
+// ServeHTTP records the request and passes it on to Next, which reads the body as the client
+// sent it, cut short or not. The record holds the body as far as Next read it: a handler that
+// answers before it reads the body (a fault, a refused token) leaves none in the record. So a
+// handler in front of Next that tells from the body whether Next processed the request (psp's
+// front ends) tells the same with the recorder in between.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	trip, _ := strconv.ParseInt(r.Header.Get(Header), 10, 64)
-	ex := &Exchange{Trip: trip, Arrived: time.Now(), Method: r.Method, Key: r.Header.Get("Idempotency-Key"),
-		Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), Request: body}
-	if h.KeyParam != "" && r.Method == http.MethodGet {
-		ex.Key = r.URL.Query().Get(h.KeyParam)
-	}
+	ex := &Exchange{Trip: trip, Arrived: time.Now(), Method: r.Method,
+		Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), Key: keyOf(r, h.KeyParam, h.KeyOf)}
 	h.mu.Lock()
 	h.log = append(h.log, ex)
 	h.mu.Unlock()
+	r = r.WithContext(r.Context()) // a shallow copy: a handler leaves the request it was given as it is
+	r.Body = &readBody{ReadCloser: r.Body, h: h, ex: ex}
 	h.Next.ServeHTTP(&answerRecorder{ResponseWriter: w, ex: ex}, r)
+}
+
+// readBody is a request's body that adds to ex what is read of it.
+type readBody struct {
+	io.ReadCloser
+	h  *Handler
+	ex *Exchange
+}
+
+func (b *readBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.h.mu.Lock()
+	b.ex.Request = append(b.ex.Request, p[:n]...)
+	b.h.mu.Unlock()
+	return n, err
 }
 
 // Exchanges returns a copy of the record, in the order ServeHTTP was entered. Call it only once

@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,7 +39,7 @@ func TestHandlerPairsEachRequestWithItsTrip(t *testing.T) {
 			{Trip: 2, Arrived: start, Answered: start.Add(time.Second), Method: "POST", Token: "tok", Key: "k1",
 				Request: []byte("{}"), Status: 201},
 			{Trip: 3, Arrived: start.Add(time.Second), Answered: start.Add(time.Second), Method: "GET", Token: "tok",
-				Key: "k2", Request: []byte{}, Status: 201, Replayed: true, HeaderBytes: replayed},
+				Key: "k2", Status: 201, Replayed: true, HeaderBytes: replayed},
 		}
 		if diff := cmp.Diff(want, wire.Exchanges()); diff != "" {
 			t.Errorf("Exchanges() diff (-want +got):\n%s", diff)
@@ -57,6 +59,7 @@ func TestHandlerPairsEachRequestWithItsTrip(t *testing.T) {
 func TestHandlerRecordsBodiesAndHijacks(t *testing.T) {
 	wire := &roundtrip.Handler{Next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/close" {
+			io.Copy(io.Discard, r.Body)
 			conn, _, _ := http.NewResponseController(w).Hijack()
 			conn.Close()
 			return
@@ -75,5 +78,62 @@ func TestHandlerRecordsBodiesAndHijacks(t *testing.T) {
 	if len(got) != 2 || got[0].Status != 200 || string(got[0].Body) != "hello" || got[0].Hijacked ||
 		got[1].Status != 0 || !got[1].Hijacked || string(got[1].Request) != "body" {
 		t.Errorf("Exchanges() = %+v, want a 200 saying hello, then a hijacked request without an answer", got)
+	}
+}
+
+// KeyOf, when set, gives the key on both sides: here the path's last segment, as a dialect
+// that carries its key in the path has it, whatever the Idempotency-Key or KeyParam say.
+func TestKeyOfGivesTheKeyOnBothSides(t *testing.T) {
+	inPath := func(r *http.Request) string { return path.Base(r.URL.Path) }
+	wire := &roundtrip.Handler{Next: &answers{}, KeyParam: "idempotency_key", KeyOf: inPath}
+	rec := &roundtrip.Recorder{Next: inProcess(wire), KeyParam: "idempotency_key", KeyOf: inPath}
+	put, _ := http.NewRequest(http.MethodPut, "http://psp.test/v2/gn/pix/k1", strings.NewReader("{}"))
+	put.Header.Set("Idempotency-Key", "other")
+	get, _ := http.NewRequest(http.MethodGet, "http://psp.test/v2/gn/pix/enviados/k2?idempotency_key=k3", http.NoBody)
+	for _, r := range []*http.Request{put, get} {
+		if _, err := rec.RoundTrip(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, trip := range rec.Take() {
+		got = append(got, "trip "+trip.Key)
+	}
+	for _, ex := range wire.Exchanges() {
+		got = append(got, "exchange "+ex.Key)
+	}
+	if want := []string{"trip k1", "trip k2", "exchange k1", "exchange k2"}; !cmp.Equal(got, want) {
+		t.Errorf("keys = %q, want %q", got, want)
+	}
+}
+
+// The record holds a request's body as far as the handler read it: none when it answered
+// first, as a fault does, and part when it stopped there. The handler reads the body the
+// client sent, whole.
+func TestHandlerRecordsTheBodyAsItWasRead(t *testing.T) {
+	var got []string
+	wire := &roundtrip.Handler{Next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("read"))
+		b := make([]byte, n)
+		io.ReadFull(r.Body, b)
+		var rest []byte
+		if r.URL.Query().Get("rest") != "" {
+			rest, _ = io.ReadAll(r.Body)
+		}
+		got = append(got, string(b)+"|"+string(rest))
+	})}
+	for _, target := range []string{"/?read=0", "/?read=3", "/?read=3&rest=1"} {
+		r := httptest.NewRequest(http.MethodPost, target, strings.NewReader("abcdef"))
+		wire.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	var recorded []string
+	for _, ex := range wire.Exchanges() {
+		recorded = append(recorded, string(ex.Request))
+	}
+	if want := []string{"", "abc", "abcdef"}; !cmp.Equal(recorded, want) {
+		t.Errorf("the recorded bodies are %q, want %q", recorded, want)
+	}
+	if want := []string{"|", "abc|", "abc|def"}; !cmp.Equal(got, want) {
+		t.Errorf("the handler read %q, want %q", got, want)
 	}
 }

@@ -23,7 +23,7 @@ type Trip struct {
 	Start      time.Time
 	End        time.Time // when the answer's header arrived, or the round trip failed
 	Method     string
-	Key        string // the Idempotency-Key sent, or a GET's Recorder.KeyParam
+	Key        string // the Idempotency-Key sent, a GET's Recorder.KeyParam, or what Recorder.KeyOf gives
 	Status     int    // 0 when the round trip failed
 	RetryAfter string // the answer's Retry-After
 	Replayed   bool   // the answer carried Idempotent-Replayed: true
@@ -43,6 +43,8 @@ type Recorder struct {
 	// KeyParam, when not empty, is the query parameter that gives a GET its Key, as in
 	// Handler.KeyParam.
 	KeyParam string
+	// KeyOf, when not nil, gives each request its Key instead, as in Handler.KeyOf.
+	KeyOf func(*http.Request) string
 
 	mu    sync.Mutex
 	trips []*Trip
@@ -51,10 +53,7 @@ type Recorder struct {
 // RoundTrip records req's round trip through Next and returns its result. The answer's body
 // notes in the Trip the first error that reading it meets.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := &Trip{Start: time.Now(), Method: req.Method, Key: req.Header.Get("Idempotency-Key")}
-	if r.KeyParam != "" && req.Method == http.MethodGet {
-		trip.Key = req.URL.Query().Get(r.KeyParam)
-	}
+	trip := &Trip{Start: time.Now(), Method: req.Method, Key: keyOf(req, r.KeyParam, r.KeyOf)}
 	if r.Numbers != nil {
 		trip.Number = r.Numbers.Add(1)
 		req = req.Clone(req.Context()) // a RoundTripper must not modify the caller's request
@@ -101,4 +100,16 @@ func (b *recordedBody) Read(p []byte) (int, error) {
 		b.trip.BodyErr = cmp.Or(b.trip.BodyErr, err)
 	}
 	return n, err
+}
+
+// keyOf is the key r carries: what of gives, if not nil, else a GET's query parameter param, if
+// not empty, else its Idempotency-Key.
+func keyOf(r *http.Request, param string, of func(*http.Request) string) string {
+	switch {
+	case of != nil:
+		return of(r)
+	case param != "" && r.Method == http.MethodGet:
+		return r.URL.Query().Get(param)
+	}
+	return r.Header.Get("Idempotency-Key")
 }

@@ -33,7 +33,7 @@ func inProcess(h http.Handler) roundTripper {
 	}
 }
 
-// answers is a handler that writes, for each request, the next of a 503 with Retry-After 2, a
+// answers is a handler that reads each request's body and writes, for each request, the next of a 503 with Retry-After 2, a
 // 201 after a virtual second, and a replayed 201; it notes the Round-Trip header it received.
 type answers struct {
 	n        int
@@ -41,6 +41,7 @@ type answers struct {
 }
 
 func (a *answers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
 	a.received = append(a.received, r.Header.Get(roundtrip.Header))
 	a.n++
 	switch a.n {
