@@ -36,8 +36,11 @@ type Server struct {
 
 // New returns a Server in front of next, configured by cfg. next serves the double's own API:
 // a *psp.Server, or a handler in front of one, such as a recorder. The Server relays each
-// payment and lookup to it with [psp.Relay]. New reads or generates the keys cfg names, and
-// returns a *ConfigError for a field it refuses, or the error of a key file it cannot read.
+// payment and lookup to it with [psp.Relay]. A handler in front of the psp.Server reads a
+// payment's body only as far as the psp.Server does: the Server tells a payment the psp.Server
+// never processed, which leaves its consent unconsumed, by a body never read. New reads or
+// generates the keys cfg names, and returns a *ConfigError for a field it refuses, or the
+// error of a key file it cannot read.
 func New(next http.Handler, cfg Config) (*Server, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
