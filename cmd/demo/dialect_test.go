@@ -66,7 +66,7 @@ func TestDemoWalksTheFiveScenariosInEfi(t *testing.T) {
 		// Send and Await are both calls. pixotel gives Efí's PUT, a method it does not
 		// know, no outcome.
 		"metrics: pix.payments 7 (lookup_found 2, pending 2, refused 1, replayed 1, unknown 1)",
-		"metrics: pix.attempts 13 (no outcome 11, lookup_found 2)",
+		"metrics: pix.attempts 13 (transient 7, lookup_found 2, pending 2, refused 1, replayed 1)",
 		"metrics: pix.retry.wait 6 retries",
 		"PSP recorded 3 settlements for 3 successful payments",
 	}

@@ -233,6 +233,9 @@ func work[TTx any](ctx context.Context, p *durable.Payer[TTx], cmd command) (err
 		}()
 	}
 	if err := p.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // interrupted while starting: nothing runs, as after an interrupt later
+		}
 		return err
 	}
 	if cmd.untilDone {
