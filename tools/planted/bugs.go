@@ -240,8 +240,8 @@ var bugs = []bug{
 	{
 		Name:    "the PSP's webhook Sender signs every try with the first try's time",
 		File:    "psp/webhook/try.go",
-		Old:     "\t\treq.Header.Set(SignatureHeader, sign(s.cfg.Secret, a.At, d.body))\n",
-		New:     "\t\tsignedAt := a.At\n\t\tif len(d.Attempts) > 0 {\n\t\t\tsignedAt = d.Attempts[0].At // one signature per delivery\n\t\t}\n\t\treq.Header.Set(SignatureHeader, sign(s.cfg.Secret, signedAt, d.body))\n",
+		Old:     "\treq, err := s.cfg.Form.Request(ctx, s.cfg.URL, s.cfg.Secret, a.At, d.body)\n",
+		New:     "\tsignedAt := a.At\n\tif len(d.Attempts) > 0 {\n\t\tsignedAt = d.Attempts[0].At // one signature per delivery\n\t}\n\treq, err := s.cfg.Form.Request(ctx, s.cfg.URL, s.cfg.Secret, signedAt, d.body)\n",
 		Package: "./properties/",
 		Run:     "^TestPendingPaymentsKeepInvariants$",
 		Catcher: "invariant 20: the PSP's own deliveries are never refused as forged",
