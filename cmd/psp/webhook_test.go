@@ -147,16 +147,26 @@ func TestWebhookReachesAReceiver(t *testing.T) {
 	if !want.MatchString(d.body) || !signedBy(webhookSecret, d.signature, d.body, d.at) {
 		t.Errorf("webhook %s signed %q, want the pinned body signed with the secret", d.body, d.signature)
 	}
-	status, body := s.do(t, "GET", "/_psp/webhooks", "", nil)
-	var record struct {
-		Deliveries []struct {
-			State string `json:"state"`
-		} `json:"deliveries"`
-		Sent int `json:"sent"`
-	}
-	if err := encjson.Unmarshal([]byte(body), &record); err != nil || status != 200 || record.Sent != 1 ||
-		len(record.Deliveries) != 1 || record.Deliveries[0].State != "delivered" {
-		t.Errorf("GET /_psp/webhooks = %d %s, want one delivery, delivered", status, body)
+	// The Sender records the receiver's answer after the receiver has the body: wait for it.
+	var status int
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		status, body = s.do(t, "GET", "/_psp/webhooks", "", nil)
+		var record struct {
+			Deliveries []struct {
+				State string `json:"state"`
+			} `json:"deliveries"`
+			Sent int `json:"sent"`
+		}
+		err := encjson.Unmarshal([]byte(body), &record)
+		if err == nil && status == 200 && record.Sent == 1 && len(record.Deliveries) == 1 &&
+			record.Deliveries[0].State == "delivered" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("GET /_psp/webhooks = %d %s, want one delivery, delivered", status, body)
+			break
+		}
 	}
 	for _, path := range []string{"/_psp/webhooks", "/_psp/", "/_psp/requests", "/_psp/faults", "/openapi.json"} {
 		if _, body := s.do(t, "GET", path, "", nil); strings.Contains(body, webhookSecret) {
