@@ -3,7 +3,6 @@ package efi_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 
@@ -54,6 +53,7 @@ func TestRelayedRequestsCarryTheCallersHeaders(t *testing.T) {
 	}
 	get := httptest.NewRequest(http.MethodGet, efi.LookupPath+"abc", nil)
 	get.Header.Set("Authorization", "Bearer "+psp.DefaultToken)
+	get.Header.Set("Content-Type", "application/json") // of no body: the lookup's has none
 	callersHeaders(get)
 	if got := serve(h, get); got.status != http.StatusOK {
 		t.Fatalf("GET = %d %s, want 200", got.status, got.body)
@@ -86,10 +86,11 @@ func TestRelayedRequestsReachTheCoreThroughAHandler(t *testing.T) {
 	})
 	h := efi.NewHandler(gateway)
 	busy := put(h, "abc", payout)
-	if busy.status != http.StatusServiceUnavailable || busy.header.Get("Retry-After") != "3" ||
-		!strings.Contains(busy.body, "ServicoIndisponivel") {
-		t.Errorf("PUT through a busy gateway = %d %v %s, want 503 ServicoIndisponivel with Retry-After 3",
-			busy.status, busy.header, busy.body)
+	want := `{"type":"https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel","title":"Service Unavailable",` +
+		`"status":503,"detail":"a proxy in front of the PSP answered 503"}` + "\n"
+	if busy.status != http.StatusServiceUnavailable || busy.header.Get("Retry-After") != "3" || busy.body != want {
+		t.Errorf("PUT through a busy gateway = %d %v %s, want 503 %s with Retry-After 3", busy.status, busy.header,
+			busy.body, want)
 	}
 	if got := put(h, "abc", payout); got.status != http.StatusCreated || len(s.Settlements()) != 1 {
 		t.Errorf("PUT through the gateway = %d %s with %d settlements, want 201 and 1", got.status, got.body,

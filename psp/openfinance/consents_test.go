@@ -193,6 +193,25 @@ func TestConsentDataRefused(t *testing.T) {
 			`data.loggedUser.document.identification must match ^\d{11}$`},
 		{"rel missing", edited(consentData(), nil, "loggedUser", "document", "rel"), missing,
 			"data.loggedUser.document.rel is required"},
+		{"no document", edited(consentData(), nil, "loggedUser", "document"), missing,
+			"data.loggedUser.document is required"},
+		{"no identification", edited(consentData(), nil, "loggedUser", "document", "identification"), missing,
+			"data.loggedUser.document.identification is required"},
+		{"rel in lower case", edited(consentData(), "cpf", "loggedUser", "document", "rel"), invalid,
+			`data.loggedUser.document.rel must match ^[A-Z]{3}$`},
+		{"no creditor", edited(consentData(), nil, "creditor"), missing, "data.creditor is required"},
+		{"no personType", edited(consentData(), nil, "creditor", "personType"), missing,
+			"data.creditor.personType is required"},
+		{"no cpfCnpj", edited(consentData(), nil, "creditor", "cpfCnpj"), missing, "data.creditor.cpfCnpj is required"},
+		{"no name", edited(consentData(), nil, "creditor", "name"), missing, "data.creditor.name is required"},
+		{"no payment", edited(consentData(), nil, "payment"), missing, "data.payment is required"},
+		{"no type", edited(consentData(), nil, "payment", "type"), missing, "data.payment.type is required"},
+		{"no currency", edited(consentData(), nil, "payment", "currency"), missing, "data.payment.currency is required"},
+		{"no amount", edited(consentData(), nil, "payment", "amount"), missing, "data.payment.amount is required"},
+		{"two members missing", edited(edited(consentData(), nil, "creditor", "name"), nil, "payment", "amount"), missing,
+			"data.creditor.name is required"},
+		{"two members malformed", edited(edited(consentData(), "cpf", "loggedUser", "document", "rel"), "1.5", "payment",
+			"amount"), invalid, `data.loggedUser.document.rel must match ^[A-Z]{3}$`},
 		{"personType unknown", edited(consentData(), "PESSOA", "creditor", "personType"), invalid,
 			`data.creditor.personType must be one of "PESSOA_NATURAL","PESSOA_JURIDICA"`},
 		{"cpfCnpj of 12 digits", edited(consentData(), "123456789012", "creditor", "cpfCnpj"), invalid,
@@ -222,12 +241,22 @@ func TestConsentDataRefused(t *testing.T) {
 			`data.payment.details.creditorAccount.issuer must match ^\d{1,4}$`},
 		{"no number", details("creditorAccount", edited(creditorAccount(), nil, "number")), missing,
 			"data.payment.details.creditorAccount.number is required"},
+		{"no ispb", details("creditorAccount", edited(creditorAccount(), nil, "ispb")), missing,
+			"data.payment.details.creditorAccount.ispb is required"},
+		{"no accountType", details("creditorAccount", edited(creditorAccount(), nil, "accountType")), missing,
+			"data.payment.details.creditorAccount.accountType is required"},
 		{"accountType", details("creditorAccount", edited(creditorAccount(), "XXXX", "accountType")), invalid,
 			`data.payment.details.creditorAccount.accountType must be one of "CACC","SVGS","TRAN"`},
 		{"scheduled", edited(edited(consentData(), nil, "payment", "date"), map[string]any{"single": map[string]any{}},
 			"payment", "schedule"), "FORMA_PAGAMENTO_INVALIDA", "the PSP pays at once: data.payment.schedule is not supported"},
 		{"MANU", edited(details("localInstrument", "MANU"), nil, "payment", "details", "proxy"), "FORMA_PAGAMENTO_INVALIDA",
 			"the PSP pays to a Pix key typed in: localInstrument MANU is not supported"},
+		{"QRDN", details("localInstrument", "QRDN"), "FORMA_PAGAMENTO_INVALIDA",
+			"the PSP pays to a Pix key typed in: localInstrument QRDN is not supported"},
+		{"QRES", details("localInstrument", "QRES"), "FORMA_PAGAMENTO_INVALIDA",
+			"the PSP pays to a Pix key typed in: localInstrument QRES is not supported"},
+		{"INIC", details("localInstrument", "INIC"), "FORMA_PAGAMENTO_INVALIDA",
+			"the PSP pays to a Pix key typed in: localInstrument INIC is not supported"},
 		{"USD", edited(consentData(), "USD", "payment", "currency"), "DETALHE_PAGAMENTO_INVALIDO",
 			"data.payment.currency must be BRL"},
 	} {
@@ -249,4 +278,23 @@ func TestConsentDataRefused(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestConsentOptionalMembers: a creditorAccount without its issuer is taken, and a
+// businessEntity is kept and shown as it was sent.
+func TestConsentOptionalMembers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		entity := map[string]any{"document": map[string]any{"identification": "11222333000181", "rel": "CNPJ"}}
+		data := edited(edited(consentData(), entity, "businessEntity"), nil, "payment", "details", "creditorAccount", "issuer")
+		a := b.post(openfinance.ConsentsPath, "k1", data)
+		if a.status != http.StatusCreated {
+			t.Fatalf("POST consents = %d %s, want 201", a.status, a.body)
+		}
+		id := a.claims["data"].(map[string]any)["consentId"].(string)
+		got := b.get(openfinance.ConsentsPath + "/" + id).claims["data"].(map[string]any)
+		if !equalJSON(got["businessEntity"], entity) {
+			t.Errorf("businessEntity = %v, want %v", got["businessEntity"], entity)
+		}
+	})
 }

@@ -58,6 +58,7 @@ func TestRelayedRequestsCarryTheCallersHeaders(t *testing.T) {
 		callersHeaders(pay)
 		id := paymentID(t, b.serve(pay))
 		get := request(http.MethodGet, openfinance.PaymentsPath+"/"+id, "")
+		get.Header.Set("Content-Type", "application/jwt") // of no body: the lookup's has none
 		callersHeaders(get)
 		if a := b.serve(get); a.status != http.StatusOK {
 			t.Fatalf("GET payment = %d %s, want 200", a.status, a.body)

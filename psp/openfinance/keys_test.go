@@ -5,11 +5,13 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"io/fs"
+	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -93,6 +95,12 @@ func TestGeneratedKeysServeAClient(t *testing.T) {
 		t.Fatalf("GET %s = %d %s, want one private key", openfinance.ClientKeyPath, w.Code, w.Body)
 	}
 	key := set.Keys[0]
+	if got, want := w.Header().Get("Content-Type"), "application/json"; got != want {
+		t.Errorf("GET %s Content-Type = %q, want %q", openfinance.ClientKeyPath, got, want)
+	}
+	if key.Use != "sig" {
+		t.Errorf("the client key's use = %q, want sig", key.Use)
+	}
 	if got, ok := of.ClientKey(); !ok || got.KeyID != key.KeyID || key.KeyID != thumbprint(key.Key) || key.Algorithm != "PS256" {
 		t.Errorf("ClientKey() = %v %v, want the key served, kid its thumbprint", got.KeyID, ok)
 	}
@@ -240,5 +248,15 @@ func TestConfigRefused(t *testing.T) {
 		if want := "openfinance: invalid config: " + tc.field + ": " + tc.reason; err.Error() != want {
 			t.Errorf("Error() = %q, want %q", err, want)
 		}
+	}
+}
+
+// TestNewRefusesAnInvalidSigningKey: a signing key without its private exponent cannot sign,
+// and New says so.
+func TestNewRefusesAnInvalidSigningKey(t *testing.T) {
+	key := &rsa.PrivateKey{PublicKey: rsa.PublicKey{N: big.NewInt(3233), E: 17}}
+	_, err := openfinance.New(http.NotFoundHandler(), openfinance.Config{SigningKey: key})
+	if want := "openfinance: the signing key is not a valid RSA key"; err == nil || err.Error() != want {
+		t.Errorf("New() = %v, want %q", err, want)
 	}
 }

@@ -32,6 +32,14 @@ func TestPaymentDataRefused(t *testing.T) {
 				"(2[0-3]|[01][0-9])[0-5][0-9][a-zA-Z0-9]{11}$"},
 		{"localInstrument", func(c string) any { return item(c, "PIX", "localInstrument") }, invalid,
 			`data[0].localInstrument must be one of "MANU","DICT","QRDN","QRES","INIC"`},
+		{"no localInstrument", func(c string) any { return item(c, nil, "localInstrument") }, missing,
+			"data[0].localInstrument is required"},
+		{"no currency", func(c string) any { return item(c, nil, "payment", "currency") }, missing,
+			"data[0].payment.currency is required"},
+		{"no ispb", func(c string) any { return item(c, nil, "creditorAccount", "ispb") }, missing,
+			"data[0].creditorAccount.ispb is required"},
+		{"no accountType", func(c string) any { return item(c, nil, "creditorAccount", "accountType") }, missing,
+			"data[0].creditorAccount.accountType is required"},
 		{"no payment", func(c string) any { return item(c, nil, "payment") }, missing, "data[0].payment is required"},
 		{"no amount", func(c string) any { return item(c, nil, "payment", "amount") }, missing,
 			"data[0].payment.amount is required"},
@@ -98,4 +106,31 @@ func TestPaymentDataOptionalMembersEchoed(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPaymentDataOfOtherForms: a MANU payment needs no proxy, and a creditorAccount no issuer,
+// by the schema: then only its consent, DICT and with an issuer, refuses it.
+func TestPaymentDataOfOtherForms(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		path   []string
+		v      any
+		detail string
+	}{
+		{"MANU without a proxy", []string{"localInstrument"}, "MANU", "data[0].localInstrument differs from the consent's"},
+		{"no issuer", []string{"creditorAccount", "issuer"}, nil, "data[0].creditorAccount differs from the consent's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := mustBank(t, nil)
+				consent := b.mustConsent(consentData())
+				item := edited(paymentData(consent)[0].(map[string]any), tc.v, tc.path...)
+				if tc.v == "MANU" {
+					item = edited(item, nil, "proxy")
+				}
+				wantError(t, "POST payment", b.pay("k1", []any{item}), http.StatusUnprocessableEntity,
+					"PAGAMENTO_DIVERGENTE_CONSENTIMENTO", tc.detail)
+			})
+		})
+	}
 }

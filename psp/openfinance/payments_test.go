@@ -242,3 +242,16 @@ func TestPaymentToAPixKeyThePSPRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestPaymentOfAnAmountThePSPRefuses: an amount the schema takes and the PSP does not, above
+// its largest, is refused as the DICT refuses a key, the member named in v4's terms.
+func TestPaymentOfAnAmountThePSPRefuses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		consent := b.mustConsent(edited(consentData(), "10000000000.00", "payment", "amount"))
+		data := paymentData(consent)
+		data[0].(map[string]any)["payment"] = map[string]any{"amount": "10000000000.00", "currency": "BRL"}
+		wantError(t, "POST payment", b.pay("k1", data), http.StatusUnprocessableEntity, "DETALHE_PAGAMENTO_INVALIDO",
+			`data[0].payment.amount breaks a rule of the PSP: must match ^\d{1,10}\.\d{2}$, as in "150.00"`)
+	})
+}

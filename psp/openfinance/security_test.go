@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/go-json-experiment/json"
 	"github.com/google/uuid"
 
 	"pixretry/psp"
@@ -226,6 +227,8 @@ func TestClaimsRefused(t *testing.T) {
 			"iat must be a NumericDate within 1m0s of the PSP's clock, 946684800"},
 		{"iat 61 s behind", func(c map[string]any) { c["iat"] = time.Now().Unix() - 61 },
 			"iat must be a NumericDate within 1m0s of the PSP's clock, 946684800"},
+		{"iat 60.5 s ahead", func(c map[string]any) { c["iat"] = float64(time.Now().Unix()) + 60.5 },
+			"iat must be a NumericDate within 1m0s of the PSP's clock, 946684800"},
 		{"iat a string", func(c map[string]any) { c["iat"] = "946684800" },
 			"iat must be a NumericDate within 1m0s of the PSP's clock, 946684800"},
 		{"iat huge", func(c map[string]any) { c["iat"] = 1e300 },
@@ -321,6 +324,52 @@ func TestAudOverTLSIsHTTPS(t *testing.T) {
 				wantError(t, "POST consents over TLS for aud "+aud, a, http.StatusForbidden, "INVALID_CLIENT",
 					`aud must be "https://`+host+openfinance.ConsentsPath+`", the endpoint's URL`)
 			}
+		}
+	})
+}
+
+// TestBearerTokenAfterSeveralSpaces: Authorization may hold spaces between Bearer and the
+// token.
+func TestBearerTokenAfterSeveralSpaces(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		id := b.mustConsent(consentData())
+		r := request(http.MethodGet, openfinance.ConsentsPath+"/"+id, "")
+		r.Header.Set("Authorization", "Bearer   "+token)
+		if a := b.serve(r); a.status != http.StatusOK {
+			t.Errorf("GET consent with three spaces = %d %s, want 200", a.status, a.body)
+		}
+	})
+}
+
+// TestAPathThatOnlyBeginsLikeOneIs404: a path that continues a served one without a slash
+// names no resource.
+func TestAPathThatOnlyBeginsLikeOneIs404(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		for _, path := range []string{openfinance.ConsentsPath + "x", openfinance.PaymentsPath + "x"} {
+			wantError(t, "GET "+path, b.get(path), http.StatusNotFound, "NOT_FOUND", "no resource at "+path)
+		}
+	})
+}
+
+// TestAnswersNameTheDefaultOrganisations: with a zero Config, the double signs as
+// pixretry-psp, for pixretry-initiator.
+func TestAnswersNameTheDefaultOrganisations(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustBank(t, nil)
+		a := b.serve(signedRequest(openfinance.ConsentsPath, "k1", claimsFor(openfinance.ConsentsPath, consentData())))
+		sig, err := jose.ParseSignedCompact(a.body, []jose.SignatureAlgorithm{jose.PS256})
+		if err != nil {
+			t.Fatalf("POST consents = %d %s: %v", a.status, a.body, err)
+		}
+		var claims struct {
+			Iss string `json:"iss"`
+			Aud string `json:"aud"`
+		}
+		json.Unmarshal(sig.UnsafePayloadWithoutVerification(), &claims)
+		if claims.Iss != "pixretry-psp" || claims.Aud != "pixretry-initiator" {
+			t.Errorf("iss, aud = %q, %q, want pixretry-psp, pixretry-initiator", claims.Iss, claims.Aud)
 		}
 	})
 }
