@@ -19,7 +19,7 @@ func checkBreakerHonesty(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
 		if errors.Is(c.Err, pix.ErrCircuitOpen) && !errors.Is(c.Err, pix.ErrOutcomeUnknown) &&
-			slices.ContainsFunc(c.Trips, maySettle) {
+			slices.ContainsFunc(c.Trips, tr.maySettle(c)) {
 			v.addf("call %d: the breaker ended it with a definitive %v, after a request that may have settled", i, c.Err)
 		}
 	}

@@ -17,6 +17,12 @@ import (
 // AttemptsMax, and its result counts those of the phase that ended it. An Await only looks its
 // key up, with no bound but its context (the run stops it at awaitBudget). No other call looks a
 // key up.
+//
+// In a dialect with a front end, the PSP's requests are the front end's, and the run's own
+// (the consents it makes) are the only others. The core received at most one request for each
+// the front end received, and none it was not sent: the front end never pays twice for one
+// attempt. Efí's front end relays every request; Open Finance's answers some itself (a
+// consent's lookup, a key it already refused, a payment its consent cannot make).
 func checkAttemptBudget(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -63,10 +69,10 @@ func checkCounts(v *violations, budget, i int, c Call, ph Phase, kind string) {
 
 // checkPairs pairs the round trips with the PSP's requests by number: one request for a round
 // trip the line let through, none for one it stopped before it was written, and no request
-// that no round trip sent.
+// that no round trip sent but the run's own.
 func checkPairs(v *violations, tr Trace) {
 	arrived := map[int64]int{}
-	for _, ex := range tr.Wire {
+	for _, ex := range tr.received() {
 		arrived[ex.Trip]++
 	}
 	sent := map[int64]bool{}
@@ -85,9 +91,44 @@ func checkPairs(v *violations, tr Trace) {
 			}
 		}
 	}
-	for _, ex := range tr.Wire {
-		if !sent[ex.Trip] {
+	own := tr.Setup
+	for _, ex := range tr.received() {
+		switch {
+		case sent[ex.Trip]:
+		case ex.Trip == 0 && own > 0:
+			own--
+		default:
 			v.addf("key %q: the PSP received a request that no round trip sent", ex.Key)
+		}
+	}
+	checkRelays(v, tr)
+}
+
+// checkRelays pairs the core's requests with the front end's, by number: at most one for each
+// request the front end received (exactly one if it relays them all), and none for a request
+// it was not sent.
+func checkRelays(v *violations, tr Trace) {
+	if tr.Dialect.Front == nil {
+		return
+	}
+	relayed := map[int64]int{}
+	for _, ex := range tr.Wire {
+		relayed[ex.Trip]++
+	}
+	received := map[int64]bool{}
+	for _, ex := range tr.Front {
+		received[ex.Trip] = true
+		switch n := relayed[ex.Trip]; {
+		case ex.Trip == 0:
+		case n > 1:
+			v.addf("key %q: the front end relayed request %d to the core %d times", ex.Key, ex.Trip, n)
+		case n == 0 && tr.Dialect.RelaysAll:
+			v.addf("key %q: the front end relayed request %d to the core 0 times, want 1", ex.Key, ex.Trip)
+		}
+	}
+	for _, ex := range tr.Wire {
+		if !received[ex.Trip] || ex.Trip == 0 {
+			v.addf("key %q: the core received a request that the front end was not sent", ex.Key)
 		}
 	}
 }

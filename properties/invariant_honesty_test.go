@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"time"
 
@@ -20,7 +19,10 @@ import (
 // describes the payment and the answer that made it, a 201 that keeps the contract (Replayed as
 // the wire said), or a lookup's 200 with the payment's receipt (Replayed). The closing record of
 // the phase that ended the call agrees: its outcome_unknown with the error, its endToEndId and
-// replayed with the receipt.
+// replayed with the receipt. In a dialect, the answer is read as its contract says (said):
+// Efí tells a replay by its 201 REALIZADO rather than a header, and times carry milliseconds;
+// Open Finance tells no replay, its times carry seconds, and its endToEndId is the client's
+// own, not the ledger's, so that the settlement is the receipt's by key alone.
 //
 // The converse holds for a Send, whose fresh key has no history at the PSP: it ends in
 // ErrOutcomeUnknown only when one of its requests may have settled, or when the key deadline
@@ -43,7 +45,7 @@ func checkHonesty(tr Trace) error {
 		}
 		switch {
 		case c.Err == nil:
-			checkReceipt(&v, i, c, got)
+			checkReceipt(&v, tr, i, c, got)
 			checkAccepted(&v, tr, i, c)
 		case !unknown && c.Key() != "":
 			for _, s := range got {
@@ -52,7 +54,7 @@ func checkHonesty(tr Trace) error {
 						c.Key(), s.EndToEndID)
 				}
 			}
-		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, maySettle) &&
+		case unknown && c.GivenKey == "" && !slices.ContainsFunc(c.Trips, tr.maySettle(c)) &&
 			!errors.Is(c.Err, pix.ErrKeyExpired):
 			v.addf("call %d failed with %v, outcome-unknown, yet none of its requests could have settled it", i, c.Err)
 		}
@@ -85,22 +87,23 @@ func lastRequest(c Call) time.Time {
 
 // checkReceipt checks the receipt of successful call i against got, the settlements of its
 // payment under its key.
-func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
+func checkReceipt(v *violations, tr Trace, i int, c Call, got []psp.Settlement) {
 	r := c.Receipt
 	if len(got) != 1 {
 		return // invariant 3 reports it
 	}
 	s := got[0]
-	if !describes(r, s) {
+	if !tr.describes(r, s) {
 		v.addf("call %d: receipt %+v, but the ledger holds %+v", i, r, s)
 	}
 	if r.Status != "REALIZADO" {
 		v.addf("call %d: receipt %+v for payment %+v", i, r, c.Payment)
 	}
 	t, ok := lastOf(c.final().Trips)
-	if replayed := t.Replayed || c.lookedUp(); ok && r.Replayed != replayed {
-		v.addf("call %d: Receipt.Replayed = %v, the answer (Idempotent-Replayed %v, a lookup %v) says %v", i,
-			r.Replayed, t.Replayed, c.lookedUp(), replayed)
+	told, _ := tr.saidTo(t, c.Payment)
+	if replayed := t.Replayed || told.Replayed || c.lookedUp(); ok && r.Replayed != replayed {
+		v.addf("call %d: Receipt.Replayed = %v, the answer (Idempotent-Replayed %v, a replay by its body %v, a lookup %v) "+
+			"says %v", i, r.Replayed, t.Replayed, told.Replayed, c.lookedUp(), replayed)
 	}
 	sum := c.final().Summary
 	if sum != nil && (sum.EndToEndID != r.EndToEndID || !c.lookedUp() && sum.Replayed != r.Replayed) {
@@ -110,8 +113,8 @@ func checkReceipt(v *violations, i int, c Call, got []psp.Settlement) {
 }
 
 // checkAccepted reports successful call i if the answer it accepted, as the PSP wrote it for
-// the call's last round trip, is not a 201 that keeps the contract, or for a lookup a 200 with a
-// receipt of the call's payment.
+// the call's last round trip, is not a settlement of the call's payment that keeps the
+// contract (said.Receipt): a 201, or a lookup's 200.
 func checkAccepted(v *violations, tr Trace, i int, c Call) {
 	t, ok := lastOf(c.final().Trips)
 	if !ok {
@@ -121,11 +124,7 @@ func checkAccepted(v *violations, tr Trace, i int, c Call) {
 	if !ok {
 		return // invariant 1 reports an answer to no request the PSP received
 	}
-	want := http.StatusCreated
-	if lookup(ex) {
-		want, ex.Request = http.StatusOK, paymentRequest(c.Payment)
-	}
-	if ex.Status != want || !keepsContract(ex) || lookup(ex) && !receiptOf(ex.Body, c.Payment) {
+	if !tr.Dialect.Says(ex, c.Payment).Receipt {
 		v.addf("call %d accepted a %d that breaks the contract: %q", i, ex.Status, ex.Body)
 	}
 }

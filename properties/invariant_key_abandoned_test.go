@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,6 +20,14 @@ import (
 // A Resume's receipt is the ledger's settlement of its payment under its key. A lookup that
 // found the settlement of another payment ends in ErrKeyReused, outcome unknown, never in a
 // receipt.
+//
+// The proof is the dialect's (said.NoSettlement): Efí's 404 PixEnviadoNaoEncontrado, which
+// closed the idEnvio at the core. Open Finance has no lookup by key, so nothing is closed by a
+// lookup: what stands in is a lookup of the payment's consent that the PSP answered REJECTED,
+// signed. A consent expires unconsumed 60 minutes after its authorisation, and reads
+// AUTHORISED while a payment under it is relayed, so REJECTED proves that no payment consumed
+// it, nor ever will. Efí's 422 pagamento_negado is a rejection too, as its pix.Dialect reads
+// it: nothing was paid under the idEnvio, and nothing will be.
 func checkKeyAbandoned(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -38,22 +45,23 @@ func checkKeyAbandoned(tr Trace) error {
 }
 
 // notFoundProof returns "" if call c's last round trip is a lookup of its key that the PSP
-// answered 404 payment_not_found and the call read whole. Otherwise it says what that round trip
-// was.
+// answered with proof that nothing was paid under it (said.NoSettlement) and the call read
+// whole. Otherwise it says what that round trip was.
 func (tr Trace) notFoundProof(c Call) string {
 	t, ok := lastOf(c.Lookup.Trips)
 	if !ok {
 		return "no lookup"
 	}
 	ex, ok := tr.exchangeOf(t)
+	s := tr.Dialect.Says(ex, c.Payment)
 	switch {
-	case !ok || !lookup(ex) || ex.Key != c.Key():
+	case !ok || !lookup(ex) || tr.lookupKey(ex.Method, ex.Key) != c.Key():
 		return fmt.Sprintf("round trip %d, which looked up no key %q at the PSP", t.Number, c.Key())
-	case ex.Status != http.StatusNotFound || problemCode(ex.Body) != "payment_not_found":
-		return fmt.Sprintf("a lookup answered %d %q", ex.Status, problemCode(ex.Body))
+	case !s.NoSettlement:
+		return fmt.Sprintf("a lookup answered %d %q", ex.Status, s.Code)
 	case t.Err != nil || t.BodyErr != nil || t.Status != ex.Status:
-		return fmt.Sprintf("a lookup answered 404 payment_not_found, which reached the call as %d (%v)", t.Status,
-			errors.Join(t.Err, t.BodyErr))
+		return fmt.Sprintf("a lookup answered %d, proof that nothing was paid, which reached the call as %d (%v)",
+			ex.Status, t.Status, errors.Join(t.Err, t.BodyErr))
 	}
 	return ""
 }
@@ -83,7 +91,8 @@ func (tr Trace) provenUnpaid(c Call) bool {
 	}
 	t, _ := lastOf(c.final().Trips)
 	ex, _ := tr.exchangeOf(t)
-	return errors.Is(c.Err, pix.ErrRejected) && ex.Key == c.Key() && tr.lastHeard(c) == statusRejected
+	return errors.Is(c.Err, pix.ErrRejected) && tr.lookupKey(ex.Method, ex.Key) == c.Key() &&
+		tr.lastHeard(c) == statusRejected
 }
 
 // send is the first payment request under a key: its call and its start.
@@ -117,33 +126,21 @@ func (tr Trace) firstSends(chain []int) []send {
 // its key, and a lookup that found another payment's settlement ended in ErrKeyReused.
 func checkFound(v *violations, tr Trace, i int, c Call) {
 	settled := slices.ContainsFunc(settlementsOf(tr.Ledger, tr.Token, c.Key()), func(s psp.Settlement) bool {
-		return pays(s, c.Payment) && describes(c.Receipt, s)
+		return pays(s, c.Payment) && tr.describes(c.Receipt, s)
 	})
 	if c.Err == nil && !settled {
 		v.addf("call %d: Resume's receipt %s is not the ledger's settlement of its payment under key %q", i,
 			c.Receipt.EndToEndID, c.Key())
 	}
 	t, ok := lastOf(c.Lookup.Trips)
-	if !ok || t.Status != http.StatusOK || t.BodyErr != nil {
+	if !ok || t.Status != http.StatusOK {
 		return
 	}
-	if ex, ok := tr.exchangeOf(t); ok && !receiptOf(ex.Body, c.Payment) && validReceipt(ex.Body) &&
+	if s, whole := tr.saidTo(t, c.Payment); whole && s.Foreign &&
 		(!errors.Is(c.Err, pix.ErrKeyReused) || !errors.Is(c.Err, pix.ErrOutcomeUnknown)) {
-		v.addf("call %d: its lookup found the settlement of another payment, %s, yet Resume returned %v", i, ex.Body,
-			c.Err)
+		ex, _ := tr.exchangeOf(t)
+		v.addf("call %d: its lookup found another payment, %s, yet Resume returned %v", i, ex.Body, c.Err)
 	}
-}
-
-// validReceipt reports whether body is a receipt that keeps the contract, of any payment the
-// contract accepts.
-func validReceipt(body []byte) bool {
-	var r receiptBody
-	if json.Unmarshal(body, &r) != nil {
-		return false
-	}
-	cents, err := psp.ParseBalance(r.Valor)
-	p := pix.Payment{AmountCents: cents, PixKey: r.Chave, Description: r.InfoPagador}
-	return err == nil && validByContract(p) && keepsContract(Exchange{Request: paymentRequest(p), Body: body})
 }
 
 // lookupAnswered makes the last lookup of call i answered status with problem code, on the wire
@@ -175,7 +172,7 @@ var keyAbandonedPlanted = []planted{
 		func(tr *Trace) { lookupAnswered(tr, callNoSettlement, http.StatusNotFound, "not_found") }},
 	{"a receipt found for another payment accepted", "is not the ledger's settlement of its payment",
 		func(tr *Trace) { foreignReceipt(tr, callFound, callSettled) }},
-	{"another payment's settlement found, and not reported", "found the settlement of another payment",
+	{"another payment's settlement found, and not reported", "found another payment",
 		func(tr *Trace) {
 			foreignReceipt(tr, callFound, callSettled)
 			tr.Calls[callFound].Err = &pix.OutcomeUnknownError{Key: tr.Calls[callFound].Key(), Err: pix.ErrContract}

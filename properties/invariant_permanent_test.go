@@ -3,14 +3,16 @@ package properties
 import (
 	"io"
 	"net"
-	"net/http"
 )
 
 // checkPermanentStops is invariant 2: a permanent error is never retried, and attempts stop at
 // the first permanent failure. Every attempt before the last failed and was reported transient;
 // no round trip before the last got a final answer, by the wire's account (transientTrip); and
 // each reported verdict is the wire's class of that round trip. A lookup's attempts are held to
-// the same rule, but an Await's, which look again after a 202 that says the payment is pending.
+// the same rule, but an Await's, which look again after an answer that says the payment is
+// pending: the double's 202, Efí's 200 EM_PROCESSAMENTO, Open Finance's 200 of a payment
+// pending or of a consent still AUTHORISED. pix classifies every dialect's answers by their
+// status alone, as transientTrip does.
 func checkPermanentStops(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
@@ -39,7 +41,7 @@ func checkStops(v *violations, tr Trace, i int, c Call, k int) {
 		}
 		t := ph.Trips[j]
 		transient := transientTrip(t, tr.unreadable(t))
-		if !last && !transient && !(polled && t.Status == http.StatusAccepted) {
+		if s, _ := tr.saidTo(t, c.Payment); !last && !transient && !(polled && s.State == statusPending) {
 			v.addf("call %d: %sattempt %d got a final answer (%d), yet %sattempt %d followed",
 				i, kind, a.Number, t.Status, kind, a.Number+1)
 		}

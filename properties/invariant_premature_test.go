@@ -2,6 +2,7 @@ package properties
 
 import (
 	"errors"
+	"net/http"
 	"slices"
 	"time"
 
@@ -11,26 +12,36 @@ import (
 
 // checkPremature is invariant 17: nothing is called settled before REALIZADO, nor refused while
 // it may still settle. A call's receipt is a payment that the PSP ended REALIZADO
-// (psp.Config.OnEnd), paired by endToEndId, by the time the call returned. A call that ended
-// with ErrRejected returned after the PSP ended its key's payment NAO_REALIZADO, and is no
-// ErrOutcomeUnknown: nothing was paid, nor will be. An ErrPending is always an
-// ErrOutcomeUnknown: the payment may settle yet. And a call takes the PSP's word as it was
-// given: when its last round trip brought whole an answer that the payment is pending (a 202
-// EM_PROCESSAMENTO), it ends with ErrPending; that it was rejected (a 422 payment_rejected, a
-// lookup's 200 NAO_REALIZADO), with ErrRejected. An answer about another payment under the key
-// ends it with ErrKeyReused instead.
+// (psp.Config.OnEnd), paired by endToEndId (by key in Open Finance, whose endToEndId is the
+// client's), by the time the call returned. A call that ended with ErrRejected returned after
+// the PSP ended its key's payment NAO_REALIZADO, and is no ErrOutcomeUnknown: nothing was paid,
+// nor will be. An ErrPending is always an ErrOutcomeUnknown: the payment may settle yet. And a
+// call takes the PSP's word as it was given: when its last round trip brought whole an answer
+// that the payment is pending (a 202 EM_PROCESSAMENTO), it ends with ErrPending; that it was
+// rejected (a 422 payment_rejected, a lookup's 200 NAO_REALIZADO), with ErrRejected. An answer
+// about another payment under the key ends it with ErrKeyReused instead.
+//
+// Each dialect's answers are read as its contract says (said): Efí's PUT always answers 201
+// EM_PROCESSAMENTO first, even for a payment the core settled at once, so that its call ends
+// pending; Open Finance's pending statuses (ACCP) and a consent still AUTHORISED are pending
+// too. Efí's 422 pagamento_negado also refuses a payment the core refused at once (a balance
+// too low, a key a lookup closed): what stands in for the end NAO_REALIZADO is then the core's
+// refusal of that very request (refusedAtCore).
 func checkPremature(tr Trace) error {
 	var v violations
 	for i, c := range tr.Calls {
 		pending, rejected := errors.Is(c.Err, pix.ErrPending), errors.Is(c.Err, pix.ErrRejected)
 		switch unknown := errors.Is(c.Err, pix.ErrOutcomeUnknown); {
 		case c.Err == nil && !tr.endedBy(c.End, statusSettled, func(e psp.Ended) bool {
+			if !tr.Dialect.LedgerEndToEndID {
+				return e.IdempotencyKey == c.Key()
+			}
 			return e.EndToEndID == c.Receipt.EndToEndID
 		}):
 			v.addf("call %d returned the receipt of %q before the PSP settled it", i, c.Receipt.EndToEndID)
 		case rejected && (unknown || !tr.endedBy(c.End, statusRejected, func(e psp.Ended) bool {
 			return e.IdempotencyKey == c.Key()
-		})):
+		}) && !(tr.lastHeard(c) == statusRejected && tr.refusedAtCore(c))):
 			v.addf("call %d returned %v while its payment under key %q might still settle", i, c.Err, c.Key())
 		case pending && !unknown:
 			v.addf("call %d returned %v, pending but not outcome-unknown", i, c.Err)
@@ -41,6 +52,20 @@ func checkPremature(tr Trace) error {
 		}
 	}
 	return v.err()
+}
+
+// refusedAtCore reports whether the core refused the request of call c's last round trip for
+// good: a 422 insufficient_funds, or idempotency_key_closed for a key a lookup closed. Nothing
+// was paid under the key, and nothing will be.
+func (tr Trace) refusedAtCore(c Call) bool {
+	t, _ := lastOf(c.final().Trips)
+	for _, ex := range tr.Wire {
+		if ex.Trip == t.Number && ex.Status == http.StatusUnprocessableEntity {
+			code := problemCode(ex.Body)
+			return code == "insufficient_funds" || code == "idempotency_key_closed"
+		}
+	}
+	return false
 }
 
 // endedBy reports whether the PSP ended a payment that is chosen with status, at or before at.

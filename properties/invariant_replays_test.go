@@ -3,8 +3,11 @@ package properties
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
+
+	"pixretry/pix"
 )
 
 // stored reports whether ex is an answer the PSP stores under its key: a 201 or a pending 202
@@ -38,6 +41,11 @@ func scopeOf(e Exchange) scope { return scope{e.Token, e.Key} }
 // may be answered afresh only once per lifetime. A lookup's 200 carries the
 // body of the key's first answer, when that was a 201, byte for byte, up to the number of
 // lookup faults that distort it.
+//
+// The rule holds on what reaches the core in every dialect. A front end's answers are not the
+// core's bytes: Efí's first 201 says EM_PROCESSAMENTO and a replay the payout's status now, and
+// Open Finance signs each answer anew. What stands in for them is that a key's answers name one
+// payment (checkOnePaymentSaid).
 func checkReplays(tr Trace) error {
 	var v violations
 	firsts := map[scope][]Exchange{} // per key, the fresh stored answers, in arrival order
@@ -78,7 +86,51 @@ func checkReplays(tr Trace) error {
 		}
 	}
 	checkLookupBodies(&v, tr, firsts)
+	checkOnePaymentSaid(&v, tr)
 	return v.err()
+}
+
+// checkOnePaymentSaid checks that, at a dialect's front end, every answer to a payment request
+// under a key that names a payment (said.ID: Efí's e2eId, Open Finance's paymentId) names the
+// one the key's first such answer named, within KeyTTL of it, but for as many answers as faults
+// distort.
+func checkOnePaymentSaid(v *violations, tr Trace) {
+	if tr.Dialect.Front == nil {
+		return
+	}
+	type named struct {
+		id string
+		at time.Time
+	}
+	first, budget := map[scope]named{}, tr.Distortions
+	for _, ex := range tr.Front {
+		p, ok := tr.paymentOf(ex.Trip)
+		id := tr.Dialect.Says(ex, p).ID
+		if lookup(ex) || !ok || id == "" {
+			continue
+		}
+		f, seen := first[scopeOf(ex)]
+		switch {
+		case !seen || ex.Arrived.Sub(f.at) >= tr.KeyTTL:
+			first[scopeOf(ex)] = named{id, ex.Arrived}
+		case id != f.id && budget > 0:
+			budget--
+		case id != f.id:
+			v.addf("key %q: an answer at %v names payment %s, the key's first named %s", ex.Key, ex.Arrived, id, f.id)
+		}
+	}
+}
+
+// paymentOf is the payment of the call whose round trip number is, and false if no call's is.
+func (tr Trace) paymentOf(number int64) (pix.Payment, bool) {
+	for _, c := range tr.Calls {
+		for _, t := range slices.Concat(c.Trips, c.Lookup.Trips) {
+			if t.Number == number {
+				return c.Payment, true
+			}
+		}
+	}
+	return pix.Payment{}, false
 }
 
 // checkLookupBodies checks that each lookup answered 200 carries the body of the 201 that first

@@ -45,15 +45,22 @@ func transientTrip(t Trip, unreadable bool) bool {
 	return t.Err != nil || t.BodyErr != nil || retrytest.TransientStatus(t.Status)
 }
 
-// maySettle reports whether round trip t may have left a settlement behind, by pix's contract:
-// every one does but a connection that could not be made (the request never left) and a 4xx
-// other than 409 and 429 that arrived whole (a refusal before processing, or a stored one).
-func maySettle(t Trip) bool {
-	if e, ok := errors.AsType[*net.OpError](t.Err); ok && e.Op == "dial" {
-		return false
+// maySettle reports whether round trip t of call c may have left a settlement behind, by pix's
+// contract: every one does but a connection that could not be made (the request never left)
+// and a 4xx other than 409 and 429 that arrived whole (a refusal before processing, or a
+// stored one). In Open Finance a 422 is a refusal only when the PSP signed it: one it did not
+// proves nothing.
+func (tr Trace) maySettle(c Call) func(Trip) bool {
+	return func(t Trip) bool {
+		if e, ok := errors.AsType[*net.OpError](t.Err); ok && e.Op == "dial" {
+			return false
+		}
+		refusal := t.Status/100 == 4 && t.Status != http.StatusConflict && t.Status != http.StatusTooManyRequests
+		if s, ok := tr.saidTo(t, c.Payment); ok && s.Unsigned {
+			refusal = false
+		}
+		return t.Err != nil || t.BodyErr != nil || !refusal
 	}
-	refusal := t.Status/100 == 4 && t.Status != http.StatusConflict && t.Status != http.StatusTooManyRequests
-	return t.Err != nil || t.BodyErr != nil || !refusal
 }
 
 // fitsBefore reports whether an attempt under a key whose key deadline is deadline may start at
@@ -129,11 +136,13 @@ func pays(s psp.Settlement, p pix.Payment) bool {
 	return s.AmountCents == p.AmountCents && s.PixKey == p.PixKey && s.Description == p.Description
 }
 
-// describes reports whether receipt r is settlement s's: its endToEndId, amount, Pix key and
-// time.
-func describes(r pix.Receipt, s psp.Settlement) bool {
-	return r.EndToEndID == s.EndToEndID && r.AmountCents == s.AmountCents && r.PixKey == s.PixKey &&
-		r.SettledAt.Equal(s.SettledAt)
+// describes reports whether receipt r is settlement s's: its endToEndId (where the ledger
+// holds the one the answers give, dialect.LedgerEndToEndID), amount, Pix key and time, which
+// the dialect's answers carry to its precision.
+func (tr Trace) describes(r pix.Receipt, s psp.Settlement) bool {
+	d := tr.Dialect
+	return (r.EndToEndID == s.EndToEndID || !d.LedgerEndToEndID) && r.AmountCents == s.AmountCents &&
+		r.PixKey == s.PixKey && r.SettledAt.Equal(s.SettledAt.Truncate(d.Precision))
 }
 
 // validByContract reports whether p is a payment the PSP's contract accepts, read from the
@@ -239,23 +248,15 @@ func statusSaid(ex Exchange) string {
 	return ""
 }
 
-// heard is the status of its payment that round trip t brought whole, the answer of ex
-// (statusSaid), or "" if it brought none.
-func heard(t Trip, ex Exchange) string {
-	if t.Err != nil || t.BodyErr != nil || t.Status != ex.Status {
-		return ""
-	}
-	return statusSaid(ex)
-}
-
-// lastHeard is the status of its payment that the last round trip of call c brought whole.
+// lastHeard is the status of its payment that the last round trip of call c brought whole
+// (Trace.saidTo), or "" if it brought none.
 func (tr Trace) lastHeard(c Call) string {
 	t, ok := lastOf(c.final().Trips)
-	ex, found := tr.exchangeOf(t)
-	if !ok || !found {
+	if !ok {
 		return ""
 	}
-	return heard(t, ex)
+	s, _ := tr.saidTo(t, c.Payment)
+	return s.State
 }
 
 // problemCode is the code of a problem+json body, or "" if the body is not one.

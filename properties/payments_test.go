@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -236,6 +237,17 @@ func events(tr Trace) map[string]bool {
 		note("webhook: duplicate", d.Forged == "" && d.Applies > 0 && !d.changed())
 		note("webhook: retried", d.Failed)
 		note("webhook: "+d.Forged, d.Forged != "")
+	}
+	for _, c := range tr.Calls {
+		for _, t := range slices.Concat(c.Trips, c.Lookup.Trips) {
+			if s, ok := tr.saidTo(t, c.Payment); ok && tr.Dialect.Front != nil {
+				note("said: "+s.State, s.State != "")
+				note("said: no settlement", s.NoSettlement)
+				note("said: consent consumed", s.Consumed)
+				note("said: a 422 the PSP did not sign", s.Unsigned)
+				note("said: another payment", s.Foreign)
+			}
+		}
 	}
 	for _, ex := range tr.Wire {
 		if lookup(ex) {

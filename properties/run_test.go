@@ -46,6 +46,9 @@ type scenario struct {
 	CompleteAfter                  time.Duration
 	RejectFromCents, RejectToCents int64
 	Webhooks                       *webhookRun // the PSP's webhooks and their receiver; nil: none
+	// Dialect names the dialect the clients speak and the double serves (dialectNamed): "" for
+	// the double's own API.
+	Dialect string
 }
 
 // callSpec is one call of a scenario.
@@ -66,26 +69,36 @@ type callSpec struct {
 }
 
 // runScenario plays sc against a fresh PSP (psptest) inside a synctest bubble, behind the wire
-// recorder and the gateway, the clients dialling it through the line. It returns once every call
-// and every PSP handler has returned, a duplicate fault's first copy included (slow and late
-// faults outlive the client), every pending payment has ended, and its webhooks are through.
-// The error reports a PSP that would not start or events that break pix.Observer's contract.
+// recorder and the gateway, and behind the front end of sc's dialect if it has one, with a
+// recorder of its own in front; the clients dial it through the line. It returns once every
+// call and every PSP handler has returned, a duplicate fault's first copy included (slow and
+// late faults outlive the client), every pending payment has ended, and its webhooks are
+// through. The error reports a PSP that would not start, a consent it would not make, or
+// events that break pix.Observer's contract.
 func runScenario(sc scenario) (Trace, error) {
 	sc.KeyTTL = cmp.Or(sc.KeyTTL, runKeyTTL)
 	sc.ClientKeyTTL = cmp.Or(sc.ClientKeyTTL, sc.KeyTTL)
-	wire := &roundtrip.Handler{KeyParam: psp.LookupParam}
-	run := &runner{sc: sc, sentAt: map[string]time.Time{}}
+	d := dialectNamed(sc.Dialect)
+	wire := &roundtrip.Handler{KeyOf: pixAPI.KeyOf}
+	var front *roundtrip.Handler // what the dialect's front end answered; nil without one
+	run := &runner{sc: sc, d: d, sentAt: map[string]time.Time{}}
 	hooks, err := startWebhooks(sc.Webhooks, run)
 	if err != nil {
 		return Trace{}, err
 	}
+	var frontErr error
 	srv, err := psptest.NewServerBehind(psp.Config{Tokens: []string{runToken}, BalanceCents: sc.BalanceCents,
 		KeyTTL: sc.KeyTTL, CompleteAfter: sc.CompleteAfter, RejectFromCents: sc.RejectFromCents,
 		RejectToCents: sc.RejectToCents, OnEnd: hooks.ended}, func(double *psp.Server) http.Handler {
 		wire.Next = &psptest.Gateway{Next: double, Queue: sc.Gateway}
-		return wire
+		if d.Front == nil {
+			return wire
+		}
+		h, err := d.Front(wire, sc.KeyTTL)
+		front, frontErr = &roundtrip.Handler{Next: h, KeyOf: d.KeyOf}, err
+		return front
 	})
-	if err != nil {
+	if err = cmp.Or(err, frontErr); err != nil {
 		hooks.close()
 		return Trace{}, err
 	}
@@ -97,13 +110,20 @@ func runScenario(sc scenario) (Trace, error) {
 	transport.DialContext, transport.MaxResponseHeaderBytes = network.Dial(transport.DialContext), headerLimit
 	defer transport.CloseIdleConnections()
 	srv.Inject(sc.Faults...)
-	tr := Trace{Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, KeyTTL: sc.KeyTTL, ClientKeyTTL: sc.ClientKeyTTL,
-		Token: runToken, BalanceStart: srv.Stats().BalanceCents, Calls: make([]Call, len(sc.Calls))}
+	tr := Trace{Dialect: d, Policy: sc.Policy, AttemptTimeout: sc.AttemptTimeout, KeyTTL: sc.KeyTTL,
+		ClientKeyTTL: sc.ClientKeyTTL, Token: runToken, BalanceStart: srv.Stats().BalanceCents,
+		Calls: make([]Call, len(sc.Calls))}
 	tr.SlowestFault, tr.Distortions = faultsAt(sc.Faults, "")
 	tr.SlowestLookup, tr.LookupDistortions = faultsAt(sc.Faults, "lookup")
 	run.url, run.transport, run.line = srv.URL, transport, network
 	if sc.Breaker != nil {
 		run.breaker = sc.Breaker.newBreaker() // inside the bubble: it reads the virtual clock
+	}
+	setup := srv.Transport().Clone() // the run's own requests: no line, no recorder
+	defer setup.CloseIdleConnections()
+	run.setup = &http.Client{Transport: setup}
+	if err := run.consents(sc.Calls); err != nil {
+		return Trace{}, err
 	}
 	chains, owns := chainsOf(sc.Calls), make([]bool, len(sc.Calls))
 	for i := range owns { // the calls that own their payment: its first, and the reconciliations after it
@@ -122,7 +142,7 @@ func runScenario(sc scenario) (Trace, error) {
 			}
 			c, err := run.call(spec)
 			if err != nil {
-				eventErrs[i] = fmt.Errorf("call %d breaks pix.Observer's contract: %w", i, err)
+				eventErrs[i] = fmt.Errorf("call %d: %w", i, err)
 			}
 			c.Chain = chains[i]
 			tr.Calls[i] = c
@@ -137,7 +157,10 @@ func runScenario(sc scenario) (Trace, error) {
 	tr.Deliveries = hooks.finish()
 	srv.Close() // once every handler has returned
 	tr.Wire, tr.Ledger, tr.BalanceEnd = wire.Exchanges(), srv.Settlements(), srv.Stats().BalanceCents
-	tr.Ends = hooks.takeEnds()
+	if front != nil {
+		tr.Front = front.Exchanges()
+	}
+	tr.Ends, tr.Setup = hooks.takeEnds(), run.setups()
 	return tr, errors.Join(eventErrs...)
 }
 
@@ -168,6 +191,10 @@ func chainsOf(calls []callSpec) []int {
 // restarted and lost c's outcome does: with the key and the key's first send in the run, which
 // such a payer stored. SendWithKey would count the key as not yet sent, and could pay twice past
 // its TTL.
+//
+// A payment of a dialect with consents (Open Finance) is sent again under a new key with a
+// new consent, which the call makes when it starts (runner.call): the old one was consumed or
+// expired.
 func (run *runner) reconciliation(c Call, spec callSpec, owns bool) callSpec {
 	spec.Payment, spec.Key = c.Payment, ""
 	unknown, ok := errors.AsType[*pix.OutcomeUnknownError](c.Err)
@@ -176,15 +203,17 @@ func (run *runner) reconciliation(c Call, spec callSpec, owns bool) callSpec {
 	case ok:
 		spec.Resume = unknown
 	case owns && (errors.Is(c.Err, pix.ErrNoSettlement) || errors.Is(c.Err, pix.ErrRejected)) || c.Key() == "":
-		// Send, under a new key
+		spec.Payment.ConsentID = "" // Send, under a new key
 	default:
-		spec.Resume = &pix.OutcomeUnknownError{Key: c.Key(), FirstSent: run.firstSent(c.Key()), Err: c.Err}
+		spec.Resume = &pix.OutcomeUnknownError{Key: c.Key(), FirstSent: run.firstSent(c.Key()), Ref: c.Receipt.Ref,
+			Err: c.Err}
 	}
 	return spec
 }
 
-// runner is what the calls of a run share: the transport and the line, and so the connections;
-// the numbering of round trips; the breaker, when not nil; the first send of each key.
+// runner is what the calls of a run share: the dialect; the transport and the line, and so the
+// connections; the numbering of round trips; the breaker, when not nil; the first send of each
+// key; the client of the run's own requests (setup), which makes consents.
 type runner struct {
 	url       string
 	transport http.RoundTripper
@@ -192,10 +221,13 @@ type runner struct {
 	numbers   atomic.Int64
 	breaker   pix.Breaker
 	sc        scenario
+	d         *dialect
+	setup     *http.Client
 
 	mu     sync.Mutex
 	sentAt map[string]time.Time // each key's first payment request in the run
 	sent   []string             // the keys sent, in the order of their first payment requests
+	made   int                  // the requests the run made itself: consents
 }
 
 // firstSent is when the first payment request under key left, or zero if none has.
@@ -236,11 +268,21 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	case spec.Resume != nil:
 		guard.lookupBudget = run.sc.Policy.AttemptsMax
 	}
-	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers, KeyParam: psp.LookupParam}
+	trips := &roundtrip.Recorder{Next: guard, Numbers: &run.numbers, KeyOf: run.d.KeyOf}
 	events := &eventLog{}
 	client := &pix.Client{BaseURL: run.url, Token: runToken, HTTPClient: &http.Client{Transport: trips},
 		Policy: run.sc.Policy, AttemptTimeout: run.sc.AttemptTimeout, KeyTTL: run.sc.ClientKeyTTL,
 		Observer: events, Jitter: draws.Next}
+	if run.d.Client != nil {
+		client.Dialect = run.d.Client()
+	}
+	if spec.Reconcile && spec.Resume == nil && !spec.Await {
+		p, err := run.consent(spec.Payment)
+		if err != nil {
+			return Call{}, err
+		}
+		spec.Payment = p
+	}
 	breaker := &recordingBreaker{next: run.breaker, trips: guard}
 	if run.breaker != nil {
 		client.Breaker = breaker
@@ -255,7 +297,9 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	switch {
 	case spec.Await:
 		c.GivenKey, c.Resumed = spec.Resume.Key, nil
-		c.Receipt, c.Err = client.Await(ctx, c.GivenKey)
+		ref := spec.Resume.Ref
+		ref.ConsentID = cmp.Or(ref.ConsentID, spec.Payment.ConsentID)
+		c.Receipt, c.Err = client.AwaitRef(ctx, c.GivenKey, ref)
 	case spec.Resume != nil:
 		c.GivenKey = spec.Resume.Key
 		c.Receipt, c.Err = client.Resume(ctx, spec.Resume, spec.Payment)
@@ -269,7 +313,59 @@ func (run *runner) call(spec callSpec) (Call, error) {
 	c.Tickets = breaker.taken()
 	pay, look, err := events.phases()
 	c.Attempts, c.Summary, c.Lookup.Attempts, c.Lookup.Summary = pay.Attempts, pay.Summary, look.Attempts, look.Summary
-	return c, err
+	if err != nil {
+		return c, fmt.Errorf("breaks pix.Observer's contract: %w", err)
+	}
+	return c, nil
+}
+
+// consents gives each payment of calls that a dialect with consents pays its consent, made
+// now, before any call starts: a call that sends (not a reconciliation) and the duplicate
+// senders of its payment under its key, which share it (samePayment). An invalid payment, which pix refuses before any
+// request, gets none.
+func (run *runner) consents(calls []callSpec) error {
+	for i := range calls {
+		if calls[i].Reconcile {
+			continue
+		}
+		if j := slices.IndexFunc(calls[:i], func(o callSpec) bool {
+			return !o.Reconcile && o.Key != "" && o.Key == calls[i].Key && samePayment(o.Payment, calls[i].Payment)
+		}); j >= 0 {
+			calls[i].Payment = calls[j].Payment
+			continue
+		}
+		p, err := run.consent(calls[i].Payment)
+		if err != nil {
+			return fmt.Errorf("call %d: %w", i, err)
+		}
+		calls[i].Payment = p
+	}
+	return nil
+}
+
+// consent returns p under a consent the PSP made for it now, if the run's dialect has
+// consents and p is valid, else p as it is.
+func (run *runner) consent(p pix.Payment) (pix.Payment, error) {
+	if run.d.Consent == nil || p.Validate() != nil {
+		return p, nil
+	}
+	run.mu.Lock()
+	run.made++
+	run.mu.Unlock()
+	payer := &pix.Client{BaseURL: run.url, Token: runToken, HTTPClient: run.setup}
+	id, err := run.d.Consent(context.Background(), payer, p)
+	if err != nil {
+		return p, fmt.Errorf("making its consent: %w", err)
+	}
+	p.ConsentID = id
+	return p, nil
+}
+
+// setups is how many requests the run made itself.
+func (run *runner) setups() int {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.made
 }
 
 // errPastBudget ends the context of a call whose client sent more requests than AttemptsMax.
@@ -319,7 +415,7 @@ func (g *attemptGuard) admit(req *http.Request) bool {
 		if g.payments > g.budget {
 			return false
 		}
-		g.run.noteSent(req.Header.Get("Idempotency-Key"))
+		g.run.noteSent(g.run.d.KeyOf(req))
 		return true
 	}
 	if g.lookups++; g.lookups == 1 {
@@ -371,4 +467,9 @@ func faultsAt(faults []psp.Fault, target string) (slowest time.Duration, distort
 		}
 	}
 	return slowest, distortions
+}
+
+// samePayment reports whether a and b are one payment, but for the consent each consumes.
+func samePayment(a, b pix.Payment) bool {
+	return a.AmountCents == b.AmountCents && a.PixKey == b.PixKey && a.Description == b.Description
 }

@@ -15,8 +15,11 @@ import (
 )
 
 // Trace is everything one run observed from outside pix, retry and psp. It holds the client side
-// of every call, the PSP side of the wire, and the PSP's books at the start and at the end.
+// of every call, the PSP side of the wire, and the PSP's books at the start and at the end. In
+// a dialect with a front end, the PSP side is two: what the front end answered (Front), and
+// what reached the core (Wire).
 type Trace struct {
+	Dialect        *dialect // the dialect of the run: pixAPI for the double's own
 	Policy         retry.Policy
 	AttemptTimeout time.Duration // pix.Client.AttemptTimeout; 0: none
 	SlowestFault   time.Duration // the longest a slow or late fault holds a payment request
@@ -34,9 +37,14 @@ type Trace struct {
 	Ledger            []psp.Settlement
 	// Ends is each payment's terminal status as psp.Config.OnEnd reported it, in order: a
 	// payment settled at once too, and one accepted pending that settled or was rejected later.
-	Ends       []psp.Ended
-	Calls      []Call
-	Wire       []Exchange // in the order the PSP's handler was entered
+	Ends  []psp.Ended
+	Calls []Call
+	Wire  []Exchange // in the order the PSP's handler was entered: the core's, in its own API
+	// Front is what the dialect's front end received and answered, in its order; nil for the
+	// double's own API, whose front is Wire (received). Setup counts its requests that the run made
+	// itself (consents), which no round trip sent.
+	Front      []Exchange
+	Setup      int
 	Deliveries []Delivery // what reached the run's webhook receiver, in order; none without one
 }
 
@@ -204,15 +212,35 @@ type Exchange = roundtrip.Exchange
 // lookup reports whether ex is a status lookup (a GET), not a payment request.
 func lookup(ex Exchange) bool { return ex.Method == http.MethodGet }
 
-// exchangeOf is the request that round trip t became, paired by t's number. It is false when
-// none arrived.
+// received is what the PSP received from the clients and answered them, in the run's dialect: the
+// front end's exchanges, or the core's in the double's own API.
+func (tr Trace) received() []Exchange {
+	if tr.Dialect.Front == nil {
+		return tr.Wire
+	}
+	return tr.Front
+}
+
+// exchangeOf is the request that round trip t became at the PSP, and the answer it got, as the
+// dialect's front end wrote it (received), paired by t's number. It is false when none arrived.
 func (tr Trace) exchangeOf(t Trip) (Exchange, bool) {
-	for _, ex := range tr.Wire {
+	for _, ex := range tr.received() {
 		if ex.Trip == t.Number {
 			return ex, true
 		}
 	}
 	return Exchange{}, false
+}
+
+// saidTo is what round trip t of a call of payment p brought whole: its answer, read as the
+// run's dialect says (dialect.Says). It is false when t brought nothing whole: a transport
+// error, a body cut short, or an answer other than the one the PSP wrote for it.
+func (tr Trace) saidTo(t Trip, p pix.Payment) (said, bool) {
+	ex, ok := tr.exchangeOf(t)
+	if !ok || t.Err != nil || t.BodyErr != nil || t.Status != ex.Status {
+		return said{}, false
+	}
+	return tr.Dialect.Says(ex, p), true
 }
 
 // headerLimit is how much of an answer's header pix reads. A longer one breaks the contract.
@@ -257,7 +285,8 @@ func (c Call) admittedTrips(tk Ticket) []Trip {
 }
 
 // String prints the trace for a failure report: each call with its attempts and round trips,
-// its lookup's after them, then the PSP's side of the wire and its books. Instants are offsets
+// its lookup's after them, then the PSP's side of the wire (the front end's first, in a
+// dialect with one) and its books. Instants are offsets
 // from the first call.
 func (tr Trace) String() string {
 	var b strings.Builder
@@ -288,6 +317,10 @@ func (tr Trace) String() string {
 				}
 			}
 		}
+	}
+	for _, ex := range tr.Front {
+		fmt.Fprintf(&b, "%s %s trip %d %s key %q → %d hijacked=%v at %s %s\n", tr.Dialect.Name, at(ex.Arrived), ex.Trip,
+			ex.Method, ex.Key, ex.Status, ex.Hijacked, at(ex.Answered), strings.TrimSpace(string(ex.Body)))
 	}
 	for _, ex := range tr.Wire {
 		what := "pays"
