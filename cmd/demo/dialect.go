@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
+	"pixretry/internal/cmdline"
 	"pixretry/pix"
 	"pixretry/psp"
 )
@@ -54,17 +55,19 @@ type readyFunc func(ctx context.Context, c *pix.Client, p pix.Payment) (pix.Paym
 // dialects are those the demo speaks, the default first.
 var dialects = []*dialect{pixDialect, efiDialect, openfinanceDialect}
 
-// errDialect is the error of a -dialect that names none of dialects.
-var errDialect = errors.New("want pix, efi or openfinance")
-
-// dialectNamed returns the dialect of dialects called name, or errDialect.
+// dialectNamed returns the dialect of dialects called name, or the error of a -dialect that
+// names none (cmdline.Dialect's).
 func dialectNamed(name string) (*dialect, error) {
+	var named cmdline.Dialect
+	if err := named.Set(name); err != nil {
+		return nil, err
+	}
 	for _, d := range dialects {
-		if d.Name == name {
+		if d.Name == string(named) {
 			return d, nil
 		}
 	}
-	return nil, errDialect
+	return nil, fmt.Errorf("demo: the dialect %s has no scenarios", name)
 }
 
 // looksUp reports whether some of d's payments end pending, so that the demo looks them up.

@@ -5,43 +5,16 @@ import (
 	"flag"
 	"fmt"
 
+	"pixretry/internal/cmdline"
 	"pixretry/pix"
 	"pixretry/pix/efi"
 )
 
-// dialect is the value of -dialect: the payments API that the PSP speaks. Its zero value is
-// pix.
-type dialect string
-
-// The dialects: the double's own API (pix's default), Efí's payouts (package pix/efi) and
-// Open Finance Brasil payments v4 (package pix/openfinance).
-const (
-	dialectPix         dialect = "pix"
-	dialectEfi         dialect = "efi"
-	dialectOpenFinance dialect = "openfinance"
-)
-
-func (d *dialect) String() string {
-	if *d == "" {
-		return string(dialectPix)
-	}
-	return string(*d)
-}
-
-func (d *dialect) Set(s string) error {
-	switch dialect(s) {
-	case dialectPix, dialectEfi, dialectOpenFinance:
-		*d = dialect(s)
-		return nil
-	}
-	return errors.New("want pix, efi or openfinance")
-}
-
 // dialectFlags are the options of pixpay that only one dialect takes, with that dialect.
-var dialectFlags = map[string]dialect{
-	"payer-key":   dialectEfi,
-	"signing-key": dialectOpenFinance,
-	"psp-keys":    dialectOpenFinance,
+var dialectFlags = map[string]cmdline.Dialect{
+	"payer-key":   cmdline.DialectEfi,
+	"signing-key": cmdline.DialectOpenFinance,
+	"psp-keys":    cmdline.DialectOpenFinance,
 }
 
 // checkDialect checks the options of o's dialect, those of fs and the command name's, sub, and
@@ -56,19 +29,19 @@ func (o *options) checkDialect(fs, sub *flag.FlagSet, name, pspURL, signingKey, 
 	switch {
 	case err != nil:
 		return err
-	case name == "add" && sub.Lookup("consent").Value.String() != "" && o.dialect != dialectOpenFinance:
+	case name == "add" && sub.Lookup("consent").Value.String() != "" && o.dialect != cmdline.DialectOpenFinance:
 		return errors.New("pixpay add: -consent is an option of -dialect openfinance, whose payments each consume a consent")
-	case name == "add" && pspURL == "" && o.dialect != dialectPix:
+	case name == "add" && pspURL == "" && o.dialect != cmdline.DialectPix:
 		return fmt.Errorf("pixpay add: -psp is required with -dialect %s: the PSP's API decides the form of the intent's key",
 			o.dialect)
 	}
 	switch o.dialect {
-	case dialectEfi:
+	case cmdline.DialectEfi:
 		if (efi.Dialect{PayerKey: o.payerKey}).Validate() != nil {
 			return fmt.Errorf("pixpay: -payer-key %q: want the paying account's Pix key: a CPF, a CNPJ, a phone as "+
 				"+5511987654321, an e-mail or an EVP", o.payerKey)
 		}
-	case dialectOpenFinance:
+	case cmdline.DialectOpenFinance:
 		o.openFinance, err = newOpenFinance(signingKey, pspKeys)
 	}
 	return err
@@ -77,9 +50,9 @@ func (o *options) checkDialect(fs, sub *flag.FlagSet, name, pspURL, signingKey, 
 // payDialect is the pix.Dialect of o's dialect, nil for pix's own.
 func (o *options) payDialect() pix.Dialect {
 	switch o.dialect {
-	case dialectEfi:
+	case cmdline.DialectEfi:
 		return efi.Dialect{PayerKey: o.payerKey}
-	case dialectOpenFinance:
+	case cmdline.DialectOpenFinance:
 		return o.openFinance
 	}
 	return nil

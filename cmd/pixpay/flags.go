@@ -30,7 +30,7 @@ type options struct {
 	webhook string // where run serves the PSP's webhooks, if anywhere (-webhook)
 	secret  []byte // the webhooks' secret (-webhook-secret-file)
 
-	dialect     dialect              // the PSP's payments API (-dialect)
+	dialect     cmdline.Dialect      // the PSP's payments API (-dialect)
 	payerKey    string               // the payer's Pix key, with -dialect efi (-payer-key)
 	openFinance *openfinance.Dialect // with -dialect openfinance, its Dialect; nil with another
 }
@@ -44,7 +44,7 @@ type command struct {
 	telemetry *durableotel.Config // run's metrics, with -metrics
 	webhooks  net.Listener        // where run serves webhooks, with -webhook
 	secret    []byte              // their secret
-	hookForm  dialect             // whose webhooks they are: efi's form with -dialect efi, else the double's own
+	hookForm  cmdline.Dialect     // whose webhooks they are: efi's form with -dialect efi, else the double's own
 	// newConsent makes the consent of add's payment, with -dialect openfinance and without
 	// -consent. It is nil otherwise.
 	newConsent func(context.Context, pix.Payment) (string, error)
@@ -149,7 +149,7 @@ func (o *options) flags(stderr io.Writer) (pspURL, token, secretFile *string, fs
 // dialectFlags defines on fs the options of -dialect and of the dialects, and returns where
 // -signing-key and -psp-keys go.
 func (o *options) dialectFlags(fs *flag.FlagSet) (signingKey, pspKeys *string) {
-	o.dialect = dialectPix
+	o.dialect = cmdline.DialectPix
 	fs.Var(&o.dialect, "dialect", "the PSP's payments API, a `dialect`: pix (the double's own), efi (Efí's payouts) "+
 		"or openfinance (Open Finance Brasil payments v4) (default pix)")
 	fs.StringVar(&o.payerKey, "payer-key", efipsp.PayerKey,

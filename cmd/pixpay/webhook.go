@@ -48,8 +48,8 @@ func (o *options) listenWebhooks(fs *flag.FlagSet, stderr io.Writer) (net.Listen
 // webhookHandler is the handler of the webhooks of a PSP speaking d, checked with secret and
 // applied with apply: Efí's callbacks with -dialect efi (secret is the hmac of the registered
 // URL), the double's own signed deliveries otherwise.
-func webhookHandler(d dialect, secret []byte, apply func(context.Context, pix.Webhook) error) http.Handler {
-	if d == dialectEfi {
+func webhookHandler(d cmdline.Dialect, secret []byte, apply func(context.Context, pix.Webhook) error) http.Handler {
+	if d == cmdline.DialectEfi {
 		return efi.WebhookHandler{HMAC: secret, Apply: apply}
 	}
 	return &pix.WebhookHandler{Secret: secret, Apply: apply}

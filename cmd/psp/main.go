@@ -142,7 +142,7 @@ type options struct {
 	webhooks     webhookOptions
 	limits       limits
 	log          logLevel
-	dialect      dialect            // the payments API served
+	dialect      cmdline.Dialect    // the payments API served
 	openFinance  openfinance.Config // the front end of -dialect openfinance
 }
 
@@ -207,7 +207,7 @@ func parseFlags(args []string, stderr io.Writer) (options, *flag.FlagSet, error)
 		if o.webhooks.cfg, err = webhooks.config(); err != nil {
 			return err
 		}
-		if o.dialect == dialectEfi {
+		if o.dialect == cmdline.DialectEfi {
 			o.webhooks.cfg.Form = efi.WebhookForm{} // Efí's callback of a Pix sent, its hmac in the URL
 		}
 		all, err := loadFaults(*faults)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"pixretry/internal/cmdline"
 	"pixretry/psp"
 	"pixretry/psp/openfinance"
 )
@@ -52,8 +53,8 @@ func addOpenFinanceFlags(fs *flag.FlagSet) openFinanceFlags {
 // config returns the openfinance.Config that the flags of fs ask for, for dialect d and the
 // psp.Server's keyTTL. The error names the flag and what it wants. An -openfinance- flag set
 // without -dialect openfinance is an error. Key files are read later, by openfinance.New.
-func (f openFinanceFlags) config(fs *flag.FlagSet, d dialect, keyTTL time.Duration) (openfinance.Config, error) {
-	if d != dialectOpenFinance {
+func (f openFinanceFlags) config(fs *flag.FlagSet, d cmdline.Dialect, keyTTL time.Duration) (openfinance.Config, error) {
+	if d != cmdline.DialectOpenFinance {
 		var set string
 		fs.Visit(func(fl *flag.Flag) {
 			if strings.HasPrefix(fl.Name, "openfinance-") && set == "" {

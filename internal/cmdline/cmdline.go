@@ -1,6 +1,7 @@
-// Package cmdline is how the module's commands (cmd/psp, cmd/demo) read their command line and
-// exit. A command exits 0 when it succeeds or prints its usage for -h, 2 on a bad command line
-// and 1 on any other failure. On a bad command line the problem and the usage go to stderr.
+// Package cmdline is how the module's commands (cmd/psp, cmd/demo, cmd/pixpay) read their
+// command line and exit. A command exits 0 when it succeeds or prints its usage for -h, 2 on a
+// bad command line and 1 on any other failure. On a bad command line the problem and the usage
+// go to stderr. Dialect is the -dialect flag the three share.
 package cmdline
 
 import (
