@@ -13,7 +13,7 @@
 //
 // Usage, from the product module's root:
 //
-//	"$(go -C tools tool -n planted)" [WORD ...]    # the bugs whose name holds a WORD, or all
+//	"$(go -C tools tool -n planted)" [-workers 2] [WORD ...]    # the bugs whose name holds a WORD, or all
 package main
 
 import (
@@ -27,6 +27,7 @@ import (
 )
 
 func main() {
+	workers := flag.Int("workers", 2, "bugs planted and tested at once")
 	flag.Parse()
 	// Pinned, so that a verdict cannot flip between runs. mutant.Runner sets RAPID_NOFAILFILE.
 	os.Setenv("RAPID_SEED", "1")
@@ -37,7 +38,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "planted: no bug's name holds", strings.Join(flag.Args(), " or "))
 		os.Exit(2)
 	}
-	if err := run(ctx, ".", chosen, os.Stdout); err != nil {
+	if err := run(ctx, ".", chosen, *workers, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -31,7 +31,7 @@ func signBug(run string) bug {
 
 func TestRunSaysWhichTestCaughtEachBug(t *testing.T) {
 	var out strings.Builder
-	if err := run(context.Background(), fixture, []bug{signBug("^TestAbs$")}, &out); err != nil {
+	if err := run(context.Background(), fixture, []bug{signBug("^TestAbs$")}, 2, &out); err != nil {
 		t.Fatalf("run() = %v, want nil; output:\n%s", err, &out)
 	}
 	for _, want := range []string{
@@ -62,7 +62,7 @@ func TestRunFailsOnABugNotCaughtOrStale(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out strings.Builder
-			err := run(context.Background(), fixture, []bug{c.bug}, &out)
+			err := run(context.Background(), fixture, []bug{c.bug}, 2, &out)
 			if !errors.Is(err, errMissed) {
 				t.Errorf("run() = %v, want %v", err, errMissed)
 			}
@@ -73,18 +73,43 @@ func TestRunFailsOnABugNotCaughtOrStale(t *testing.T) {
 	}
 }
 
+// TestBugsPlantedAtOnceKeepTheirOwnVerdicts plants bugs two at a time, a missed one between
+// two caught, and checks that each line is its bug's, in the order of the bugs: a bug seeing
+// another's overlay, or a verdict given to the wrong bug, would change a line.
+func TestBugsPlantedAtOnceKeepTheirOwnVerdicts(t *testing.T) {
+	first, missed, last := signBug("^TestAbs$"), signBug("^TestAbsOfZero$"), signBug("^TestAbs$")
+	first.Name, missed.Name, last.Name = "first", "missed", "last"
+	var out strings.Builder
+	err := run(context.Background(), fixture, []bug{first, missed, last}, 2, &out)
+	if !errors.Is(err, errMissed) {
+		t.Errorf("run() = %v, want %v", err, errMissed)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) < 4 {
+		t.Fatalf("output has %d lines, want one per bug and a total:\n%s", len(lines), &out)
+	}
+	for i, want := range []string{"first: by TestAbs", "missed: not caught", "last: by TestAbs"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d = %q, want it to hold %q", i+1, lines[i], want)
+		}
+	}
+	if want := "planted: 2 of 3 bugs caught, 1 missed"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, &out)
+	}
+}
+
 func TestABugAwaitingAMergeMustNotBeCaughtYet(t *testing.T) {
 	pending, caught := signBug("^TestAbsOfZero$"), signBug("^TestAbs$")
 	pending.Awaits, caught.Awaits = "a change", "a change"
 	var out strings.Builder
-	if err := run(context.Background(), fixture, []bug{pending}, &out); err != nil {
+	if err := run(context.Background(), fixture, []bug{pending}, 2, &out); err != nil {
 		t.Errorf("run() with a pending bug not caught = %v, want nil; output:\n%s", err, &out)
 	}
 	if want := "1 awaiting a merge"; !strings.Contains(out.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, &out)
 	}
 	out.Reset()
-	if err := run(context.Background(), fixture, []bug{caught}, &out); !errors.Is(err, errMissed) {
+	if err := run(context.Background(), fixture, []bug{caught}, 2, &out); !errors.Is(err, errMissed) {
 		t.Errorf("run() with a pending bug caught = %v, want %v", err, errMissed)
 	}
 	if want := "caught by TestAbs, so its Awaits mark (a change) must go"; !strings.Contains(out.String(), want) {
@@ -95,7 +120,7 @@ func TestABugAwaitingAMergeMustNotBeCaughtYet(t *testing.T) {
 func TestRunRefusesTestsThatFailWithNoBugPlanted(t *testing.T) {
 	b := signBug("^TestAbs$")
 	b.Package = "./missing"
-	if err := run(context.Background(), fixture, []bug{b}, &strings.Builder{}); err == nil {
+	if err := run(context.Background(), fixture, []bug{b}, 2, &strings.Builder{}); err == nil {
 		t.Error("run() with a package that does not build unplanted = nil, want an error")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"pixretry/tools/internal/mutant"
@@ -33,18 +34,24 @@ type bug struct {
 // errMissed is returned when a bug is not caught, went stale, or a pending bug is caught.
 var errMissed = errors.New("planted: the tests do not catch every planted bug")
 
-// run plants each bug in the module at root and prints one line per bug, then a total.
-func run(ctx context.Context, root string, bugs []bug, out io.Writer) error {
+// run plants each bug in the module at root, workers at a time, and prints one line per bug in
+// the order of bugs, then a total. Each bug is planted through its own overlay, so that bugs
+// planted at once never see each other's.
+func run(ctx context.Context, root string, bugs []bug, workers int, out io.Writer) error {
 	start := time.Now()
-	runners, err := baselines(ctx, root, bugs)
+	runners, err := baselines(ctx, root, bugs, workers)
 	if err != nil {
 		return err
 	}
+	results := make([]result, len(bugs))
+	each(len(bugs), workers, func(i int) {
+		r := *runners[bugs[i].Package]
+		r.Run = bugs[i].Run
+		results[i] = plant(ctx, root, &r, bugs[i])
+	})
 	caught, missed, pending := 0, 0, 0
-	for _, b := range bugs {
-		r := *runners[b.Package]
-		r.Run = b.Run
-		res := plant(ctx, root, &r, b)
+	for i, b := range bugs {
+		res := results[i]
 		switch {
 		case b.Awaits != "" && res.caught():
 			missed++
@@ -76,21 +83,48 @@ func run(ctx context.Context, root string, bugs []bug, out io.Writer) error {
 }
 
 // baselines runs, for each package, the tests of every bug in it with nothing planted, which
-// must pass, and returns a Runner per package whose timeout is set from their time.
-func baselines(ctx context.Context, root string, bugs []bug) (map[string]*mutant.Runner, error) {
+// must pass, workers packages at a time, and returns a Runner per package whose timeout is set
+// from their time.
+func baselines(ctx context.Context, root string, bugs []bug, workers int) (map[string]*mutant.Runner, error) {
 	runs := map[string][]string{}
+	var pkgs []string
 	for _, b := range bugs {
+		if runs[b.Package] == nil {
+			pkgs = append(pkgs, b.Package)
+		}
 		runs[b.Package] = append(runs[b.Package], "(?:"+b.Run+")")
 	}
-	runners := map[string]*mutant.Runner{}
-	for pkg, res := range runs {
-		r := &mutant.Runner{Dir: filepath.Join(root, pkg), Run: strings.Join(res, "|")}
+	measured := make([]*mutant.Runner, len(pkgs))
+	errs := make([]error, len(pkgs))
+	each(len(pkgs), workers, func(i int) {
+		r := &mutant.Runner{Dir: filepath.Join(root, pkgs[i]), Run: strings.Join(runs[pkgs[i]], "|")}
 		if _, err := r.Measure(ctx, "-vet=off"); err != nil {
-			return nil, fmt.Errorf("planted: with no bug planted: %w", err)
+			errs[i] = fmt.Errorf("planted: with no bug planted: %w", err)
 		}
-		runners[pkg] = r
+		measured[i] = r
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	runners := map[string]*mutant.Runner{}
+	for i, pkg := range pkgs {
+		runners[pkg] = measured[i]
 	}
 	return runners, nil
+}
+
+// each calls f(i) for every i below n, workers calls at a time, and returns when all are done.
+func each(n, workers int, f func(i int)) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(workers, 1))
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			f(i)
+		})
+	}
+	wg.Wait()
 }
 
 // result is what the tests made of one planted bug.
