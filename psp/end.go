@@ -18,15 +18,24 @@ type Ended struct {
 	Description    string    // infoPagador; "" if absent
 	Status         string    // "REALIZADO" (settled) or "NAO_REALIZADO" (rejected: nothing was paid)
 	At             time.Time // when it ended, in UTC: the horario of its answers from then on
+	// Reason is why a payment NAO_REALIZADO was rejected, the motivo of its lookup's answer,
+	// such as "rejected by a pending fault". It is "" for a payment REALIZADO.
+	Reason string
 }
 
 // end records that p has ended with status at its SettledAt, for Config.OnEnd, if anyone
-// listens.
+// listens. A rejected payment was accepted pending, and a pending key's entry stays in the
+// store until it ends: its course says why.
 func (b *book) end(p *Settlement, status string) {
-	if b.reports {
-		b.ended = append(b.ended, Ended{Token: p.Token, IdempotencyKey: p.IdempotencyKey, EndToEndID: p.EndToEndID,
-			AmountCents: p.AmountCents, PixKey: p.PixKey, Description: p.Description, Status: status, At: p.SettledAt})
+	if !b.reports {
+		return
 	}
+	ended := Ended{Token: p.Token, IdempotencyKey: p.IdempotencyKey, EndToEndID: p.EndToEndID,
+		AmountCents: p.AmountCents, PixKey: p.PixKey, Description: p.Description, Status: status, At: p.SettledAt}
+	if status == statusRejected {
+		ended.Reason = b.keys[p.scope()].end.motivo
+	}
+	b.ended = append(b.ended, ended)
 }
 
 // unlock sets the timer for the next pending payment's end (arm), unlocks the Server, then

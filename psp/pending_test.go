@@ -123,7 +123,8 @@ func TestPendingPaymentRejectedLater(t *testing.T) {
 		synctest.Wait()
 		rejectedAt := accepted.Add(time.Second)
 		wantEnds(t, &e, psp.Ended{Token: token, IdempotencyKey: "k1", EndToEndID: p.EndToEndID, AmountCents: 15000,
-			PixKey: "pix@example.com", Description: "rent", Status: "NAO_REALIZADO", At: rejectedAt})
+			PixKey: "pix@example.com", Description: "rent", Status: "NAO_REALIZADO", At: rejectedAt,
+			Reason: "rejected by a pending fault"})
 		problem := wantProblem(t, pay(s, "k1", validBody), 422, "payment_rejected")
 		for _, words := range []string{"accepted, then rejected", "nothing was paid", "new key"} {
 			if !strings.Contains(problem.Detail, words) {
@@ -195,8 +196,15 @@ func TestRejectedRangeRejectsAsEfisSandboxDoes(t *testing.T) {
 		if st := s.Stats(); st.Rejected != 2 || st.Settled != 2 || st.BalanceCents != 100000-1000-2001 {
 			t.Errorf("Stats() = %+v, want 2 rejected and 2 settled, 30.01 paid", st)
 		}
-		if got := len(e.got()); got != 4 {
-			t.Errorf("OnEnd received %d reports, want 4", got)
+		reasons := map[string]string{}
+		for _, end := range e.got() {
+			reasons[end.Status+" "+psp.FormatAmount(end.AmountCents)] = end.Reason
+		}
+		wantReasons := map[string]string{"REALIZADO 10.00": "", "REALIZADO 20.01": "",
+			"NAO_REALIZADO 10.01": "valor 10.01 is in the range the PSP rejects, 10.01 to 20.00",
+			"NAO_REALIZADO 20.00": "valor 20.00 is in the range the PSP rejects, 10.01 to 20.00"}
+		if diff := cmp.Diff(wantReasons, reasons); diff != "" {
+			t.Errorf("OnEnd's reasons by status and valor (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -290,7 +298,8 @@ func TestTheTimerEndsEachPendingPayment(t *testing.T) {
 		time.Sleep(time.Second)
 		synctest.Wait()
 		want := []psp.Ended{{Token: token, IdempotencyKey: "k2", EndToEndID: b.EndToEndID, AmountCents: 15000,
-			PixKey: "pix@example.com", Description: "rent", Status: "NAO_REALIZADO", At: start.Add(time.Second)}}
+			PixKey: "pix@example.com", Description: "rent", Status: "NAO_REALIZADO", At: start.Add(time.Second),
+			Reason: "rejected by a pending fault"}}
 		wantEnds(t, &e, want...)
 		time.Sleep(time.Hour - time.Second)
 		synctest.Wait()

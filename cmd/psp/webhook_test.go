@@ -203,29 +203,50 @@ func TestWebhookFaultsFromAFile(t *testing.T) {
 
 // TestWebhookInEfisForm: under -dialect efi the webhook is Efí's callback of a Pix sent, posted to
 // the URL with the secret as its hmac parameter and an empty ignorar that takes the /pix Efí
-// appends, and with no Pix-Signature.
+// appends, and with no Pix-Signature. A payout in -reject-range is told NAO_REALIZADO, with the
+// core's motivo in gnExtras.erro.
 func TestWebhookInEfisForm(t *testing.T) {
 	rc, got := receiving(t)
-	s := mustStart(t, "-tokens", "smoke", "-dialect", "efi", "-webhook", rc.URL+"/efi", "-webhook-secret-file",
-		secretFile(t, webhookSecret))
-	payout := `{"valor":"150.00","pagador":{"chave":"` + efi.PayerKey + `"},"favorecido":{"chave":"pix@example.com"}}`
-	if status, body := s.do(t, "PUT", efi.SendPath+"k1", "", strings.NewReader(payout)); status != 201 {
-		t.Fatalf("payout = %d %s, want 201", status, body)
+	s := mustStart(t, "-tokens", "smoke", "-dialect", "efi", "-reject-range", "10.01-20.00", "-webhook", rc.URL+"/efi",
+		"-webhook-secret-file", secretFile(t, webhookSecret))
+	for key, valor := range map[string]string{"k1": "150.00", "k2": "15.00"} {
+		payout := `{"valor":"` + valor + `","pagador":{"chave":"` + efi.PayerKey +
+			`"},"favorecido":{"chave":"pix@example.com"}}`
+		if status, body := s.do(t, "PUT", efi.SendPath+key, "", strings.NewReader(payout)); status != 201 {
+			t.Fatalf("payout %s = %d %s, want 201", key, status, body)
+		}
 	}
-	var d delivery
-	select {
-	case d = <-got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no webhook within 10s")
+	entry := `^\{"pix":\[\{"endToEndId":"E12345678[0-9]{12}[0-9a-z]{11}","chave":"` + regexp.QuoteMeta(efi.PayerKey) +
+		`","tipo":"SOLICITACAO",`
+	want := map[string]*regexp.Regexp{
+		"k1": regexp.MustCompile(entry + `"status":"REALIZADO","valor":"150.00","horario":"[0-9T:.-]+Z",` +
+			`"gnExtras":\{"idEnvio":"k1"\}\}\]\}\n$`),
+		"k2": regexp.MustCompile(entry + `"status":"NAO_REALIZADO","valor":"15.00","horario":null,` +
+			`"gnExtras":\{"idEnvio":"k2","erro":\{"codigo":"DS04","origem":"PSP do usuário recebedor",` +
+			`"motivo":"valor 15.00 is in the range the PSP rejects, 10.01 to 20.00"\}\}\}\]\}\n$`),
 	}
-	want := regexp.MustCompile(`^\{"pix":\[\{"endToEndId":"E12345678[0-9]{12}[0-9a-z]{11}","chave":"` +
-		regexp.QuoteMeta(efi.PayerKey) + `","tipo":"SOLICITACAO","status":"REALIZADO","valor":"150.00",` +
-		`"horario":"[0-9T:.-]+Z","gnExtras":\{"idEnvio":"k1"\}\}\]\}\n$`)
-	if !want.MatchString(d.body) || d.signature != "" {
-		t.Errorf("webhook %s with Pix-Signature %q, want Efí's callback unsigned", d.body, d.signature)
-	}
-	if wantTarget := "/efi?hmac=" + webhookSecret + "&ignorar=/pix"; d.target != wantTarget {
-		t.Errorf("webhook posted to %s, want %s", d.target, wantTarget)
+	for range want {
+		var d delivery
+		select {
+		case d = <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no webhook within 10s")
+		}
+		key := "k1"
+		if strings.Contains(d.body, `"idEnvio":"k2"`) {
+			key = "k2"
+		}
+		re, ok := want[key]
+		if !ok {
+			t.Fatalf("webhook %s is the second for %s, want one each for k1 and k2", d.body, key)
+		}
+		if !re.MatchString(d.body) || d.signature != "" {
+			t.Errorf("webhook %s with Pix-Signature %q, want Efí's callback of %s unsigned", d.body, d.signature, key)
+		}
+		delete(want, key)
+		if wantTarget := "/efi?hmac=" + webhookSecret + "&ignorar=/pix"; d.target != wantTarget {
+			t.Errorf("webhook posted to %s, want %s", d.target, wantTarget)
+		}
 	}
 	if err := s.stop(); err != nil {
 		t.Errorf("run() = %v, want nil", err)

@@ -19,13 +19,22 @@ const WebhookPath = "/pix"
 // for concurrent use.
 //
 // It follows the "Recebendo Callbacks" section of Efí's "Webhooks" page
-// (dev.efipay.com.br/docs/api-pix/webhooks), its example "Pix enviado":
+// (dev.efipay.com.br/docs/api-pix/webhooks), its tab "Pix enviado" and the two examples there,
+// "Pix enviado" and "Pix rejeitado":
 //   - The body is {"pix":[{"endToEndId","chave","tipo","status","valor","horario",
 //     "infoPagador","gnExtras":{"idEnvio"}}]}. tipo is SOLICITACAO and status REALIZADO or
 //     NAO_REALIZADO. valor has two decimals, as in "150.00". horario is in UTC with
 //     milliseconds, and null for a payout NAO_REALIZADO, as in the example "Pix rejeitado".
 //     idEnvio is the payout's key. chave is [PayerKey], the key whose webhook it is, as in the
 //     lookup. infoPagador is the payout's, left out when empty.
+//   - A payout NAO_REALIZADO carries why in gnExtras, after idEnvio, as the example "Pix
+//     rejeitado" does: "erro":{"codigo","origem","motivo"}, three strings. motivo is the
+//     payout's [psp.Ended] Reason, the core's own words, such as "rejected by a pending
+//     fault". The page gives no table of codigo and origem, only the example's AC03 from the
+//     "PSP do usuário recebedor". AC03 is a reason code of the Central Bank's SPI (its pacs.002
+//     message). The double's rejection is no account error, so codigo is the SPI's DS04
+//     (OrderRejected, "Ordem rejeitada pelo participante do usuário recebedor"), and origem is
+//     the example's. A payout whose Reason is empty, which the core never reports, has no erro.
 //   - The double sends one payout per body. The array may hold several at Efí.
 //   - It is POSTed to the registered URL with [WebhookPath] appended ("POST
 //     url-webhook-cadastrada/pix").
@@ -42,9 +51,8 @@ const WebhookPath = "/pix"
 // receiver at Efí should demand mutual TLS, or check the hmac and Efí's address. Efí signs
 // nothing in its body, so the body carries no id and no signature.
 //
-// The form leaves out what the double does not know: the gnExtras.erro of a payout
-// NAO_REALIZADO ({"codigo","origem","motivo"}), and other kinds of callback (a Pix received,
-// a devolução).
+// The form leaves out the other kinds of callback (a Pix received, a devolução), which the
+// double does not make.
 type WebhookForm struct{}
 
 // webhookBody is the body of Efí's callback.
@@ -64,10 +72,25 @@ type webhookPix struct {
 	GnExtras    webhookGnExtras `json:"gnExtras"`
 }
 
-// webhookGnExtras holds the members Efí adds to the Central Bank's: the payout's idEnvio.
+// webhookGnExtras holds the members Efí adds to the Central Bank's: the payout's idEnvio, and
+// why a payout NAO_REALIZADO was not made.
 type webhookGnExtras struct {
-	IDEnvio string `json:"idEnvio"`
+	IDEnvio string        `json:"idEnvio"`
+	Erro    *webhookError `json:"erro,omitempty"`
 }
+
+// webhookError is why a payout was not made, as Efí's example "Pix rejeitado" has it.
+type webhookError struct {
+	Codigo string `json:"codigo"` // a reason code, such as "AC03"
+	Origem string `json:"origem"` // who rejected it
+	Motivo string `json:"motivo"` // why, in words
+}
+
+// The codigo and origem of every payout that the double rejects (see WebhookForm).
+const (
+	codigoRejected = "DS04"
+	origemRejected = "PSP do usuário recebedor"
+)
 
 // tipoSolicitacao is the tipo of a Pix the account sent.
 const tipoSolicitacao = "SOLICITACAO"
@@ -75,10 +98,14 @@ const tipoSolicitacao = "SOLICITACAO"
 // Body is the callback of e: one Pix sent, without a delivery id, which Efí's form has none of.
 func (WebhookForm) Body(_ string, e psp.Ended) []byte {
 	p := webhookPix{EndToEndID: e.EndToEndID, Chave: PayerKey, Tipo: tipoSolicitacao, Status: e.Status,
-		Valor: psp.FormatAmount(e.AmountCents), InfoPagador: e.Description, GnExtras: webhookGnExtras{e.IdempotencyKey}}
-	if e.Status == statusSettled {
+		Valor: psp.FormatAmount(e.AmountCents), InfoPagador: e.Description,
+		GnExtras: webhookGnExtras{IDEnvio: e.IdempotencyKey}}
+	switch {
+	case e.Status == statusSettled:
 		at := e.At.UTC().Format("2006-01-02T15:04:05.000Z") // as efiTime writes it
 		p.Horario = &at
+	case e.Reason != "":
+		p.GnExtras.Erro = &webhookError{Codigo: codigoRejected, Origem: origemRejected, Motivo: e.Reason}
 	}
 	return marshal(webhookBody{Pix: []webhookPix{p}})
 }

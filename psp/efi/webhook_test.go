@@ -17,7 +17,8 @@ import (
 )
 
 // TestWebhookFormBody: the callback of a payout settled and of one rejected, byte for byte, as
-// Efí's examples "Pix enviado" and "Pix rejeitado" have them.
+// Efí's examples "Pix enviado" and "Pix rejeitado" have them. A rejected payout's Reason is
+// gnExtras.erro's motivo; a settled one has no erro, whatever its Reason.
 func TestWebhookFormBody(t *testing.T) {
 	at := time.Date(2025, 1, 2, 15, 4, 5, 123456789, time.FixedZone("BRT", -3*3600))
 	e := psp.Ended{IdempotencyKey: "pagamento1", EndToEndID: "E12345678202501021504abcDEF12345", AmountCents: 1234,
@@ -30,7 +31,16 @@ func TestWebhookFormBody(t *testing.T) {
 		{"settled", func(*psp.Ended) {}, `{"pix":[{"endToEndId":"E12345678202501021504abcDEF12345",` +
 			`"chave":"pagador@pixretry.example","tipo":"SOLICITACAO","status":"REALIZADO","valor":"12.34",` +
 			`"horario":"2025-01-02T18:04:05.123Z","infoPagador":"rent","gnExtras":{"idEnvio":"pagamento1"}}]}` + "\n"},
-		{"rejected, no infoPagador", func(e *psp.Ended) { e.Status, e.Description = "NAO_REALIZADO", "" },
+		{"settled, a Reason", func(e *psp.Ended) { e.Reason = "rejected by a pending fault" },
+			`{"pix":[{"endToEndId":"E12345678202501021504abcDEF12345",` +
+				`"chave":"pagador@pixretry.example","tipo":"SOLICITACAO","status":"REALIZADO","valor":"12.34",` +
+				`"horario":"2025-01-02T18:04:05.123Z","infoPagador":"rent","gnExtras":{"idEnvio":"pagamento1"}}]}` + "\n"},
+		{"rejected", func(e *psp.Ended) { e.Status, e.Reason = "NAO_REALIZADO", "rejected by a pending fault" },
+			`{"pix":[{"endToEndId":"E12345678202501021504abcDEF12345","chave":"pagador@pixretry.example",` +
+				`"tipo":"SOLICITACAO","status":"NAO_REALIZADO","valor":"12.34","horario":null,"infoPagador":"rent",` +
+				`"gnExtras":{"idEnvio":"pagamento1","erro":{"codigo":"DS04","origem":"PSP do usuário recebedor",` +
+				`"motivo":"rejected by a pending fault"}}}]}` + "\n"},
+		{"rejected, no Reason, no infoPagador", func(e *psp.Ended) { e.Status, e.Description = "NAO_REALIZADO", "" },
 			`{"pix":[{"endToEndId":"E12345678202501021504abcDEF12345","chave":"pagador@pixretry.example",` +
 				`"tipo":"SOLICITACAO","status":"NAO_REALIZADO","valor":"12.34","horario":null,` +
 				`"gnExtras":{"idEnvio":"pagamento1"}}]}` + "\n"},
