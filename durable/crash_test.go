@@ -91,6 +91,29 @@ func TestCrashProperty(t *testing.T) {
 	}
 }
 
+// A run killed between the mark of a key's first attempt and its send leaves no proof that
+// the key never left, so the next run resumes the key rather than send it as new. Efí's
+// refusal of the payer's key, which refuses an intent at its first attempt, then leaves the
+// outcome unknown, and the intent waits under its key.
+func TestCrashBetweenMarkAndSendResumesTheKey(t *testing.T) {
+	t.Parallel()
+	l := mustLoopbackPSPBehind(t, 0, efiFront)
+	db := filepath.Join(t.TempDir(), "crash.db")
+	for _, spec := range []string{"marked:1", "recorded:1"} {
+		if !startChild(t, "sqlite:"+db, l.url, 0, "a=100", spec, dialectEnv+"=efi").killOrWait(t) {
+			t.Fatalf("child at %s: exited without reaching the point", spec)
+		}
+	}
+	all := reopen(t, db)
+	if len(all) != 1 {
+		t.Fatalf("intents = %+v, want intent a alone", all)
+	}
+	got := all[0]
+	if want := unknownAfter(got.Key, chaveInvalida); got.Status != StatusPending || got.Attempts != 2 || got.Error != want {
+		t.Errorf("intent = %+v, want pending after 2 attempts, the first cut short, with %q", got, want)
+	}
+}
+
 // pause is what passes between a killed child and the next.
 type pause int
 

@@ -14,6 +14,7 @@ import (
 
 	"pixretry/durable/durablepgx"
 	"pixretry/durable/durablesqlite"
+	"pixretry/pix/efi"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -27,7 +28,8 @@ const (
 	roundEnv = "DURABLE_CRASH_ROUND" // id=cents,id=cents; an id ending in -rb is rolled back
 	pointEnv = "DURABLE_CRASH_POINT" // name:n, stop at the n-th passage of a point; random:n, tell at the n-th passage of any
 	// dialectEnv, set to "ref", has the child speak refDialect and store each payment under the
-	// consent named for its id. Unset, the child speaks the double's own API.
+	// consent named for its id. Set to "efi", it has the child speak Efí's dialect from
+	// efiWrongPayer, which the Efí double refuses. Unset, the child speaks the double's own API.
 	dialectEnv = "DURABLE_CRASH_DIALECT"
 	// waitEnv bounds how long the child works, as time.ParseDuration reads it. Unset, 2 min.
 	waitEnv = "DURABLE_CRASH_WAIT"
@@ -48,8 +50,12 @@ func runChild(ctx context.Context) error {
 	cfg.Testing.CrashPoint = crash
 	cfg.Client.HTTPClient = &http.Client{Transport: settledUnread{http.DefaultTransport, crash}}
 	consent := os.Getenv(dialectEnv) == "ref"
-	if consent {
+	switch os.Getenv(dialectEnv) {
+	case "ref":
 		cfg.Client.Dialect = refDialect{}
+	case "efi":
+		cfg.Client.Dialect = efi.Dialect{PayerKey: efiWrongPayer}
+		cfg.Client.AttemptTimeout = 10 * time.Second // as patientConfig's
 	}
 	ttl, err := time.ParseDuration(os.Getenv(ttlEnv))
 	if err != nil {

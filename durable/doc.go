@@ -3,12 +3,17 @@
 //
 // [Payer.PayTx] stores the intent, with its Idempotency-Key, in the caller's own transaction,
 // beside a River job that works it. Nothing is sent before that transaction commits, and a
-// rolled-back transaction leaves nothing. The job resumes the payment under the stored key
-// with [pix.Client.Resume], once per job attempt, until the PSP answers definitively. The
-// intent table is the record; River only runs the work.
+// rolled-back transaction leaves nothing. The job pays under the stored key, once per job
+// attempt, until the PSP answers definitively. The intent table is the record; River only
+// runs the work.
 //
 // Each attempt is recorded before it leaves, with the time the key first left by the
-// database's clock, so an intent with no attempts proves that the PSP never saw its key. An
+// database's clock, so an intent with no attempts proves that the PSP never saw its key. The
+// key's first attempt sends it with [pix.Client.SendWithKey], as a key that never left. Every
+// later attempt resumes it with [pix.Client.Resume], since an earlier one may have left. A
+// first attempt that the PSP refuses as an invalid payment ([pix.ErrInvalidPayment]) refuses
+// the intent: a consent spent, or a payer's key that is not the account's. At a later attempt
+// the same refusal leaves the outcome unknown, since an earlier attempt may have paid. An
 // unknown outcome is tried again later on the Payer's own capped, jittered schedule. A payment
 // the PSP holds pending is one: no worker waits on it between attempts. While the PSP
 // remembers the key (Config.KeyTTL), the key is sent again; after, it is looked up. A lookup

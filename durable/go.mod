@@ -2,9 +2,14 @@ module pixretry/durable
 
 go 1.26.0
 
-replace pixretry => ..
+replace (
+	pixretry => ..
+	pixretry/pix/openfinance => ../pix/openfinance
+	pixretry/psp/openfinance => ../psp/openfinance
+)
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.13.0
@@ -16,6 +21,8 @@ require (
 	go.uber.org/goleak v1.3.0
 	modernc.org/sqlite v1.62.0
 	pixretry v0.0.0-00010101000000-000000000000
+	pixretry/pix/openfinance v0.0.0-00010101000000-000000000000
+	pixretry/psp/openfinance v0.0.0-00010101000000-000000000000
 )
 
 require (

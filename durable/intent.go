@@ -42,7 +42,8 @@ type Intent struct {
 	Payment pix.Payment
 	Status  Status
 	// Attempts counts the job attempts under Key, each recorded before it left. 0 proves that
-	// the PSP never saw Key, so nothing was paid under it.
+	// the PSP never saw Key, so nothing was paid under it. The job attempt that makes it 1
+	// sends Key as a key that never left.
 	Attempts int
 	// FirstSent is when the first attempt under Key was recorded, by the database's clock, no
 	// later than it left. It is zero while Attempts is 0. Past FirstSent + Config.KeyTTL the

@@ -15,7 +15,8 @@ import (
 
 // mark records, before an attempt leaves, one more attempt under the intent's current key
 // and, for the key's first, first_sent, by the database's clock, and returns the intent as
-// marked. Its write commits with those of other workers (see groupCommit) before it returns.
+// marked. The key's first attempt is the one whose intent comes back with 1 attempt (see
+// neverSent). Its write commits with those of other workers (see groupCommit) before it returns.
 // It also returns when the key first left, on this process's clock: the database's clock
 // gives every worker the same key deadline, and this process measures the time since on its
 // own. It fails with errNotPending when the intent is not pending, or not stored.
@@ -66,7 +67,8 @@ func (p *Payer[TTx]) newKey() string {
 // rotate gives the intent in a new key, after a status lookup proved that nothing was paid
 // under in.Key and, the PSP having closed it, that nothing can be. It is a compare-and-set on
 // in.Key, committed before the new key can leave: in.Key joins past_keys, attempts and
-// first_sent start again, and the PSP's id of the old key's payment is dropped. Of two workers that rotate the same key, one wins and the other
+// first_sent start again, so the new key's first attempt sends it as a key that never left,
+// and the PSP's id of the old key's payment is dropped. Of two workers that rotate the same key, one wins and the other
 // finds the intent moved on. rotate returns the new key, or "" if the intent no longer is
 // pending under in.Key. why is the lookup's answer, recorded as the last error.
 func (p *Payer[TTx]) rotate(ctx context.Context, in Intent, why error) (string, error) {

@@ -4,13 +4,23 @@ package durable
 // a change here only.
 
 import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"pixretry/pix"
+	"pixretry/pix/efi"
+	"pixretry/pix/openfinance"
 	"pixretry/psp"
+	efipsp "pixretry/psp/efi"
+	ofpsp "pixretry/psp/openfinance"
 	"pixretry/psp/psptest"
 )
 
@@ -52,13 +62,122 @@ func mustPSPTTL(tb testing.TB, ttl time.Duration) ledger {
 // a child process. A ttl of 0 is DefaultConfig's KeyTTL.
 func mustLoopbackPSP(tb testing.TB, ttl time.Duration) ledger {
 	tb.Helper()
+	return mustLoopbackPSPBehind(tb, ttl, func(srv *psp.Server) http.Handler { return srv })
+}
+
+// mustLoopbackPSPBehind is mustLoopbackPSP with front(double) served in the double's place.
+func mustLoopbackPSPBehind(tb testing.TB, ttl time.Duration, front func(*psp.Server) http.Handler) ledger {
+	tb.Helper()
 	srv, err := psp.NewServer(pspConfig(ttl))
 	if err != nil {
 		tb.Fatalf("psp.NewServer() error = %v", err)
 	}
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(front(srv))
 	tb.Cleanup(hs.Close)
 	return ledger{srv: srv, url: hs.URL}
+}
+
+// mustEfiPSP is mustPSP behind the double's Efí front end, and a patientConfig whose Client
+// speaks Efí's dialect to it from payerKey. The double pays from efipsp.PayerKey only.
+func mustEfiPSP(tb testing.TB, payerKey string) (ledger, Config) {
+	tb.Helper()
+	l := mustPSPBehind(tb, efiFront)
+	cfg := patientConfig(l)
+	cfg.Client.Dialect = efi.Dialect{PayerKey: payerKey}
+	return l, cfg
+}
+
+// patientConfig is l's config with attempts that time out after 10 s, not 200 ms: the tests
+// that use it hold pix's errors to their count of attempts, which an attempt slowed by the
+// other tests' work would change.
+func patientConfig(l ledger) Config {
+	cfg := l.config()
+	cfg.Client.AttemptTimeout = 10 * time.Second
+	return cfg
+}
+
+// efiFront serves srv in Efí's dialect.
+func efiFront(srv *psp.Server) http.Handler { return efipsp.NewHandler(srv) }
+
+// efiWrongPayer is a payer key that the Efí double does not hold: it refuses every payout
+// from it with 400 chave_invalida, before its core sees the payout.
+const efiWrongPayer = "outro@example.com"
+
+// chaveInvalida is that refusal, as pix reads it.
+const chaveInvalida = "pix: PSP answered 400 chave_invalida: pagador.chave is not a key of the authenticated " +
+	"account, whose key is " + efipsp.PayerKey
+
+// consentConsumed is the payments v4 double's refusal of a payment under consent, which
+// another payment consumed, as pix reads it.
+func consentConsumed(consent string) string {
+	return "pix: PSP answered 422 CONSENTIMENTO_INVALIDO: Unprocessable Entity the consent " + consent + " is CONSUMED"
+}
+
+// mustOpenFinancePSP is mustPSP behind the double's payments v4 front end, and a
+// patientConfig whose Client speaks payments v4 to it with openFinanceKeys. Every payment
+// needs a consent (see mustConsent).
+func mustOpenFinancePSP(tb testing.TB) (ledger, Config) {
+	tb.Helper()
+	var sandbox *ofpsp.Server
+	keys := openFinanceKeys()
+	l := mustPSPBehind(tb, func(srv *psp.Server) http.Handler {
+		var err error
+		sandbox, err = ofpsp.New(srv, ofpsp.Config{SigningKey: keys.psp,
+			ClientKeys: []jose.JSONWebKey{{Key: &keys.client.PublicKey, KeyID: clientKeyID}}})
+		if err != nil {
+			tb.Fatalf("openfinance.New() error = %v", err)
+		}
+		return sandbox
+	})
+	cfg := patientConfig(l)
+	cfg.Client.Dialect = &openfinance.Dialect{Key: keys.client, KeyID: clientKeyID,
+		Issuer: ofpsp.DefaultClientOrganisationID, PSPIssuer: ofpsp.DefaultOrganisationID, PSPKeys: sandbox.PublicKeys(),
+		CNPJInitiator: "50685362000135", ISPB: "99999999",
+		Creditors: func(string) (openfinance.Creditor, error) {
+			return openfinance.Creditor{Name: "Maria da Silva", Document: "12345678909",
+				Account: openfinance.Account{ISPB: "12345678", Issuer: "0001", Number: "1234567", Type: "CACC"}}, nil
+		}}
+	return l, cfg
+}
+
+// openFinanceKeys are the RSA keys of the payments v4 tests, made once: the client's, which
+// signs requests, and the PSP's, which signs answers.
+var openFinanceKeys = sync.OnceValue(func() struct{ client, psp *rsa.PrivateKey } {
+	gen := func() *rsa.PrivateKey {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err)
+		}
+		return k
+	}
+	return struct{ client, psp *rsa.PrivateKey }{gen(), gen()}
+})
+
+// clientKeyID is the kid of openFinanceKeys' client key.
+const clientKeyID = "client-1"
+
+// mustConsent returns p under a consent for it that the payments v4 PSP of cfg creates, and
+// its payer authorises at once.
+func mustConsent(tb testing.TB, cfg Config, p pix.Payment) pix.Payment {
+	tb.Helper()
+	var err error
+	p.ConsentID, err = cfg.Client.Dialect.(*openfinance.Dialect).CreateConsent(context.Background(), cfg.Client,
+		"11122233396", p)
+	if err != nil {
+		tb.Fatalf("CreateConsent() error = %v", err)
+	}
+	return p
+}
+
+// mustPSPBehind is mustPSP with front(double) served in the double's place.
+func mustPSPBehind(tb testing.TB, front func(*psp.Server) http.Handler) ledger {
+	tb.Helper()
+	srv, err := psptest.NewServerBehind(pspConfig(psp.DefaultConfig().KeyTTL), front)
+	if err != nil {
+		tb.Fatalf("psptest.NewServerBehind() error = %v", err)
+	}
+	tb.Cleanup(srv.Close)
+	return ledger{srv: srv.Server, url: srv.URL, http: srv.HTTPClient()}
 }
 
 // pspConfig is the configuration of the tests' PSPs: a balance of pspBalanceCents, and keys

@@ -15,7 +15,7 @@ import (
 	"pixretry/retry"
 )
 
-// worker works the job of an intent: one resumption of its key per job attempt.
+// worker works the job of an intent: one call under its key per job attempt.
 type worker[TTx any] struct {
 	river.WorkerDefaults[payArgs]
 	payer *Payer[TTx]
@@ -25,16 +25,19 @@ type worker[TTx any] struct {
 // pending under the key at hand. The job reads it again.
 var errMovedOn = errors.New("durable: the intent moved on")
 
-// Work resumes the intent's payment under its current key, once, after marking that the
-// attempt is about to leave, through [pix.Client.Resume]: it sends the key again while the
-// PSP remembers it, and looks it up after, with the PSP's id of the payment if one was
-// learned. A settlement is recorded, then River completes the
-// job: a job run again after a crash between the two finds its intent settled and does
-// nothing. A refusal is recorded, then the job is cancelled. A lookup that proves nothing was
-// paid replaces the key (see rotate), and the new key is tried at once, once per job attempt.
-// An unknown outcome, or an empty retry quota, is recorded, then the job is snoozed for the
-// schedule's next wait. An answer under a key that another worker replaced meanwhile is not
-// recorded: the intent is tried again under its new key.
+// Work pays the intent under its current key, once, after marking that the attempt is about
+// to leave (see send). The key's first attempt sends it as a key that never left. A later
+// attempt resumes it through [pix.Client.Resume]: it sends the key again while the PSP
+// remembers it, and looks it up after, with the PSP's id of the payment if one was learned.
+// A crash between the mark and the send leaves the key's attempts counted, so the next job
+// attempt resumes the key. A settlement is recorded, then River completes the job: a job run
+// again after a crash between the two finds its intent settled and does nothing. A refusal
+// is recorded, then the job is cancelled. A lookup that proves nothing was paid replaces the
+// key (see rotate), and the new key is tried at once, once per job attempt. An unknown
+// outcome, or an empty retry quota, is recorded, then the job is snoozed for the schedule's
+// next wait. An answer under a key that another worker replaced meanwhile is not recorded:
+// the intent is tried again under its new key. So is the refusal of a key's first attempt
+// once another worker marked the intent (see refuse).
 func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 	p := w.payer
 	rotated := false
@@ -48,9 +51,7 @@ func (w *worker[TTx]) Work(ctx context.Context, job *river.Job[payArgs]) error {
 			return err
 		}
 		p.cfg.Testing.crash("marked")
-		// pix takes the consent from the payment.
-		unknown := &pix.OutcomeUnknownError{Key: in.Key, FirstSent: firstSent, Ref: pix.Ref{PaymentID: in.PaymentID}}
-		r, err := p.cfg.Client.Resume(ctx, unknown, in.Payment)
+		r, err := p.send(ctx, in, firstSent)
 		p.cfg.Testing.crash("answered")
 		if judge(err) == rotate && !rotated {
 			rotated = true
@@ -96,7 +97,7 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 		p.cfg.Testing.crash("recorded")
 		return nil
 	case refuse:
-		if err := p.record(ctx, in, "status = $4, last_error = $5", StatusRefused, sent.Error()); err != nil {
+		if err := p.refuse(ctx, in, sent); err != nil {
 			return err
 		}
 		log.LogAttrs(ctx, slog.LevelWarn, "durable: refused", slog.String("error", sent.Error()))
@@ -120,14 +121,32 @@ func (w *worker[TTx]) outcome(ctx context.Context, in Intent, r pix.Receipt, sen
 // record updates the intent in, if still pending under in.Key, with set, whose placeholders
 // start at $4, in a group commit. It fails with errMovedOn if it is not.
 func (p *Payer[TTx]) record(ctx context.Context, in Intent, set string, args ...any) error {
+	return p.recordIf(ctx, in, "", set, args...)
+}
+
+// refuse records the refusal sent of in, as record does. The refusal of a key's first attempt
+// is recorded only while no later attempt was marked: that attempt, another worker's, may have
+// paid under the key before the PSP refused this one, having consumed its consent. The worker
+// then reads the intent again and resumes its key.
+func (p *Payer[TTx]) refuse(ctx context.Context, in Intent, sent error) error {
+	cond := ""
+	if neverSent(in) {
+		cond = " AND attempts = 1"
+	}
+	return p.recordIf(ctx, in, cond, "status = $4, last_error = $5", StatusRefused, sent.Error())
+}
+
+// recordIf is record for an intent that also meets cond, an SQL condition that starts with
+// AND, or "" for none.
+func (p *Payer[TTx]) recordIf(ctx context.Context, in Intent, cond, set string, args ...any) error {
 	w := &durabledriver.Write{Query: "UPDATE pix_intent SET " + set +
-		", updated_at = $2 WHERE id = $1 AND status = 'pending' AND idempotency_key = $3",
+		", updated_at = $2 WHERE id = $1 AND status = 'pending' AND idempotency_key = $3" + cond,
 		Args: append([]any{in.ID, time.Now().UnixMicro(), in.Key}, args...)}
 	if err := p.group.do(ctx, p.db, w); err != nil {
 		return fmt.Errorf("durable: record intent %q: %w", in.ID, err)
 	}
 	if w.N == 0 {
-		return fmt.Errorf("%w: %q is no longer pending under key %s", errMovedOn, in.ID, in.Key)
+		return fmt.Errorf("%w: %q is no longer pending under key %s, or was attempted again", errMovedOn, in.ID, in.Key)
 	}
 	return nil
 }
