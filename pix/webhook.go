@@ -20,6 +20,10 @@ type Webhook struct {
 	Status         string    // "REALIZADO" (settled) or "NAO_REALIZADO" (rejected: nothing was paid)
 	AmountCents    int64     // the payment's valor, in centavos
 	At             time.Time // when the payment settled or was rejected (its horario)
+	// Reason is why the PSP rejected the payment, if its webhook says: "" for a settlement.
+	// The double's own webhook says no reason, so WebhookHandler leaves it "". A receiver of
+	// another PSP's webhook, such as pix/efi's, sets it from what that PSP sends.
+	Reason string
 }
 
 // Settled reports whether the payment settled: its Status is REALIZADO. Otherwise the PSP

@@ -21,14 +21,18 @@ import (
 // answers 405. The query must hold exactly one hmac parameter equal to HMAC, compared in
 // constant time: otherwise 401. ignorar and the path are not looked at. A body over 64 KiB
 // answers 413. The body must then be {"pix":[...]}, one or more entries, each with exactly the
-// members endToEndId, chave, tipo, status, valor, horario, gnExtras {idEnvio, and an
-// optional erro {codigo, origem, motivo}} and an optional infoPagador: otherwise 400, whose detail names each member at
-// fault, as pix[0].gnExtras.idEnvio, and what it takes. tipo is SOLICITACAO, status REALIZADO
-// or NAO_REALIZADO, and horario null only for NAO_REALIZADO. Every refusal is an
-// application/problem+json body in pix.WebhookHandler's form, and nothing is applied.
+// members endToEndId, chave, tipo, status, valor, horario, gnExtras and an optional
+// infoPagador: otherwise 400, whose detail names each member at fault, as
+// pix[0].gnExtras.idEnvio, and what it takes. gnExtras holds exactly idEnvio and, for a Pix
+// NAO_REALIZADO, an optional erro {"codigo","origem","motivo"}, three strings, none empty. tipo
+// is SOLICITACAO, status REALIZADO or NAO_REALIZADO, and horario null only for NAO_REALIZADO.
+// Every refusal is an application/problem+json body in pix.WebhookHandler's form, and nothing
+// is applied.
 //
 // Each entry becomes a pix.Webhook: ID and EndToEndID are its endToEndId, IdempotencyKey its
-// gnExtras.idEnvio, At its horario (zero if null). Apply gets them in the body's order, every
+// gnExtras.idEnvio, At its horario (zero if null). Reason is its gnExtras.erro as
+// "<codigo>: <motivo> (<origem>)", such as "AC03: Número da conta inválido (PSP do usuário
+// recebedor)", or "" without an erro. Apply gets them in the body's order, every
 // one even if one fails. Every nil answers 204. Otherwise an error other than
 // pix.ErrUnknownPayment answers 503, so that the PSP delivers the callback again, and only
 // pix.ErrUnknownPayment answers 404, which the double's Sender takes as final. A redelivered

@@ -106,7 +106,7 @@ func (c *callback) entry(path string, raw jsontext.Value) pix.Webhook {
 		c.text(path, m, "infoPagador", fmt.Sprintf("at most %d characters", maxInfoPagador),
 			func(s string) bool { return utf8.RuneCountInString(s) <= maxInfoPagador })
 	}
-	w.IdempotencyKey = c.gnExtras(path+".gnExtras", m)
+	w.IdempotencyKey, w.Reason = c.gnExtras(path+".gnExtras", m, w.Status)
 	c.unknown(path, m)
 	return w
 }
@@ -128,36 +128,49 @@ func (c *callback) horario(path string, m map[string]jsontext.Value, status stri
 	return at
 }
 
-// gnExtras reads the member gnExtras of m, at path, and returns its idEnvio. Its erro, which Efí
-// adds to a Pix NAO_REALIZADO, is {"codigo","origem","motivo"}, each a string, all optional.
-func (c *callback) gnExtras(path string, m map[string]jsontext.Value) (idEnvio string) {
+// gnExtras reads the member gnExtras of m, at path, of an entry whose status is status. It
+// returns its idEnvio, and the reason that its erro gives, "" if it has none.
+func (c *callback) gnExtras(path string, m map[string]jsontext.Value, status string) (idEnvio, reason string) {
 	raw, ok := m["gnExtras"]
 	delete(m, "gnExtras")
 	if !ok {
 		c.fault(path, "is missing: want an object holding idEnvio")
-		return ""
+		return "", ""
 	}
 	x, err := members(raw)
 	if err != nil {
 		c.fault(path, "%v", err)
-		return ""
+		return "", ""
 	}
 	idEnvio = c.text(path, x, "idEnvio", "1 to 35 letters or digits", idEnvioPattern.MatchString)
 	if raw, ok := x["erro"]; ok {
 		delete(x, "erro")
-		if e, err := members(raw); err != nil {
-			c.fault(path+".erro", "%v", err)
-		} else {
-			for _, name := range []string{"codigo", "origem", "motivo"} {
-				if _, ok := e[name]; ok {
-					c.text(path+".erro", e, name, "a string", func(string) bool { return true })
-				}
-			}
-			c.unknown(path+".erro", e)
-		}
+		reason = c.erro(path+".erro", raw, status)
 	}
 	c.unknown(path, x)
-	return idEnvio
+	return idEnvio, reason
+}
+
+// erro reads the erro at path of an entry whose status is status, the reason that Efí gives
+// for a Pix NAO_REALIZADO: an object of exactly the strings codigo (such as "AC03"), origem and
+// motivo, none empty. An entry REALIZADO has no erro. It returns the reason as
+// "<codigo>: <motivo> (<origem>)".
+func (c *callback) erro(path string, raw jsontext.Value, status string) string {
+	if status == statusSettled {
+		c.fault(path, `is present: want it only if status is "NAO_REALIZADO"`)
+		return ""
+	}
+	e, err := members(raw)
+	if err != nil {
+		c.fault(path, "%v", err)
+		return ""
+	}
+	given := func(s string) bool { return s != "" }
+	codigo := c.text(path, e, "codigo", `a reason code, such as "AC03"`, given)
+	origem := c.text(path, e, "origem", `who rejected the Pix, such as "PSP do usuário recebedor"`, given)
+	motivo := c.text(path, e, "motivo", "why, in words", given)
+	c.unknown(path, e)
+	return codigo + ": " + motivo + " (" + origem + ")"
 }
 
 // text reads the required string member name of m, at path, which valid takes, and removes it

@@ -3,6 +3,7 @@ package efi_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -31,10 +32,15 @@ func efiSender(t *testing.T, srv *pipenet.Server, secret string) *webhook.Sender
 	return s
 }
 
-// ended is the end of a payout of 150.00 under idEnvio, as the double reports it.
+// ended is the end of a payout of 150.00 under idEnvio, as the double reports it: a rejected
+// one with the reason of a pending fault.
 func ended(idEnvio, status string) psp.Ended {
-	return psp.Ended{IdempotencyKey: idEnvio, EndToEndID: "E12345678202501021504abcDEF12345", AmountCents: 15000,
+	e := psp.Ended{IdempotencyKey: idEnvio, EndToEndID: "E12345678202501021504abcDEF12345", AmountCents: 15000,
 		PixKey: "payee@example.com", Status: status, At: time.Now().UTC()}
+	if status == "NAO_REALIZADO" {
+		e.Reason = "rejected by a pending fault"
+	}
+	return e
 }
 
 // hookOf is what a WebhookHandler gives Apply for the callback of e.
@@ -43,6 +49,8 @@ func hookOf(e psp.Ended) pix.Webhook {
 		AmountCents: e.AmountCents}
 	if e.Status == "REALIZADO" {
 		w.At = e.At.Truncate(time.Millisecond) // Efí's horario has milliseconds
+	} else {
+		w.Reason = "DS04: " + e.Reason + " (PSP do usuário recebedor)" // the double's codigo and origem
 	}
 	return w
 }
@@ -127,6 +135,36 @@ func TestWebhookRefusesAForgedHMAC(t *testing.T) {
 		}
 		if got := a.webhooks(); got != nil {
 			t.Errorf("Apply() got %+v, want nothing applied", got)
+		}
+	})
+}
+
+// TestWebhookTellsTheCoresRejection: the double rejects a payout whose valor is in its rejected
+// range, and its callback gives Apply the core's motivo, the one that Await's lookup reports.
+func TestWebhookTellsTheCoresRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &applied{}
+		srv := pipenet.NewServer(efi.WebhookHandler{HMAC: []byte(hookHMAC), Apply: a.apply})
+		defer srv.Close()
+		s := efiSender(t, srv, hookHMAC)
+		r := newRig(t, func(cfg *psp.Config) {
+			cfg.CompleteAfter, cfg.RejectFromCents, cfg.RejectToCents = time.Second, 10001, 20000
+			cfg.OnEnd = s.Send
+		})
+		c := r.client()
+		_, err := c.Send(t.Context(), payment)
+		unknown := pending(t, "Send()", err, 1)
+		time.Sleep(time.Second) // the payout ends
+		synctest.Wait()
+
+		const motivo = "valor 150.00 is in the range the PSP rejects, 100.01 to 200.00"
+		want := "DS04: " + motivo + " (PSP do usuário recebedor)"
+		if got := a.webhooks(); len(got) != 1 || got[0].IdempotencyKey != unknown.Key || got[0].Reason != want {
+			t.Errorf("Apply() got %+v, want one webhook under %s whose Reason is %q", got, unknown.Key, want)
+		}
+		if _, err := c.Await(t.Context(), unknown.Key); !errors.Is(err, pix.ErrRejected) ||
+			!strings.HasSuffix(err.Error(), ": "+motivo) {
+			t.Errorf("Await() error = %v, want ErrRejected ending with %q", err, motivo)
 		}
 	})
 }

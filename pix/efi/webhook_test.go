@@ -27,6 +27,13 @@ const entry = `{"endToEndId":"E12345678202501021504abcDEF12345","chave":"pagador
 	`"tipo":"SOLICITACAO","status":"REALIZADO","valor":"150.00","horario":"2025-01-02T15:04:05.000Z",` +
 	`"gnExtras":{"idEnvio":"pagamento1"}}`
 
+// rejectedEntry is Efí's example "Pix rejeitado", but for its endToEndId, which breaks the
+// Central Bank's form: 0.01 under pagamento2, NAO_REALIZADO, with the erro that says why.
+const rejectedEntry = `{"endToEndId":"E12345678202501021505abcDEF12346","chave":"pagador@pixretry.example",` +
+	`"tipo":"SOLICITACAO","status":"NAO_REALIZADO","valor":"0.01","horario":null,"infoPagador":"0123456789",` +
+	`"gnExtras":{"idEnvio":"pagamento2","erro":{"codigo":"AC03","origem":"PSP do usuário recebedor",` +
+	`"motivo":"Número da agência e/ou conta transacional do usuário recebedor inexistente ou inválido"}}}`
+
 // applied is an Apply that keeps what it is given and answers what answer says, nil if unset.
 type applied struct {
 	answer func(pix.Webhook) error
@@ -70,9 +77,15 @@ func quoted(s string) string {
 }
 
 // with is the callback of entry with member set to value, raw JSON; "" removes the member.
-func with(member, value string) string {
+func with(member, value string) string { return editing(entry, member, value) }
+
+// rejectedWith is the callback of rejectedEntry with member set to value, as with sets it.
+func rejectedWith(member, value string) string { return editing(rejectedEntry, member, value) }
+
+// editing is the callback of the entry e with member set to value, as with sets it.
+func editing(e, member, value string) string {
 	var m map[string]json.RawMessage
-	json.Unmarshal([]byte(entry), &m)
+	json.Unmarshal([]byte(e), &m)
 	if value == "" {
 		delete(m, member)
 	} else {
@@ -121,11 +134,26 @@ func TestWebhookHandlerRefuses(t *testing.T) {
 			bad("member pix[0].gnExtras is missing: want an object holding idEnvio")},
 		{"gnExtras a string", "POST", to, with("gnExtras", `"x"`), 400,
 			bad("member pix[0].gnExtras is a string, want a JSON object")},
-		{"erro not an object, gnExtras unknown", "POST", to, with("gnExtras", `{"idEnvio":"a","erro":1,"x":2}`), 400,
-			bad("member pix[0].gnExtras.erro is a number, want a JSON object; member pix[0].gnExtras.x is unknown")},
-		{"erro's codigo a number", "POST", to, with("gnExtras", `{"idEnvio":"a","erro":{"codigo":3,"y":1}}`), 400,
-			bad("member pix[0].gnExtras.erro.codigo is a number: want a string, a string; " +
+		{"erro when REALIZADO", "POST", to, with("gnExtras", `{"idEnvio":"a","erro":{"codigo":"AC03",`+
+			`"origem":"PSP do usuário recebedor","motivo":"conta inexistente"}}`), 400,
+			bad(`member pix[0].gnExtras.erro is present: want it only if status is "NAO_REALIZADO"`)},
+		{"erro not an object, gnExtras unknown", "POST", to, rejectedWith("gnExtras", `{"idEnvio":"a","erro":1,"x":2}`),
+			400, bad("member pix[0].gnExtras.erro is a number, want a JSON object; member pix[0].gnExtras.x is unknown")},
+		{"erro null", "POST", to, rejectedWith("gnExtras", `{"idEnvio":"a","erro":null}`), 400,
+			bad("member pix[0].gnExtras.erro is null, want a JSON object")},
+		{"erro empty", "POST", to, rejectedWith("gnExtras", `{"idEnvio":"a","erro":{}}`), 400,
+			bad(`member pix[0].gnExtras.erro.codigo is missing: want a string, a reason code, such as "AC03"; ` +
+				`member pix[0].gnExtras.erro.origem is missing: want a string, who rejected the Pix, such as ` +
+				`"PSP do usuário recebedor"; member pix[0].gnExtras.erro.motivo is missing: want a string, why, in words`)},
+		{"erro's codigo a number", "POST", to, rejectedWith("gnExtras", `{"idEnvio":"a","erro":{"codigo":3,`+
+			`"origem":"PSP do usuário recebedor","motivo":"conta inexistente","y":1}}`), 400,
+			bad(`member pix[0].gnExtras.erro.codigo is a number: want a string, a reason code, such as "AC03"; ` +
 				"member pix[0].gnExtras.erro.y is unknown")},
+		{"erro's members empty", "POST", to, rejectedWith("gnExtras", `{"idEnvio":"a","erro":{"codigo":"",`+
+			`"origem":"","motivo":""}}`), 400,
+			bad(`member pix[0].gnExtras.erro.codigo is "": want a reason code, such as "AC03"; ` +
+				`member pix[0].gnExtras.erro.origem is "": want who rejected the Pix, such as "PSP do usuário recebedor"; ` +
+				`member pix[0].gnExtras.erro.motivo is "": want why, in words`)},
 		{"tipo", "POST", to, with("tipo", `"RECEBIMENTO"`), 400,
 			bad(`member pix[0].tipo is "RECEBIMENTO": want "SOLICITACAO"`)},
 		{"status", "POST", to, with("status", `"EM_PROCESSAMENTO"`), 400,
@@ -163,26 +191,31 @@ func TestWebhookHandlerRefuses(t *testing.T) {
 	}
 }
 
-// TestWebhookHandlerAppliesEachEntry: two entries in one body, one settled at its limits (77
-// characters of chave, 140 of infoPagador, 35 of idEnvio) and one rejected with horario null
-// and an erro, are applied in order.
+// TestWebhookHandlerAppliesEachEntry: the entries of one body, one settled at its limits (77
+// characters of chave, 140 of infoPagador, 35 of idEnvio), Efí's example "Pix rejeitado" with
+// horario null and an erro, and one rejected with neither infoPagador nor erro, are applied in
+// order. The erro is the Reason, "<codigo>: <motivo> (<origem>)"; no erro, no Reason.
 func TestWebhookHandlerAppliesEachEntry(t *testing.T) {
 	first := strings.Replace(strings.Replace(entry, `"pagador@pixretry.example"`, `"`+strings.Repeat("c", 77)+`"`, 1),
 		`"gnExtras"`, `"infoPagador":"`+strings.Repeat("i", 140)+`","gnExtras"`, 1)
 	first = strings.Replace(first, `"pagamento1"`, `"`+strings.Repeat("p", 35)+`"`, 1)
-	second := `{"endToEndId":"E12345678202501021505abcDEF12346","chave":"k","tipo":"SOLICITACAO",` +
-		`"status":"NAO_REALIZADO","valor":"0.01","horario":null,"gnExtras":{"idEnvio":"pagamento2",` +
-		`"erro":{"codigo":"AC03","origem":"PSP do usuário recebedor","motivo":"conta inexistente"}}}`
+	third := `{"endToEndId":"E12345678202501021506abcDEF12347","chave":"k","tipo":"SOLICITACAO",` +
+		`"status":"NAO_REALIZADO","valor":"9999999999.99","horario":null,"gnExtras":{"idEnvio":"pagamento3"}}`
 	a := &applied{}
 	status, body := post(efi.WebhookHandler{HMAC: []byte(hookHMAC), Apply: a.apply}, "POST",
-		"/webhook?hmac="+hookHMAC+"&ignorar=/pix", `{"pix":[`+first+`,`+second+`]}`)
+		"/webhook?hmac="+hookHMAC+"&ignorar=/pix", `{"pix":[`+first+`,`+rejectedEntry+`,`+third+`]}`)
 	if status != 204 || body != "" {
 		t.Errorf("ServeHTTP() = %d %s, want 204 and no body", status, body)
 	}
 	one := settledHook
 	one.IdempotencyKey = strings.Repeat("p", 35)
-	want := []pix.Webhook{one, {ID: "E12345678202501021505abcDEF12346", EndToEndID: "E12345678202501021505abcDEF12346",
-		IdempotencyKey: "pagamento2", Status: "NAO_REALIZADO", AmountCents: 1}}
+	want := []pix.Webhook{one,
+		{ID: "E12345678202501021505abcDEF12346", EndToEndID: "E12345678202501021505abcDEF12346",
+			IdempotencyKey: "pagamento2", Status: "NAO_REALIZADO", AmountCents: 1,
+			Reason: "AC03: Número da agência e/ou conta transacional do usuário recebedor inexistente ou inválido " +
+				"(PSP do usuário recebedor)"},
+		{ID: "E12345678202501021506abcDEF12347", EndToEndID: "E12345678202501021506abcDEF12347",
+			IdempotencyKey: "pagamento3", Status: "NAO_REALIZADO", AmountCents: 999999999999}}
 	if diff := cmp.Diff(want, a.webhooks()); diff != "" {
 		t.Errorf("Apply() got (-want +got):\n%s", diff)
 	}
