@@ -25,12 +25,16 @@ var errConsentsSpent = errors.New("pixpay: every pending intent waits on a conse
 	"check each with the PSP before you add it again under a new id, with a new consent")
 
 // consentWatch is a pix.Observer that notes the keys whose latest Resume the PSP answered with
-// a consent that will never pay the payment. pix leaves such an outcome unknown, since an
-// earlier attempt under the key may have consumed the consent, and durable keeps the intent
-// pending: it resends under the key, and past the key's lifetime looks it up and may give it a
-// new key, under the same consent. That loops for ever, so run -until-done stops once every
-// pending intent's key is noted (stuck). Consent renewal is left out: a new consent is a new
-// intent.
+// a consent that will never pay the payment. durable refuses such an intent at its key's first
+// attempt, which sends the key as one that never left, so only a key that may have left is
+// noted. pix leaves its outcome unknown, since an earlier attempt under the key may have
+// consumed the consent. durable keeps the intent pending and resends under the key until the
+// key's lifetime ends, 24 hours in payments v4. It then looks the payment up by its consent.
+// A consent REJECTED, expired unconsumed, proves that nothing was paid: the intent gets a new
+// key, whose first attempt the PSP refuses, and durable refuses the intent. A consent CONSUMED
+// by another payment proves nothing, and the intent waits for ever. So run -until-done stops
+// once every pending intent's key is noted (stuck). Consent renewal is left out: a new consent
+// is a new intent.
 //
 // It passes every event on to next, if not nil. It is safe for concurrent use.
 type consentWatch struct {

@@ -1,39 +1,91 @@
 package main
 
-// An intent whose consent will never pay it: run -until-done names it and stops, rather than
-// resend it for ever.
+// An intent whose consent will never pay it: refused at its key's first attempt, or, once the
+// key may have left, named by run -until-done, which stops rather than resend it.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"pixretry/pix"
+	"pixretry/psp"
 )
 
-// An intent under a consent that another intent consumed is answered 422
-// CONSENTIMENTO_INVALIDO, which pix leaves unknown. run -until-done pays the other intents,
-// then ends with exit 1, the intent named in the summary with why it waits.
-func TestOpenFinanceSpentConsentEndsTheRun(t *testing.T) {
+// An intent under a consent that another intent consumed before the intent's key left is
+// refused at its key's first attempt with the PSP's 422 CONSENTIMENTO_INVALIDO: run
+// -until-done pays the other intents, and ends with exit 0.
+func TestOpenFinanceSpentConsentIsRefused(t *testing.T) {
 	t.Parallel()
 	s := ofScenario(t, time.Hour, nil)
 	a := s.add("a", 100)
 	s.finish()
-	run := append(ofArgs, "-db", s.db, "-psp", s.url)
-	out, stderr, code := pixpay(t, append(run, "add", "-id", "b", "-valor", "2.00", "-chave", "pix@example.com",
-		"-consent", a.ConsentID)...)
+	run := slices.Concat(ofArgs, []string{"-db", s.db, "-psp", s.url})
+	out, stderr, code := pixpay(t, slices.Concat(run, []string{"add", "-id", "b", "-valor", "2.00", "-chave",
+		"pix@example.com", "-consent", a.ConsentID})...)
 	if code != 0 {
 		t.Fatalf("add b -consent: exit %d, %s", code, stderr)
 	}
 	b := lines(t, out)[0]
 	s.add("c", 300)
-	stderr, code = runToEnd(t, 30*time.Second, append(run, "-delay-base", "50ms", "-delay-max", "200ms",
-		"-poll", "50ms", "run", "-until-done")...)
-	want := "pixpay: run ended; the database holds 2 settled, 0 refused and 1 pending intents\n" +
+	stderr, code = runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
+	refusal := fmt.Sprintf("pix: PSP answered 422 CONSENTIMENTO_INVALIDO: Unprocessable Entity the consent %s is "+
+		"CONSUMED", a.ConsentID)
+	logged := fmt.Sprintf(`level=WARN msg="durable: refused" id=b key=%s resumptions=1 error=%q`, b.Key, refusal)
+	want := "pixpay: run ended; the database holds 2 settled, 1 refused and 0 pending intents\n"
+	if code != 0 || !strings.Contains(stderr, logged) || !strings.HasSuffix(stderr, want) {
+		t.Errorf("run -until-done: exit %d, stderr:\n%s\nwant exit 0, the record\n%s\nand the end:\n%s", code, stderr,
+			logged, want)
+	}
+	in := s.list()
+	if in["a"].Status != "settled" || in["c"].Status != "settled" || in["b"].Status != "refused" ||
+		in["b"].Error != refusal || in["b"].Resumptions != 1 {
+		t.Errorf("list = %+v, want a and c settled, b refused at its first attempt with %q", in, refusal)
+	}
+	if got := len(s.srv.Settlements()); got != 2 {
+		t.Errorf("the ledger holds %d settlements, want 2: a's and c's", got)
+	}
+}
+
+// The answers to an intent's first attempt were lost, then another payment consumed its
+// consent. The PSP's CONSENTIMENTO_INVALIDO to the resumed key may be the work of that first
+// attempt, so pix leaves it unknown and durable keeps the intent pending until the key's
+// lifetime ends. run -until-done names the intent and ends with exit 1 at once.
+func TestOpenFinanceSpentConsentEndsTheRun(t *testing.T) {
+	t.Parallel()
+	s := ofScenario(t, time.Hour, nil)
+	elsewhere := sqliteDB(t) // the other payment's database
+	payment := []string{"-valor", "1.00", "-chave", "pix@example.com"}
+	out, stderr, code := pixpay(t, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url, "add", "-id", "a"},
+		payment)...)
+	if code != 0 {
+		t.Fatalf("add a: exit %d, %s", code, stderr)
+	}
+	a := lines(t, out)[0]
+	run := slices.Concat(ofArgs, []string{"-db", s.db, "-psp", s.url})
+	out, stderr, code = pixpay(t, slices.Concat(run, []string{"add", "-id", "b"}, payment,
+		[]string{"-consent", a.ConsentID})...)
+	if code != 0 {
+		t.Fatalf("add b -consent: exit %d, %s", code, stderr)
+	}
+	b := lines(t, out)[0]
+	for range 3 { // pix's 3 attempts of b's first: the PSP answers before it reads the payment
+		s.srv.Inject(psp.Status(http.StatusServiceUnavailable))
+	}
+	runKilledAt(t, "recorded", slices.Concat(run, untilDone)...)
+	if stderr, code := runToEnd(t, 30*time.Second, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url},
+		untilDone)...); code != 0 {
+		t.Fatalf("run -until-done of a: exit %d, stderr:\n%s", code, stderr)
+	}
+	stderr, code = runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
+	want := "pixpay: run ended; the database holds 0 settled, 0 refused and 1 pending intents\n" +
 		fmt.Sprintf("pixpay: pending b waits: pix: outcome unknown for key %q after 1 attempt(s): pix: PSP answered 422 "+
 			"CONSENTIMENTO_INVALIDO: Unprocessable Entity the consent %s is CONSUMED\n", b.Key, a.ConsentID) +
 		"pixpay: pending intents keep their keys: run again resumes them, and pays each at most once\n" +
@@ -41,12 +93,35 @@ func TestOpenFinanceSpentConsentEndsTheRun(t *testing.T) {
 	if code != 1 || !strings.HasSuffix(stderr, want) {
 		t.Errorf("run -until-done: exit %d, stderr:\n%s\nwant exit 1 and the end:\n%s", code, stderr, want)
 	}
-	in := s.list()
-	if in["a"].Status != "settled" || in["b"].Status != "pending" || in["c"].Status != "settled" {
-		t.Errorf("list = %+v, want a and c settled, b pending", in)
+	if got := s.list()["b"]; got.Status != "pending" || got.Resumptions != 2 {
+		t.Errorf("b = %+v, want pending after 2 attempts", got)
 	}
-	if got := len(s.srv.Settlements()); got != 2 {
-		t.Errorf("the ledger holds %d settlements, want 2: a's and c's", got)
+	if got := s.srv.Settlements(); len(got) != 1 || got[0].IdempotencyKey == b.Key {
+		t.Errorf("the ledger holds %+v, want a's settlement alone", got)
+	}
+}
+
+// untilDone are the options of a run -until-done whose waits are short.
+var untilDone = []string{"-delay-base", "50ms", "-delay-max", "200ms", "-poll", "50ms", "run", "-until-done"}
+
+// runKilledAt runs pixpay with args in a child process that kills itself with SIGKILL at the
+// crash point named point, and fails the test unless it did so within 30 s.
+func runKilledAt(t *testing.T, point string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1", crashEnv+"="+point)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	err := cmd.Wait()
+	if !timer.Stop() {
+		t.Fatalf("pixpay %v still ran after 30 s; its stderr:\n%s", args, &stderr)
+	}
+	if exit, ok := errors.AsType[*exec.ExitError](err); !ok || exit.Exited() {
+		t.Fatalf("pixpay %v: %v, want killed at %s; its stderr:\n%s", args, err, point, &stderr)
 	}
 }
 

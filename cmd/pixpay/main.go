@@ -52,8 +52,10 @@
 // of reach, or every look at the database failed for -outage-max. Either way the intents
 // stay pending under their keys, and a later run resumes them. Under openfinance it also exits
 // 1 once every pending intent waits on a consent that the PSP no longer takes (422
-// CONSENTIMENTO_INVALIDO or PAGAMENTO_DIVERGENTE_CONSENTIMENTO), such as one that expired
-// unconsumed. pix leaves such an outcome unknown, so no run would end them. When it ends, run
+// CONSENTIMENTO_INVALIDO or PAGAMENTO_DIVERGENTE_CONSENTIMENTO) under a key that may have
+// left, such as a consent that another payment consumed after the key's first attempt got no
+// answer. pix leaves such an outcome unknown, so no run would end them. The same 422 to a
+// key's first attempt refuses its intent instead. When it ends, run
 // prints a summary on stderr: the database's intents settled, refused and pending, and the
 // first five pending ones, each with the error that keeps it waiting.
 //
