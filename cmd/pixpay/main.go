@@ -54,10 +54,11 @@
 // 1 once every pending intent waits on a consent that the PSP no longer takes (422
 // CONSENTIMENTO_INVALIDO or PAGAMENTO_DIVERGENTE_CONSENTIMENTO) under a key that may have
 // left, such as a consent that another payment consumed after the key's first attempt got no
-// answer. pix leaves such an outcome unknown, so no run would end them. The same 422 to a
-// key's first attempt refuses its intent instead. When it ends, run
-// prints a summary on stderr: the database's intents settled, refused and pending, and the
-// first five pending ones, each with the error that keeps it waiting.
+// answer. pix leaves such an outcome unknown, so a run would resend them until their keys'
+// lifetime ends, and some for ever. The same 422 to a key's first attempt refuses its intent
+// instead. When it ends, run prints a summary on stderr: the database's intents settled,
+// refused and pending, and the first five pending ones, each with the error that keeps it
+// waiting.
 //
 // With -metrics ADDR, run serves its metrics for a Prometheus scraper at http://ADDR/metrics:
 // the payments, attempts and waits of its client (package pix/pixotel), River's jobs and the
