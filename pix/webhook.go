@@ -1,14 +1,13 @@
 package pix
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"time"
+
+	"pixretry/pix/internal/hook"
 )
 
 // Webhook is the PSP's word that a payment ended, as [WebhookHandler] decodes it from a signed
@@ -67,78 +66,48 @@ const webhookBodyLimit = 64 << 10
 
 // ServeHTTP verifies and decodes one delivery, and applies it.
 func (h WebhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hook, refused := h.receive(w, r)
+	delivery, refused := h.receive(w, r)
 	if refused != nil {
-		refused.write(w)
+		refused.Write(w)
 		return
 	}
-	err := h.Apply(r.Context(), hook)
+	err := h.Apply(r.Context(), delivery)
 	switch {
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, ErrUnknownPayment):
-		refusal(http.StatusNotFound, "unknown_payment",
-			"no payment here has the idempotencyKey %q, and nothing was applied", hook.IdempotencyKey).write(w)
+		hook.Refusal(http.StatusNotFound, "unknown_payment",
+			"no payment here has the idempotencyKey %q, and nothing was applied", delivery.IdempotencyKey).Write(w)
 	default:
-		refusal(http.StatusServiceUnavailable, "not_applied", "the webhook was not applied: deliver it again later").
-			write(w)
+		hook.Refusal(http.StatusServiceUnavailable, "not_applied", "the webhook was not applied: deliver it again later").
+			Write(w)
 	}
 }
 
 // receive reads, verifies and decodes the delivery r, or says why it is refused.
-func (h WebhookHandler) receive(w http.ResponseWriter, r *http.Request) (Webhook, *webhookProblem) {
+func (h WebhookHandler) receive(w http.ResponseWriter, r *http.Request) (Webhook, *hook.Problem) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return Webhook{}, refusal(http.StatusMethodNotAllowed, "method_not_allowed", "a webhook is a POST, not a %s", r.Method)
+		return Webhook{}, hook.Refusal(http.StatusMethodNotAllowed, "method_not_allowed", "a webhook is a POST, not a %s", r.Method)
 	}
 	if len(h.Secret) == 0 || h.Apply == nil {
-		return Webhook{}, refusal(http.StatusServiceUnavailable, "not_configured",
+		return Webhook{}, hook.Refusal(http.StatusServiceUnavailable, "not_configured",
 			"the webhook handler has no Secret or no Apply yet")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, webhookBodyLimit))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-		return Webhook{}, refusal(http.StatusRequestEntityTooLarge, "payload_too_large",
+		return Webhook{}, hook.Refusal(http.StatusRequestEntityTooLarge, "payload_too_large",
 			"the body must be at most %d bytes", webhookBodyLimit)
 	}
 	if err != nil {
-		return Webhook{}, refusal(http.StatusBadRequest, "invalid_webhook", "the body could not be read: %v", err)
+		return Webhook{}, hook.Refusal(http.StatusBadRequest, "invalid_webhook", "the body could not be read: %v", err)
 	}
 	if err := h.verify(r.Header.Get(signatureHeader), body); err != nil {
-		return Webhook{}, refusal(http.StatusUnauthorized, "invalid_signature", "%v", err)
+		return Webhook{}, hook.Refusal(http.StatusUnauthorized, "invalid_signature", "%v", err)
 	}
-	hook, err := decodeWebhook(body)
+	delivery, err := decodeWebhook(body)
 	if err != nil {
-		return Webhook{}, refusal(http.StatusBadRequest, "invalid_webhook", "%v", err)
+		return Webhook{}, hook.Refusal(http.StatusBadRequest, "invalid_webhook", "%v", err)
 	}
-	return hook, nil
-}
-
-// webhookProblem is a WebhookHandler's answer to a delivery it does not apply, written as an
-// application/problem+json body (RFC 9457).
-type webhookProblem struct {
-	Type   string `json:"type"`   // "urn:pixretry:pix:webhook:" and the code
-	Title  string `json:"title"`  // the status's text
-	Status int    `json:"status"` // the answer's HTTP status
-	Detail string `json:"detail"` // what was wrong, for a person reading the PSP's log
-	Code   string `json:"code"`   // such as "invalid_signature"
-}
-
-// refusal is the problem of an answer with status and code, whose detail is
-// fmt.Sprintf(format, args...).
-func refusal(status int, code, format string, args ...any) *webhookProblem {
-	return &webhookProblem{Type: "urn:pixretry:pix:webhook:" + code, Title: http.StatusText(status), Status: status,
-		Detail: fmt.Sprintf(format, args...), Code: code}
-}
-
-// write answers with p. Its detail keeps < and > as they are, for the PSP's logs.
-func (p *webhookProblem) write(w http.ResponseWriter) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		panic(err) // unreachable: strings and an int always encode
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(p.Status)
-	w.Write(body.Bytes())
+	return delivery, nil
 }

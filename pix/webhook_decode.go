@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"pixretry/pix/internal/hook"
 )
 
 // errWebhookBody is wrapped by every error of decodeWebhook.
@@ -64,7 +66,7 @@ func decodeWebhook(body []byte) (Webhook, error) {
 	}
 	if err != nil || members == nil {
 		return Webhook{}, fmt.Errorf("%w: the body is %s, want a JSON object", errWebhookBody,
-			kindWord(jsontext.Value(body).Kind()))
+			hook.KindWord(jsontext.Value(body).Kind()))
 	}
 	var w Webhook
 	var faults []string
@@ -93,28 +95,9 @@ func (m webhookMember) decode(w *Webhook, raw jsontext.Value, present bool) stri
 	case !present:
 		return fmt.Sprintf("member %q is missing: want a string, %s", m.name, m.takes)
 	case raw.Kind() != '"' || json.Unmarshal(raw, &text) != nil:
-		return fmt.Sprintf("member %q is %s: want a string, %s", m.name, kindWord(raw.Kind()), m.takes)
+		return fmt.Sprintf("member %q is %s: want a string, %s", m.name, hook.KindWord(raw.Kind()), m.takes)
 	case !m.set(w, text):
 		return fmt.Sprintf("member %q is %s: want %s", m.name, raw, m.takes)
 	}
 	return ""
-}
-
-// kindWord names a JSON value of kind, as jsontext.Kind gives it.
-func kindWord(kind jsontext.Kind) string {
-	switch kind {
-	case 'n':
-		return "null"
-	case 'f', 't':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	}
-	return "empty"
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"pixretry/pix"
+	"pixretry/pix/internal/hook"
 )
 
 // WebhookHandler receives Efí's callbacks for Pix sent: POST url-webhook-cadastrada/pix with
@@ -58,57 +59,57 @@ const callbackBodyLimit = 64 << 10
 func (h WebhookHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hooks, refused := h.receive(w, r)
 	if refused != nil {
-		refused.write(w)
+		refused.Write(w)
 		return
 	}
 	var unknown, failed []string
-	for _, hook := range hooks {
-		err := h.Apply(r.Context(), hook)
+	for _, entry := range hooks {
+		err := h.Apply(r.Context(), entry)
 		switch {
 		case err == nil:
 		case errors.Is(err, pix.ErrUnknownPayment):
-			unknown = append(unknown, hook.IdempotencyKey)
+			unknown = append(unknown, entry.IdempotencyKey)
 		default:
-			failed = append(failed, hook.IdempotencyKey)
+			failed = append(failed, entry.IdempotencyKey)
 		}
 	}
 	switch {
 	case failed != nil:
-		refusal(http.StatusServiceUnavailable, "not_applied",
+		hook.Refusal(http.StatusServiceUnavailable, "not_applied",
 			"the Pix sent under idEnvio %s were not applied: deliver the callback again later",
-			strings.Join(failed, ", ")).write(w)
+			strings.Join(failed, ", ")).Write(w)
 	case unknown != nil:
-		refusal(http.StatusNotFound, "unknown_payment", "no payment here has the idEnvio %s, and nothing was applied "+
-			"for it", strings.Join(unknown, ", ")).write(w)
+		hook.Refusal(http.StatusNotFound, "unknown_payment", "no payment here has the idEnvio %s, and nothing was applied "+
+			"for it", strings.Join(unknown, ", ")).Write(w)
 	default:
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
 // receive checks, reads and decodes the callback r, or says why it is refused.
-func (h WebhookHandler) receive(w http.ResponseWriter, r *http.Request) ([]pix.Webhook, *webhookProblem) {
+func (h WebhookHandler) receive(w http.ResponseWriter, r *http.Request) ([]pix.Webhook, *hook.Problem) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return nil, refusal(http.StatusMethodNotAllowed, "method_not_allowed", "a webhook is a POST, not a %s", r.Method)
+		return nil, hook.Refusal(http.StatusMethodNotAllowed, "method_not_allowed", "a webhook is a POST, not a %s", r.Method)
 	}
 	if len(h.HMAC) == 0 || h.Apply == nil {
-		return nil, refusal(http.StatusServiceUnavailable, "not_configured", "the webhook handler has no HMAC or no Apply yet")
+		return nil, hook.Refusal(http.StatusServiceUnavailable, "not_configured", "the webhook handler has no HMAC or no Apply yet")
 	}
 	if given := r.URL.Query()["hmac"]; len(given) != 1 || !hmac.Equal([]byte(given[0]), h.HMAC) {
-		return nil, refusal(http.StatusUnauthorized, "invalid_hmac",
+		return nil, hook.Refusal(http.StatusUnauthorized, "invalid_hmac",
 			"the URL must hold one hmac parameter, the one registered with the webhook")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, callbackBodyLimit))
 	if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
-		return nil, refusal(http.StatusRequestEntityTooLarge, "payload_too_large",
+		return nil, hook.Refusal(http.StatusRequestEntityTooLarge, "payload_too_large",
 			"the body must be at most %d bytes", callbackBodyLimit)
 	}
 	if err != nil {
-		return nil, refusal(http.StatusBadRequest, "invalid_webhook", "the body could not be read: %v", err)
+		return nil, hook.Refusal(http.StatusBadRequest, "invalid_webhook", "the body could not be read: %v", err)
 	}
 	hooks, err := decodeCallback(body)
 	if err != nil {
-		return nil, refusal(http.StatusBadRequest, "invalid_webhook", "%v", err)
+		return nil, hook.Refusal(http.StatusBadRequest, "invalid_webhook", "%v", err)
 	}
 	return hooks, nil
 }

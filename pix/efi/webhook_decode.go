@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"pixretry/pix"
+	"pixretry/pix/internal/hook"
 )
 
 // errCallbackBody is wrapped by every error of decodeCallback.
@@ -53,7 +54,7 @@ func decodeCallback(body []byte) ([]pix.Webhook, error) {
 	case !ok:
 		c.fault("pix", "is missing: want an array of the Pix sent")
 	case raw.Kind() != '[' || json.Unmarshal(raw, &entries) != nil:
-		c.fault("pix", "is %s: want an array of the Pix sent", kindWord(raw.Kind()))
+		c.fault("pix", "is %s: want an array of the Pix sent", hook.KindWord(raw.Kind()))
 	case len(entries) == 0:
 		c.fault("pix", "is empty: want at least one Pix sent")
 	}
@@ -76,7 +77,7 @@ func members(raw []byte) (map[string]jsontext.Value, error) {
 		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
 	if err != nil || m == nil {
-		return nil, fmt.Errorf("is %s, want a JSON object", kindWord(jsontext.Value(raw).Kind()))
+		return nil, fmt.Errorf("is %s, want a JSON object", hook.KindWord(jsontext.Value(raw).Kind()))
 	}
 	return m, nil
 }
@@ -183,7 +184,7 @@ func (c *callback) text(path string, m map[string]jsontext.Value, name, takes st
 	case !ok:
 		c.fault(path+"."+name, "is missing: want a string, %s", takes)
 	case raw.Kind() != '"' || json.Unmarshal(raw, &s) != nil:
-		c.fault(path+"."+name, "is %s: want a string, %s", kindWord(raw.Kind()), takes)
+		c.fault(path+"."+name, "is %s: want a string, %s", hook.KindWord(raw.Kind()), takes)
 	case !valid(s):
 		c.fault(path+"."+name, "is %s: want %s", raw, takes)
 	default:
@@ -201,23 +202,4 @@ func (c *callback) unknown(path string, m map[string]jsontext.Value) {
 			c.fault(path+"."+name, "is unknown")
 		}
 	}
-}
-
-// kindWord names a JSON value of kind, as jsontext.Kind gives it.
-func kindWord(kind jsontext.Kind) string {
-	switch kind {
-	case 'n':
-		return "null"
-	case 'f', 't':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	}
-	return "empty"
 }
