@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -481,9 +482,9 @@ func (p *pass) pseudoTested() []string {
 }
 
 // tidy lists the entries of the package directory dir, where the tests run, and returns a
-// function that removes those that appeared since, but Go files (someone may be writing a
-// test meanwhile): a mutant of a file path (a lock file's name made empty) can make a test
-// write into the source tree.
+// function that removes those that appeared since: a mutant of a file path (a lock file's name
+// made empty) can make a test write into the source tree. It spares Go files and directories
+// that hold one at any depth, since someone may be writing a test or a new package meanwhile.
 func tidy(dir string) func() {
 	before := map[string]bool{}
 	entries, _ := os.ReadDir(dir)
@@ -493,10 +494,24 @@ func tidy(dir string) func() {
 	return func() {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if !before[e.Name()] && !strings.HasSuffix(e.Name(), ".go") {
-				fmt.Fprintf(os.Stderr, "mutationextended: removing %s, which a mutant's test left\n", filepath.Join(dir, e.Name()))
-				os.RemoveAll(filepath.Join(dir, e.Name()))
+			path := filepath.Join(dir, e.Name())
+			if !before[e.Name()] && !holdsGo(path) {
+				fmt.Fprintf(os.Stderr, "mutationextended: removing %s, which a mutant's test left\n", path)
+				os.RemoveAll(path)
 			}
 		}
 	}
+}
+
+// holdsGo reports whether path is a Go file or a directory with one at any depth.
+func holdsGo(path string) bool {
+	found := false
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
