@@ -4,10 +4,8 @@ package main
 // every intent settled once.
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,26 +39,24 @@ func TestPaysInEfi(t *testing.T) {
 }
 
 // -payer-key is sent as pagador.chave: the double pays only from its payer's key, and answers
-// another with 400 chave_invalida. pix leaves that unknown, since durable resumes every
-// attempt and an earlier one may have paid, so the intent waits under its key.
+// another with 400 chave_invalida. The intent's key never left before, so durable takes that
+// answer as definitive: the intent is refused at its first attempt, and run -until-done ends.
 func TestEfiSendsThePayerKey(t *testing.T) {
 	t.Parallel()
 	s := newScenarioSpeaking(t, sqliteDB(t), time.Hour,
 		speaking{args: []string{"-dialect", "efi", "-payer-key", "+5511987654321"}, front: efiFront})
-	in := s.add("a", 100)
-	ctx, interrupt := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, append(s.speaking.args, "-db", s.db, "-psp", s.url, "-poll", "10ms", "run"), io.Discard, io.Discard)
-	}()
-	s.await("the PSP's answer", func() bool { return s.list()["a"].Error != "" })
-	interrupt()
-	if err := <-done; err != nil {
-		t.Errorf("run after an interrupt: %v, want exit 0", err)
+	s.add("a", 100)
+	_, stderr, code := pixpay(t, append(s.speaking.args, "-db", s.db, "-psp", s.url, "-poll", "10ms", "run",
+		"-until-done")...)
+	if want := "pixpay: run ended; the database holds 0 settled, 1 refused and 0 pending intents\n"; code != 0 ||
+		!strings.HasSuffix(stderr, want) {
+		t.Errorf("run -until-done: exit %d, stderr %q; want exit 0 and the end %q", code, stderr, want)
 	}
-	want := fmt.Sprintf("pix: outcome unknown for key %q after 1 attempt(s): pix: PSP answered 400 chave_invalida: "+
-		"pagador.chave is not a key of the authenticated account, whose key is %s", in.Key, efipsp.PayerKey)
-	if got := s.list()["a"]; got.Status != "pending" || got.Error != want || len(s.srv.Settlements()) != 0 {
-		t.Errorf("a = %+v, ledger %v; want pending, unpaid, with the error %q", got, s.srv.Settlements(), want)
+	want := "pix: PSP answered 400 chave_invalida: pagador.chave is not a key of the authenticated account, whose key " +
+		"is " + efipsp.PayerKey
+	if got := s.list()["a"]; got.Status != "refused" || got.Error != want || got.Resumptions != 1 ||
+		len(s.srv.Settlements()) != 0 {
+		t.Errorf("a = %+v, ledger %v; want refused at its first attempt, unpaid, with the error %q", got,
+			s.srv.Settlements(), want)
 	}
 }

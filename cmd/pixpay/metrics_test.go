@@ -43,8 +43,8 @@ func TestRunServesMetrics(t *testing.T) {
 // client's payments and attempts (pixotel), the intents and the job attempts (durableotel),
 // and River's jobs (otelriver).
 var wantRunMetrics = []string{
-	`pix_payments_total{` + pixScope + `,outcome="settled",pix_call="resume"} 3`,
-	`pix_payments_total{` + pixScope + `,outcome="refused",pix_call="resume"} 1`,
+	`pix_payments_total{` + pixScope + `,outcome="settled",pix_call="send_with_key"} 3`,
+	`pix_payments_total{` + pixScope + `,outcome="refused",pix_call="send_with_key"} 1`,
 	`pix_attempts_total{http_request_method="POST",` + pixScope + `,outcome="settled"} 3`,
 	`pix_attempts_total{http_request_method="POST",` + pixScope + `,outcome="refused"} 1`,
 	`durable_intents{durable_intent_status="pending",` + durableScope + `} 0`,

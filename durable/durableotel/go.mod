@@ -5,6 +5,8 @@ go 1.26.0
 replace (
 	pixretry => ../..
 	pixretry/durable => ..
+	pixretry/pix/openfinance => ../../pix/openfinance
+	pixretry/psp/openfinance => ../../psp/openfinance
 )
 
 require (
