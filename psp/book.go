@@ -15,7 +15,7 @@ import (
 type Settlement struct {
 	Token          string    // the bearer token that paid
 	IdempotencyKey string    // the key, unquoted
-	EndToEndID     string    // the endToEndId of its answers, made when it was accepted
+	EndToEndID     string    // the endToEndId of its answers, made at acceptance or handed over (WithEndToEndID)
 	AmountCents    int64     // valor, in cents
 	PixKey         string    // chave
 	Description    string    // infoPagador; "" if absent
@@ -60,9 +60,11 @@ type scope struct{ token, key string }
 func (s *Settlement) scope() scope { return scope{s.Token, s.IdempotencyKey} }
 
 // entry is a stored key. p is the payment it was first used for, as the Settlement it makes.
-// The commit sets SettledAt (of a refusal too) and, if the payment is accepted, EndToEndID. A
-// payment accepted pending keeps its acceptance in SettledAt until it ends, then its end. Each
-// replay makes the answer again from p: the same bytes, for less memory than keeping it.
+// Its EndToEndID is the one its front end handed over (WithEndToEndID), from its reservation,
+// if any. The commit sets SettledAt (of a refusal too) and, if the payment is accepted and has
+// no EndToEndID, a fresh one. A payment accepted pending keeps its acceptance in SettledAt
+// until it ends, then its end. Each replay makes the answer again from p: the same bytes, for
+// less memory than keeping it.
 type entry struct {
 	p     *Settlement
 	phase phase
@@ -136,7 +138,9 @@ func (b *book) commit(e *entry, now time.Time, ispb string, f Fault) answer {
 		return e.answer()
 	}
 	b.balance -= e.p.AmountCents
-	e.p.EndToEndID = newEndToEndID(ispb, now)
+	if e.p.EndToEndID == "" {
+		e.p.EndToEndID = newEndToEndID(ispb, now)
+	}
 	if e.end = b.course(e.p.AmountCents, now, f); e.end != nil {
 		e.phase = phasePending
 		heap.Push(&b.pending, e)

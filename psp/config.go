@@ -47,7 +47,8 @@ type Config struct {
 	// settlement has been dropped, a lookup that finds nothing answers 410 outcome_unprovable.
 	// 0 means 1000000; negative is invalid.
 	MaxSettlements int
-	// ISPB is the 8-digit participant code in every endToEndId. "" means 12345678.
+	// ISPB is the 8-digit participant code in every endToEndId the Server makes. "" means
+	// 12345678.
 	ISPB string
 	// Logger receives one record per payment request and per lookup. Nil discards them.
 	// Tokens are never logged.

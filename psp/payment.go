@@ -75,21 +75,22 @@ func (s *Server) process(w http.ResponseWriter, r *http.Request, x *exchange) (a
 	if f != nil {
 		return f.answer(), rawKey, key
 	}
-	return s.settle(scope{token, key}, p, x.fault), rawKey, key
+	return s.settle(scope{token, key}, p, givenEndToEndID(r.Context()), x.fault), rawKey, key
 }
 
-// settle reserves the key, waits out the service time and a slow fault, and commits under the
-// fault f. A key already known answers without committing: 422 for a different payment, 409
-// while in flight, else the replay. A new key when the store is full answers 503
-// key_store_full. A duplicate fault first reserves the key for a copy of the request, which
-// commits in the background.
-func (s *Server) settle(sc scope, p payment, f Fault) answer {
+// settle reserves the key for p, with the endToEndId id its front end handed over ("" for
+// none), waits out the service time and a slow fault, and commits under the fault f. A key
+// already known answers without committing: 422 for a different payment, 409 while in flight,
+// else the replay, with the key's first endToEndId. A new key when the store is full answers
+// 503 key_store_full. A duplicate fault first reserves the key for a copy of the request,
+// which commits in the background.
+func (s *Server) settle(sc scope, p payment, id string, f Fault) answer {
 	if f.Kind == kindDuplicate {
-		if first, _ := s.reserve(sc, p); first != nil {
+		if first, _ := s.reserve(sc, p, id); first != nil {
 			s.copies.Go(func() { first(f.Duration, Fault{}) }) // its answer goes nowhere
 		}
 	}
-	commit, a := s.reserve(sc, p)
+	commit, a := s.reserve(sc, p, id)
 	if commit == nil {
 		return a
 	}
@@ -99,10 +100,11 @@ func (s *Server) settle(sc scope, p payment, f Fault) answer {
 	return commit(0, f)
 }
 
-// reserve takes sc's key for p and returns the commit that ends its processing, or nil and
-// the answer if the key is known or the store is full. The commit waits out the service time
-// and extra, then accepts the payment, under the fault f its request met, or refuses it.
-func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration, f Fault) answer, a answer) {
+// reserve takes sc's key for p, with the endToEndId id its front end handed over ("" for
+// none), and returns the commit that ends its processing, or nil and the answer if the key is
+// known or the store is full. The commit waits out the service time and extra, then accepts
+// the payment, under the fault f its request met, or refuses it.
+func (s *Server) reserve(sc scope, p payment, id string) (commit func(extra time.Duration, f Fault) answer, a answer) {
 	now := s.lock()
 	defer s.unlock()
 	b := s.book // the book to commit to, even if a Reset replaces it meanwhile
@@ -110,6 +112,7 @@ func (s *Server) reserve(sc scope, p payment) (commit func(extra time.Duration, 
 	if e == nil {
 		return nil, a
 	}
+	e.p.EndToEndID = id
 	return func(extra time.Duration, f Fault) answer {
 		time.Sleep(s.cfg.ServiceTime + extra) // not cut short by the client leaving: a real PSP would not know
 		now := s.lock()

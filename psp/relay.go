@@ -19,7 +19,8 @@ type Relayed struct {
 // returns the answer instead of writing it, so that a front end speaking another PSP's API can
 // translate it. next serves the double's own API: a *Server, or a handler in front of one,
 // such as a recorder. The Server's journal and Stats count r as they count a request it
-// serves.
+// serves. A front end whose client makes a payment's endToEndId hands it to the Server in r's
+// context (WithEndToEndID).
 //
 // Faults that act on the connection (a reset, a down window, a drop, a body cut short) act on
 // w's connection as they would under ServeHTTP: Relay hijacks it and closes it. Then ok is false,

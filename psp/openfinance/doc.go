@@ -4,7 +4,10 @@
 // x-idempotency-key, with every header field of the request but those it translates or owns
 // (Content-Type, Content-Length, x-idempotency-key, Idempotency-Key, x-fapi-interaction-id).
 // So the keys, the ledger, the balance, the faults, the pending payments, the journal and
-// Stats stay the psp.Server's, and a traceparent reaches its journal.
+// Stats stay the psp.Server's, and a traceparent reaches its journal. The payment's
+// endToEndId, which the client makes ([spec] schema EndToEndIdWithoutRestriction), reaches the
+// psp.Server in the relayed request's context (psp.WithEndToEndID): its ledger, its answers
+// and its reports carry the client's.
 //
 // # Sources
 //

@@ -15,7 +15,9 @@ import (
 
 // nativePayment is the psp.Server's own request for a payment under key: POST
 // psp.PaymentsPath with the header fields of from (see nativeRequest), the key as coreKey makes
-// it, and the body {"valor","chave","infoPagador"} built from p, read through mark.
+// it, and the body {"valor","chave","infoPagador"} built from p, read through mark. Its context
+// hands the Server p's endToEndId (psp.WithEndToEndID), the one the client made, so that the
+// ledger holds the id the answers carry.
 func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark) *http.Request {
 	body, _ := json.Marshal(struct {
 		Valor       string `json:"valor"`
@@ -24,6 +26,7 @@ func nativePayment(from *http.Request, key string, p paymentItem, mark *readMark
 	}{p.amount, p.proxy, p.remittance})
 	mark.r = bytes.NewReader(body)
 	r := nativeRequest(from, http.MethodPost, psp.PaymentsPath, mark)
+	r = r.WithContext(psp.WithEndToEndID(r.Context(), p.endToEndID))
 	r.ContentLength = int64(len(body))
 	r.Header.Set(psp.IdempotencyKeyHeader, coreKey(key))
 	r.Header.Set("Content-Type", "application/json")

@@ -248,8 +248,8 @@ func (m *ofModel) payment(id string) *ofPaid {
 	return nil
 }
 
-// checkLedger compares core's balance and ledger at now with the model's. So a key has no
-// second settlement while it is kept.
+// checkLedger compares core's balance and ledger at now with the model's, each settlement's
+// endToEndId the one its client made. So a key has no second settlement while it is kept.
 func (m *ofModel) checkLedger(core *psp.Server, now time.Time) error {
 	m.endDue(now)
 	if got := core.Stats().BalanceCents; got != m.balance {
@@ -262,9 +262,9 @@ func (m *ofModel) checkLedger(core *psp.Server, now time.Time) error {
 	for i, st := range got {
 		p, want := m.ledger[i], ofPayouts[m.ledger[i].payout]
 		if st.IdempotencyKey != p.key || st.AmountCents != want.cents || st.PixKey != want.proxy ||
-			st.Description != want.remittance {
-			return fmt.Errorf("settlement %d is %s %d %s %q, want %s %d %s %q", i, st.IdempotencyKey, st.AmountCents,
-				st.PixKey, st.Description, p.key, want.cents, want.proxy, want.remittance)
+			st.Description != want.remittance || st.EndToEndID != ofEndToEndID(p.payout) {
+			return fmt.Errorf("settlement %d is %s %d %s %q %s, want %s %d %s %q %s", i, st.IdempotencyKey, st.AmountCents,
+				st.PixKey, st.Description, st.EndToEndID, p.key, want.cents, want.proxy, want.remittance, ofEndToEndID(p.payout))
 		}
 	}
 	return nil

@@ -264,16 +264,23 @@ func ofConfigGen() *rapid.Generator[psp.Config] {
 	})
 }
 
+// ofEndToEndID is the endToEndId the client makes for a payment of payout: one per payout, so
+// that the ledger shows whose it holds.
+func ofEndToEndID(payout int) string {
+	return "E90400888" + "200001010000" + fmt.Sprintf("%011d", payout)
+}
+
 // ofConsentData is the data of a consent of p.
 func ofConsentData(p ofPayout) map[string]any {
 	d := edited(consentData(), psp.FormatAmount(p.cents), "payment", "amount")
 	return edited(d, p.proxy, "payment", "details", "proxy")
 }
 
-// ofPaymentData is the data of a payment of d.
+// ofPaymentData is the data of a payment of d, its endToEndId its payout's.
 func ofPaymentData(d ofData) []any {
 	p := ofPayouts[d.payout]
 	item := paymentData(d.consentID)[0].(map[string]any)
+	item = edited(item, ofEndToEndID(d.payout), "endToEndId")
 	item = edited(item, map[string]any{"amount": psp.FormatAmount(p.cents), "currency": "BRL"}, "payment")
 	item = edited(item, p.proxy, "proxy")
 	if p.remittance == "" {
