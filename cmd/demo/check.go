@@ -78,7 +78,7 @@ func (r result) breaches(entries []psp.Settlement, d *dialect) []string {
 		return append(b, fmt.Sprintf("the ledger holds %d settlements under key %q, want 1", len(entries), key))
 	}
 	e := entries[0]
-	b.expect(!d.LedgerEndToEndID || e.EndToEndID == rc.EndToEndID, "the ledger's endToEndId %q, the receipt's %q", e.EndToEndID, rc.EndToEndID)
+	b.expect(e.EndToEndID == rc.EndToEndID, "the ledger's endToEndId %q, the receipt's %q", e.EndToEndID, rc.EndToEndID)
 	b.expect(e.AmountCents == p.AmountCents && e.PixKey == p.PixKey, "the ledger holds %s to %q, want %s to %q",
 		psp.FormatAmount(e.AmountCents), e.PixKey, psp.FormatAmount(p.AmountCents), p.PixKey)
 	b.expect(e.SettledAt.Truncate(d.Precision).Equal(rc.SettledAt), "the ledger's settlement time %v, the receipt's %v",

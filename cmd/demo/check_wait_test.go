@@ -156,20 +156,3 @@ func TestCheckLetsAFrontEndAnswerAlone(t *testing.T) {
 		})
 	}
 }
-
-// In a dialect whose double's ledger records endToEndIds of its own, as in Open Finance, the
-// check does not compare them with the receipts'. It still compares everything else.
-func TestCheckSkipsEndToEndIDsTheLedgerDoesNotHold(t *testing.T) {
-	own := *pixDialect
-	own.LedgerEndToEndID = false
-	r := goodRun()
-	r.ledger[0].EndToEndID = "E9"
-	if err := check(&own, r.results, r.ledger, r.start, r.final); err != nil {
-		t.Errorf("check() = %v, want nil", err)
-	}
-	r.ledger[0].AmountCents++
-	want := []string{`1: the ledger holds 150.01 to "maria@example.com", want 150.00 to "maria@example.com"`}
-	if diff := cmp.Diff(want, breaches(check(&own, r.results, r.ledger, r.start, r.final))); diff != "" {
-		t.Errorf("check() breaches mismatch (-want +got):\n%s", diff)
-	}
-}

@@ -21,10 +21,6 @@ type dialect struct {
 	// Precision is that of the settlement times the API's answers carry: a receipt's time is the
 	// ledger's, truncated to it.
 	Precision time.Duration
-	// LedgerEndToEndID says whether the double's ledger holds the endToEndId that the API's
-	// answers carry. In Open Finance the client makes the endToEndId, and the double's core
-	// records one of its own.
-	LedgerEndToEndID bool
 	// CoreCountsAll says whether the core's Stats count every request of the client, so that
 	// the check holds them equal. Else it holds them at most the client's: in Open Finance a
 	// retry may wait at the front end for its consent, which one attempt at a time may use, and

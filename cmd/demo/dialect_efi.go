@@ -17,14 +17,13 @@ import (
 // answered 201 EM_PROCESSAMENTO, and GET efidouble.LookupPath+idEnvio. The client pays from the
 // double's one payer, efidouble.PayerKey. Times carry milliseconds.
 var efiDialect = &dialect{
-	Name:             "efi",
-	Want:             efiExpectations,
-	Precision:        time.Millisecond,
-	Short:            prefix,
-	LedgerEndToEndID: true,
-	CoreCountsAll:    true,
-	ProbePath:        efidouble.SendPath + "probe",
-	Serve:            func(srv *psp.Server) (http.Handler, error) { return efidouble.NewHandler(srv), nil },
+	Name:          "efi",
+	Want:          efiExpectations,
+	Precision:     time.Millisecond,
+	Short:         prefix,
+	CoreCountsAll: true,
+	ProbePath:     efidouble.SendPath + "probe",
+	Serve:         func(srv *psp.Server) (http.Handler, error) { return efidouble.NewHandler(srv), nil },
 	Speak: func(context.Context, *target, *http.Client) (pix.Dialect, readyFunc, error) {
 		return efi.Dialect{PayerKey: efidouble.PayerKey}, nil, nil
 	},

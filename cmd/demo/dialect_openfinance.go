@@ -42,15 +42,14 @@ const maxKeySetLen = 1 << 20
 // does. The client signs with the key the double hands out at ofpsp.ClientKeyPath, and
 // verifies the answers with the keys at ofpsp.JWKSPath. Times carry seconds.
 var openfinanceDialect = &dialect{
-	Name:             "openfinance",
-	Want:             openfinanceExpectations,
-	Precision:        time.Second,
-	Short:            suffix,
-	LedgerEndToEndID: false,
-	CoreCountsAll:    false,
-	ProbePath:        ofpsp.PaymentsPath,
-	Serve:            serveOpenFinance,
-	Speak:            speakOpenFinance,
+	Name:          "openfinance",
+	Want:          openfinanceExpectations,
+	Precision:     time.Second,
+	Short:         suffix,
+	CoreCountsAll: false,
+	ProbePath:     ofpsp.PaymentsPath,
+	Serve:         serveOpenFinance,
+	Speak:         speakOpenFinance,
 	Sort: func(r *http.Request) (requestKind, string) {
 		switch {
 		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ofpsp.PaymentsPath):

@@ -14,14 +14,13 @@ import (
 // Idempotency-Key, answered 201 with the settlement, and GET psp.PaymentsPath with the key as
 // psp.LookupParam.
 var pixDialect = &dialect{
-	Name:             "pix",
-	Want:             pixExpectations,
-	Precision:        time.Nanosecond,
-	Short:            prefix,
-	LedgerEndToEndID: true,
-	CoreCountsAll:    true,
-	ProbePath:        psp.PaymentsPath,
-	Serve:            func(*psp.Server) (http.Handler, error) { return nil, nil },
+	Name:          "pix",
+	Want:          pixExpectations,
+	Precision:     time.Nanosecond,
+	Short:         prefix,
+	CoreCountsAll: true,
+	ProbePath:     psp.PaymentsPath,
+	Serve:         func(*psp.Server) (http.Handler, error) { return nil, nil },
 	Speak: func(context.Context, *target, *http.Client) (pix.Dialect, readyFunc, error) {
 		return nil, nil, nil
 	},

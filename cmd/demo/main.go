@@ -24,10 +24,10 @@
 // (Client.AwaitRef), which a lookup finds settled. An overdraft is Efí's pagamento_negado,
 // pix.ErrRejected. In openfinance each payment first needs a consent, which the demo asks the
 // PSP for (POST /consents, one request per payment), and the client signs with the key that
-// the PSP hands out at its client-key path, as a sandbox hands out credentials. Its ledger
-// records endToEndIds of its own, so only there the demo does not compare them with the
-// receipts'. An external PSP must speak the dialect asked for (psp -dialect): the demo probes
-// it first, and names both dialects when they differ.
+// the PSP hands out at its client-key path, as a sandbox hands out credentials. The client
+// makes the endToEndId there, and the ledger holds it as in the other dialects. An external
+// PSP must speak the dialect asked for (psp -dialect): the demo probes it first, and names
+// both dialects when they differ.
 //
 // It prints one log line per attempt, a summary, and "PSP recorded 3 settlements for 3
 // successful payments". The summary counts, per payment, the payment requests (attempts) and,
