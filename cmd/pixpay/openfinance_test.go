@@ -27,7 +27,7 @@ func ofScenario(t *testing.T, ttl time.Duration, c **counted) *scenario {
 	if c != nil {
 		f = counting(f, c)
 	}
-	return newScenarioSpeaking(t, sqliteDB(t), ttl, speaking{args: ofArgs, front: f, ownEndToEnd: true})
+	return newScenarioSpeaking(t, sqliteDB(t), ttl, speaking{args: ofArgs, front: f})
 }
 
 // A plain run, with the keys the double hands out: add asks the PSP for each intent's consent,
@@ -72,7 +72,7 @@ func TestOpenFinanceKeysFromFiles(t *testing.T) {
 	t.Parallel()
 	var sandbox *ofpsp.Server
 	client := testKeys().client
-	s := newScenarioSpeaking(t, sqliteDB(t), time.Hour, speaking{ownEndToEnd: true,
+	s := newScenarioSpeaking(t, sqliteDB(t), time.Hour, speaking{
 		front: openFinanceFront(ofpsp.Config{KeyTTL: time.Hour, SigningKey: testKeys().psp,
 			ClientKeys: []jose.JSONWebKey{{Key: &client.PublicKey}}}, &sandbox)})
 	s.speaking.args = append(ofArgs, "-signing-key", pkcs8File(t, client), "-psp-keys", jwksFile(t, sandbox.PublicKeys()))

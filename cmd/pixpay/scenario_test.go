@@ -44,9 +44,8 @@ type scenario struct {
 // speaking is the payments API that a scenario's PSP and pixpay speak: the double's own for
 // the zero value.
 type speaking struct {
-	args        []string // pixpay's options for it, before the command
-	front       front    // the double's front end for it, or nil for none
-	ownEndToEnd bool     // pixpay makes the endToEndIds (Open Finance), so the ledger's differ
+	args  []string // pixpay's options for it, before the command
+	front front    // the double's front end for it, or nil for none
 }
 
 // newScenario serves a PSP whose keys live ttl and returns a scenario on database db, a
@@ -155,8 +154,8 @@ func (s *scenario) await(what string, cond func() bool) {
 
 // check holds the intents against the PSP's ledger: every intent stored is settled, paid
 // exactly once across all its keys, for its amount, and records that settlement's
-// endToEndId unless pixpay makes them; no settlement was made under a key of no intent. It logs the scenario's
-// figures and returns the intents by id.
+// endToEndId, in every dialect; no settlement was made under a key of no intent. It logs the
+// scenario's figures and returns the intents by id.
 func (s *scenario) check() map[string]line {
 	s.t.Helper()
 	intents, owner := s.list(), map[string]string{} // owner: the intent of each key
@@ -186,7 +185,7 @@ func (s *scenario) check() map[string]line {
 			s.t.Errorf("intent %s (keys %v) was paid %d times: %s", id, in.Keys, len(got), settlements(got))
 		case got[0].AmountCents != cents:
 			s.t.Errorf("intent %s of %d cents: its settlement is of %d cents", id, cents, got[0].AmountCents)
-		case !s.speaking.ownEndToEnd && got[0].EndToEndID != in.EndToEndID:
+		case got[0].EndToEndID != in.EndToEndID:
 			s.t.Errorf("intent %s records endToEndId %q, the ledger %q", id, in.EndToEndID, got[0].EndToEndID)
 		}
 	}
