@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -134,6 +135,8 @@ func TestWebhookHandlerRefuses(t *testing.T) {
 			bad("member pix[0].gnExtras is missing: want an object holding idEnvio")},
 		{"gnExtras a string", "POST", to, with("gnExtras", `"x"`), 400,
 			bad("member pix[0].gnExtras is a string, want a JSON object")},
+		{"an erro not an object when REALIZADO: not read", "POST", to, with("gnExtras", `{"idEnvio":"a","erro":1}`), 400,
+			bad(`member pix[0].gnExtras.erro is present: want it only if status is "NAO_REALIZADO"`)},
 		{"erro when REALIZADO", "POST", to, with("gnExtras", `{"idEnvio":"a","erro":{"codigo":"AC03",`+
 			`"origem":"PSP do usuário recebedor","motivo":"conta inexistente"}}`), 400,
 			bad(`member pix[0].gnExtras.erro is present: want it only if status is "NAO_REALIZADO"`)},
@@ -162,6 +165,9 @@ func TestWebhookHandlerRefuses(t *testing.T) {
 			`of 0.01 to 9999999999.99 with two decimals, such as "150.00"`)},
 		{"valor a number", "POST", to, with("valor", `150`), 400, bad(`member pix[0].valor is a number: want a ` +
 			`string, an amount of 0.01 to 9999999999.99 with two decimals, such as "150.00"`)},
+		{"horario not a time when NAO_REALIZADO", "POST", to, rejectedWith("horario", `"yesterday"`), 400,
+			bad(`member pix[0].horario is "yesterday": want an RFC 3339 time, such as "2021-03-04T20:39:47.000Z", ` +
+				`or null if status is "NAO_REALIZADO"`)},
 		{"horario null when REALIZADO", "POST", to, with("horario", `null`), 400, bad(`member pix[0].horario is ` +
 			`null: want a string, an RFC 3339 time, such as "2021-03-04T20:39:47.000Z", or null if status is "NAO_REALIZADO"`)},
 		{"endToEndId", "POST", to, with("endToEndId", `"E090893562021030PIf25a7868"`), 400,
@@ -237,6 +243,8 @@ func TestWebhookHandlerAnswersApply(t *testing.T) {
 			"no payment here has the idEnvio pagamento1, and nothing was applied for it")},
 		{"one failed, one unknown", map[string]error{"pagamento1": errors.New("db locked"), "pagamento2": unknown}, 503,
 			problem(503, "not_applied", "the Pix sent under idEnvio pagamento1 were not applied: deliver the callback again later")},
+		{"both unknown", map[string]error{"pagamento1": unknown, "pagamento2": unknown}, 404, problem(404,
+			"unknown_payment", "no payment here has the idEnvio pagamento1, pagamento2, and nothing was applied for it")},
 		{"both failed", map[string]error{"pagamento1": errors.New("x"), "pagamento2": errors.New("y")}, 503,
 			problem(503, "not_applied", "the Pix sent under idEnvio pagamento1, pagamento2 were not applied: deliver "+
 				"the callback again later")},
@@ -263,5 +271,46 @@ func TestWebhookHandlerNotConfigured(t *testing.T) {
 		if status, body := post(h, "POST", "/x?hmac=", `{"pix":[`+entry+`]}`); status != 503 || body != want {
 			t.Errorf("ServeHTTP() = %d %s, want 503 %s", status, body, want)
 		}
+	}
+}
+
+// answers is an http.ResponseWriter that counts the statuses written, over a recorder.
+type answers struct {
+	*httptest.ResponseRecorder
+	statuses int
+}
+
+func (a *answers) WriteHeader(code int) {
+	a.statuses++
+	a.ResponseRecorder.WriteHeader(code)
+}
+
+// TestWebhookHandlerAnswersOnce: a refused callback gets one answer, its refusal, and nothing
+// after it; a GET's 405 says in Allow that a webhook is a POST.
+func TestWebhookHandlerAnswersOnce(t *testing.T) {
+	h := efi.WebhookHandler{HMAC: []byte(hookHMAC), Apply: (&applied{}).apply}
+	for _, method := range []string{"GET", "POST"} {
+		a := &answers{ResponseRecorder: httptest.NewRecorder()}
+		h.ServeHTTP(a, httptest.NewRequest(method, "/webhook?hmac="+hookHMAC, strings.NewReader(`{"pix":[]}`)))
+		wantStatus, wantAllow := 400, ""
+		if method == "GET" {
+			wantStatus, wantAllow = 405, "POST"
+		}
+		if a.Code != wantStatus || a.statuses != 1 || a.Header().Get("Allow") != wantAllow {
+			t.Errorf("ServeHTTP(a %s) answered %d, %d statuses, Allow %q; want %d, 1, %q", method, a.Code, a.statuses,
+				a.Header().Get("Allow"), wantStatus, wantAllow)
+		}
+	}
+}
+
+// TestWebhookHandlerUnreadBody: a body that breaks off as it is read answers 400, and says why.
+func TestWebhookHandlerUnreadBody(t *testing.T) {
+	a := &applied{}
+	rec := httptest.NewRecorder()
+	efi.WebhookHandler{HMAC: []byte(hookHMAC), Apply: a.apply}.ServeHTTP(rec, httptest.NewRequest("POST",
+		"/webhook?hmac="+hookHMAC, iotest.ErrReader(errors.New("connection reset by peer"))))
+	want := problem(400, "invalid_webhook", "the body could not be read: connection reset by peer")
+	if rec.Code != 400 || rec.Body.String() != want || a.webhooks() != nil {
+		t.Errorf("ServeHTTP() = %d %s, applied %+v; want 400 %s, nothing applied", rec.Code, rec.Body, a.webhooks(), want)
 	}
 }
