@@ -178,7 +178,8 @@ func ExampleWithEndToEndID() {
 	if err != nil {
 		panic(err)
 	}
-	r := httptest.NewRequest(http.MethodPost, psp.PaymentsPath, strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`))
+	body := strings.NewReader(`{"valor":"150.00","chave":"pix@example.com"}`)
+	r := httptest.NewRequest(http.MethodPost, psp.PaymentsPath, body)
 	r.Header.Set("Authorization", "Bearer "+psp.DefaultToken)
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set(psp.IdempotencyKeyHeader, "order-1")
