@@ -35,11 +35,10 @@ var efiAPI = &dialect{
 		u, errUUID := uuid.FromBytes(b)
 		return err == nil && errUUID == nil && u.Version() == 4 && hex.EncodeToString(b) == key
 	},
-	KeyForm:          "a UUID v4 without its hyphens",
-	SharedKey:        func(j int) string { return fmt.Sprintf("sharedkey%d", j) },
-	Precision:        time.Millisecond,
-	LedgerEndToEndID: true,
-	RelaysAll:        true,
+	KeyForm:   "a UUID v4 without its hyphens",
+	SharedKey: func(j int) string { return fmt.Sprintf("sharedkey%d", j) },
+	Precision: time.Millisecond,
+	RelaysAll: true,
 }
 
 // efiBody holds the members of every answer of Efí's dialect: a PUT's 201, a lookup's 200,

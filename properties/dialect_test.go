@@ -42,10 +42,6 @@ type dialect struct {
 	// Precision is that of the times its answers carry: a receipt's settlement time is the
 	// ledger's, truncated to it.
 	Precision time.Duration
-	// LedgerEndToEndID says whether the ledger's settlement carries the endToEndId the
-	// answers give. In Open Finance the client makes the endToEndId, and the core records
-	// one of its own: a settlement is then paired with its call by key.
-	LedgerEndToEndID bool
 	// LooksUpByID says that a lookup names the PSP's id of the payment or of its consent, not
 	// its key (Trace.lookupKey): Open Finance has no lookup by key.
 	LooksUpByID bool
@@ -64,7 +60,7 @@ type dialect struct {
 
 // pixAPI is the double's own API: the clients' nil pix.Dialect, and no front end.
 var pixAPI = &dialect{
-	Name: "pix", Says: nativeSays, Precision: time.Nanosecond, LedgerEndToEndID: true, RelaysAll: true,
+	Name: "pix", Says: nativeSays, Precision: time.Nanosecond, RelaysAll: true,
 	KeyOf: func(r *http.Request) string {
 		if r.Method == http.MethodGet {
 			return r.URL.Query().Get(psp.LookupParam)

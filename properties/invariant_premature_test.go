@@ -33,9 +33,6 @@ func checkPremature(tr Trace) error {
 		pending, rejected := errors.Is(c.Err, pix.ErrPending), errors.Is(c.Err, pix.ErrRejected)
 		switch unknown := errors.Is(c.Err, pix.ErrOutcomeUnknown); {
 		case c.Err == nil && !tr.endedBy(c.End, statusSettled, func(e psp.Ended) bool {
-			if !tr.Dialect.LedgerEndToEndID {
-				return e.IdempotencyKey == c.Key()
-			}
 			return e.EndToEndID == c.Receipt.EndToEndID
 		}):
 			v.addf("call %d returned the receipt of %q before the PSP settled it", i, c.Receipt.EndToEndID)

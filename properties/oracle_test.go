@@ -136,13 +136,12 @@ func pays(s psp.Settlement, p pix.Payment) bool {
 	return s.AmountCents == p.AmountCents && s.PixKey == p.PixKey && s.Description == p.Description
 }
 
-// describes reports whether receipt r is settlement s's: its endToEndId (where the ledger
-// holds the one the answers give, dialect.LedgerEndToEndID), amount, Pix key and time, which
-// the dialect's answers carry to its precision.
+// describes reports whether receipt r is settlement s's: its endToEndId, amount, Pix key and
+// time, which the dialect's answers carry to its precision. In Open Finance the client makes
+// the endToEndId, and the ledger holds the one it made.
 func (tr Trace) describes(r pix.Receipt, s psp.Settlement) bool {
-	d := tr.Dialect
-	return (r.EndToEndID == s.EndToEndID || !d.LedgerEndToEndID) && r.AmountCents == s.AmountCents &&
-		r.PixKey == s.PixKey && r.SettledAt.Equal(s.SettledAt.Truncate(d.Precision))
+	return r.EndToEndID == s.EndToEndID && r.AmountCents == s.AmountCents &&
+		r.PixKey == s.PixKey && r.SettledAt.Equal(s.SettledAt.Truncate(tr.Dialect.Precision))
 }
 
 // validByContract reports whether p is a payment the PSP's contract accepts, read from the
