@@ -195,8 +195,8 @@ var bugs = []bug{
 	{
 		Name:    "the webhook handler acknowledges a delivery before applying it",
 		File:    "pix/webhook.go",
-		Old:     "\terr := h.Apply(r.Context(), hook)\n\tswitch {\n\tcase err == nil:\n\t\tw.WriteHeader(http.StatusNoContent)\n",
-		New:     "\tw.WriteHeader(http.StatusNoContent) // a quick answer, so that the PSP does not time out\n\terr := h.Apply(r.Context(), hook)\n\tswitch {\n\tcase err == nil:\n",
+		Old:     "\terr := h.Apply(r.Context(), delivery)\n\tswitch {\n\tcase err == nil:\n\t\tw.WriteHeader(http.StatusNoContent)\n",
+		New:     "\tw.WriteHeader(http.StatusNoContent) // a quick answer, so that the PSP does not time out\n\terr := h.Apply(r.Context(), delivery)\n\tswitch {\n\tcase err == nil:\n",
 		Package: "./properties/",
 		Run:     "^TestPendingPaymentsKeepInvariants$",
 		Catcher: "invariant 19: a 2xx only once the delivery's end is stored",
