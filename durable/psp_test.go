@@ -5,16 +5,15 @@ package durable
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/rsa"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 
+	"pixretry/internal/testkeys"
 	"pixretry/pix"
 	"pixretry/pix/efi"
 	"pixretry/pix/openfinance"
@@ -140,18 +139,11 @@ func mustOpenFinancePSP(tb testing.TB) (ledger, Config) {
 	return l, cfg
 }
 
-// openFinanceKeys are the RSA keys of the payments v4 tests, made once: the client's, which
-// signs requests, and the PSP's, which signs answers.
-var openFinanceKeys = sync.OnceValue(func() struct{ client, psp *rsa.PrivateKey } {
-	gen := func() *rsa.PrivateKey {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		return k
-	}
-	return struct{ client, psp *rsa.PrivateKey }{gen(), gen()}
-})
+// openFinanceKeys are the RSA keys of the payments v4 tests (package testkeys): the client's,
+// which signs requests, and the PSP's, which signs answers.
+func openFinanceKeys() struct{ client, psp *rsa.PrivateKey } {
+	return struct{ client, psp *rsa.PrivateKey }{testkeys.Client(), testkeys.PSP()}
+}
 
 // clientKeyID is the kid of openFinanceKeys' client key.
 const clientKeyID = "client-1"

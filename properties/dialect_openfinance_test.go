@@ -2,7 +2,6 @@ package properties
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/rsa"
 	"encoding/binary"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/google/uuid"
 
+	"pixretry/internal/testkeys"
 	"pixretry/pix"
 	"pixretry/pix/openfinance"
 	"pixretry/psp"
@@ -35,8 +35,8 @@ const (
 var payee = openfinance.Creditor{Name: "Maria da Silva", Document: "12345678909",
 	Account: openfinance.Account{ISPB: "12345678", Issuer: "0001", Number: "1234567", Type: "CACC"}}
 
-// openFinanceKeys are the keys of every Open Finance run, made once per test binary: RSA key
-// generation is slow under -race. The double signs its answers with signing, the clients their
+// openFinanceKeys are the keys of every Open Finance run (package testkeys), made into the
+// double's JWKS once per test binary. The double signs its answers with signing, the clients their
 // requests with client, and psp is the double's public key as its JWKS serves it.
 var openFinanceKeys = sync.OnceValue(func() struct {
 	signing, client *rsa.PrivateKey
@@ -45,7 +45,7 @@ var openFinanceKeys = sync.OnceValue(func() struct {
 	keys := struct {
 		signing, client *rsa.PrivateKey
 		psp             jose.JSONWebKeySet
-	}{signing: mustRSAKey(), client: mustRSAKey()}
+	}{signing: testkeys.PSP(), client: testkeys.Client()}
 	front, err := ofpsp.New(http.NotFoundHandler(), openFinanceConfig(keys.signing, keys.client, 0))
 	if err != nil {
 		panic(err)
@@ -53,15 +53,6 @@ var openFinanceKeys = sync.OnceValue(func() struct {
 	keys.psp = front.PublicKeys()
 	return keys
 })
-
-// mustRSAKey generates a 2048-bit RSA key, the smallest that signs in Open Finance.
-func mustRSAKey() *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
 
 // openFinanceConfig is the double's v4 front end signing with signing, trusting client's
 // public key, keeping keys ttl (0: 24 hours).

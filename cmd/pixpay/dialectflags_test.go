@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"pixretry/internal/testkeys"
 	"pixretry/pix/efi"
 	"pixretry/pix/openfinance"
 	efipsp "pixretry/psp/efi"
@@ -26,10 +27,7 @@ import (
 // Every option of a dialect that is wrong is a bad command line, which says what it wants.
 func TestBadDialectOptionSaysWhatItWants(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "pay.db")
-	small, err := rsa.GenerateKey(rand.Reader, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
+	small := testkeys.Small(0)
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)

@@ -3,32 +3,24 @@ package main
 // The keys of the Open Finance tests, and the files pixpay reads them from.
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"pixretry/internal/testkeys"
 )
 
-// testKeys are the RSA keys of the tests, made once per test binary, since a 2048-bit key
-// takes a while under the race detector: the client's, which signs requests, and the PSP's,
-// which signs answers.
-var testKeys = sync.OnceValue(func() struct{ client, psp *rsa.PrivateKey } {
-	gen := func() *rsa.PrivateKey {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		return k
-	}
-	return struct{ client, psp *rsa.PrivateKey }{gen(), gen()}
-})
+// testKeys are the RSA keys of the tests (package testkeys): the client's, which signs
+// requests, and the PSP's, which signs answers.
+func testKeys() struct{ client, psp *rsa.PrivateKey } {
+	return struct{ client, psp *rsa.PrivateKey }{testkeys.Client(), testkeys.PSP()}
+}
 
 // writeFile writes data to the file name in a new folder of the test's, and returns its path.
 func writeFile(tb testing.TB, name string, data []byte) string {
@@ -70,10 +62,7 @@ func jwksFile(tb testing.TB, set jose.JSONWebKeySet) string {
 // its kid.
 func TestSigningJWK(t *testing.T) {
 	client := testKeys().client
-	small, err := rsa.GenerateKey(rand.Reader, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
+	small := testkeys.Small(0)
 	ok := jose.JSONWebKey{Key: client, KeyID: "client-1"}
 	for _, tt := range []struct {
 		keys []jose.JSONWebKey

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	encjson "encoding/json" // json is exposure_test.go's media type
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,23 +19,16 @@ import (
 	"github.com/google/uuid"
 
 	"pixretry/internal/openapitest"
+	"pixretry/internal/testkeys"
 	"pixretry/psp"
 	"pixretry/psp/openfinance"
 )
 
-// testKeys are the RSA keys of the tests, the double's signing key and the client's, made once
-// per test binary: key generation takes about 150 ms under -race.
-var testKeys = sync.OnceValue(func() (keys struct{ signing, client *rsa.PrivateKey }) {
-	keys.signing, keys.client = mustRSAKey(), mustRSAKey()
+// testKeys are the RSA keys of the tests (package testkeys): the double's signing key and the
+// client's.
+func testKeys() (keys struct{ signing, client *rsa.PrivateKey }) {
+	keys.signing, keys.client = testkeys.PSP(), testkeys.Client()
 	return keys
-})
-
-func mustRSAKey() *rsa.PrivateKey {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return key
 }
 
 // clientKID is the kid of the client key in the file of ofKeyFlags.

@@ -2,20 +2,19 @@ package openfinance_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"go.uber.org/goleak"
 
+	"pixretry/internal/testkeys"
 	"pixretry/pix"
 	"pixretry/pix/openfinance"
 )
@@ -30,18 +29,10 @@ const (
 	pspKID    = "psp-1"
 )
 
-// testKeys are the RSA keys of the tests, made once per test binary: 2048-bit keys take a
-// while, longer under the race detector. stranger is a key no one trusts.
-var testKeys = sync.OnceValue(func() struct{ client, psp, stranger *rsa.PrivateKey } {
-	gen := func() *rsa.PrivateKey {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		return k
-	}
-	return struct{ client, psp, stranger *rsa.PrivateKey }{gen(), gen(), gen()}
-})
+// testKeys are the RSA keys of the tests (package testkeys). stranger is a key no one trusts.
+func testKeys() struct{ client, psp, stranger *rsa.PrivateKey } {
+	return struct{ client, psp, stranger *rsa.PrivateKey }{testkeys.Client(), testkeys.PSP(), testkeys.Stranger()}
+}
 
 // payee is the creditor of every Pix key in the tests.
 var payee = openfinance.Creditor{Name: "Maria da Silva", Document: "12345678909",

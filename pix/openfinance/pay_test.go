@@ -20,6 +20,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"pixretry/internal/testkeys"
 	"pixretry/pix"
 	"pixretry/pix/openfinance"
 )
@@ -35,10 +36,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 // Validate names the first field out of its rules; a valid Dialect passes.
 func TestValidateNamesTheWrongField(t *testing.T) {
-	small, err := rsa.GenerateKey(rand.Reader, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
+	small := testkeys.Small(0)
 	curve, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)

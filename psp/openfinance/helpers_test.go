@@ -1,8 +1,6 @@
 package openfinance_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -15,26 +13,20 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
 
+	"pixretry/internal/testkeys"
 	"pixretry/psp"
 	"pixretry/psp/openfinance"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// The keys of the tests, made once per test binary: RSA key generation is slow under -race.
+// The keys of the tests (package testkeys): RSA key generation is slow, and a mutation pass
+// starts a test binary per mutant.
 var (
-	signingKey = mustKey()
-	clientKey  = mustKey()
-	otherKey   = mustKey() // a key the double does not trust
+	signingKey = testkeys.PSP()
+	clientKey  = testkeys.Client()
+	otherKey   = testkeys.Stranger() // a key the double does not trust
 )
-
-func mustKey() *rsa.PrivateKey {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return key
-}
 
 // clientJWK is the client's private key as it signs, with the kid the double knows it by.
 func clientJWK() jose.JSONWebKey {

@@ -1,7 +1,6 @@
 package openfinance_test
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
 	"fmt"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 
+	"pixretry/internal/testkeys"
 	"pixretry/psp"
 	"pixretry/psp/openfinance"
 	"pixretry/retry/retrytest"
@@ -70,14 +70,7 @@ type modelKeys struct {
 }
 
 func newModelKeys(t *testing.T) modelKeys {
-	var keys [2]*rsa.PrivateKey
-	for i := range keys {
-		var err error
-		if keys[i], err = rsa.GenerateKey(rand.Reader, 1024); err != nil {
-			t.Fatalf("rsa.GenerateKey() error = %v", err)
-		}
-	}
-	return modelKeys{keys[0], jose.JSONWebKey{Key: keys[1], KeyID: "model-client", Algorithm: "PS256", Use: "sig"}}
+	return modelKeys{testkeys.Small(0), jose.JSONWebKey{Key: testkeys.Small(1), KeyID: "model-client", Algorithm: "PS256", Use: "sig"}}
 }
 
 // ofWrap wraps the front end of core in a planted bug (property_model_planted_test.go).
