@@ -91,8 +91,9 @@ mutation-extended:
 	"$$(go -C tools tool -n mutationextended)" -short -workers 4 ./...
 
 # How much of retry, pix and psp the property suite guards on its own: the same mutants, each run
-# against the property tests that cover it alone (the trace suite in properties/ and the
-# packages' property_*_test.go files), judged against tools/accepted.txt's "properties" entries.
+# against the property tests that cover it alone (the trace suite in properties/, but its planted
+# violations, which test the invariants, and the packages' property_*_test.go files), judged
+# against tools/accepted.txt's "properties" entries.
 # Like make mutation-extended, it runs the tests with -short, where rapid makes 20 checks of each
 # property rather than 100: both passes see the properties at one strength, and at 100 checks
 # this pass alone takes about 15 minutes.

@@ -64,7 +64,7 @@ func main() {
 	ids := flag.String("ids", "", "test only the mutants whose ids this file lists, one per line (no judgement of the others)")
 	flag.BoolVar(&verbose, "v", false, "print every mutant's outcome")
 	flag.IntVar(&opts.compare, "compare", 0, "build `N` mutants of each package alone, as once, and print where the verdicts differ")
-	flag.StringVar(&opts.properties, "properties", "", "run each mutant against the tests of `DIR` (the trace suite) and the "+
+	flag.StringVar(&opts.properties, "properties", "", "run each mutant against the tests of `DIR` (the trace suite, but its *planted_test.go files) and the "+
 		"property_*_test.go files of the packages alone, and judge it for the pass \"properties\"")
 	list := flag.Bool("list", false, "print each mutant's id and what replaces its span, and test none")
 	flag.Parse()
