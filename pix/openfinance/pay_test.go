@@ -78,9 +78,11 @@ func TestValidateNamesTheWrongField(t *testing.T) {
 }
 
 // Pay writes one attempt: POST to the payments path under the base URL's own path, the key in
-// x-idempotency-key, a fresh x-fapi-interaction-id, and a body signed by the client's key
-// with kid and typ, whose claims are aud the endpoint, iss the Issuer, a random UUID as jti, iat now,
-// and the payment's data, its endToEndId made from the key.
+// x-idempotency-key, a fresh x-fapi-interaction-id, and a body signed by the client's key. The
+// signature's header names the key's id and the token type. Its claims name the endpoint as
+// the audience and the Issuer as the signer, carry a random UUID that identifies this one
+// token, the time it was signed (now), and the payment's data, its endToEndId made from the
+// key.
 func TestPayWritesOneSignedAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		base, _ := url.Parse("http://psp.test/sandbox")
