@@ -67,20 +67,23 @@ test-tools:
 demo:
 	go run ./cmd/demo
 
+# Every mutation verb and `make planted` run in scripts/throwaway.sh: a build cache and TMPDIR of
+# their own, removed at their end, so that their mutants never fill the shared cache.
+
 # gremlins (pinned in tools/go.mod) over retry, psp, pix and durable, and its gate, for anyone
 # who wants the tool's own verdict: about 50 minutes, so CI runs it on retry alone (make
 # mutation-retry), as the card asks, and gremlins' mutants of every package on the schemata
 # engine (make mutation-extended).
 mutation:
-	bash scripts/mutation.sh
+	bash scripts/throwaway.sh bash scripts/mutation.sh
 
 mutation-retry:
-	bash scripts/mutation.sh retry
+	bash scripts/throwaway.sh bash scripts/mutation.sh retry
 
 # durable's mutants alone, on its fast tests (-short), then the gate; `make mutation` runs them
 # too. docs/durable.md says which file is left out and why.
 mutation-durable:
-	bash scripts/mutation.sh durable
+	bash scripts/throwaway.sh bash scripts/mutation.sh durable
 
 # The schemata pass (docs/mutation.md): both families of mutants, gremlins' eleven token
 # operators and the statement, condition, body and literal operators gremlins lacks, of every
@@ -88,7 +91,7 @@ mutation-durable:
 # per package holds every mutant behind a switch; CI runs it. Four mutants run at once: durable's
 # tests mostly wait for River, so two would leave the cores idle.
 mutation-extended:
-	"$$(go -C tools tool -n mutationextended)" -short -workers 4 ./...
+	bash scripts/throwaway.sh "$$(go -C tools tool -n mutationextended)" -short -workers 4 ./...
 
 # How much of retry, pix and psp the property suite guards on its own: the same mutants, each run
 # against the property tests that cover it alone (the trace suite in properties/, but its planted
@@ -98,11 +101,11 @@ mutation-extended:
 # property rather than 100: both passes see the properties at one strength, and at 100 checks
 # this pass alone takes about 15 minutes.
 mutation-properties:
-	"$$(go -C tools tool -n mutationextended)" -short -workers 4 -properties properties retry pix psp
+	bash scripts/throwaway.sh "$$(go -C tools tool -n mutationextended)" -short -workers 4 -properties properties retry pix psp
 
 # Realistic bugs planted one at a time (tools/planted/bugs.go); the tests named for each must fail.
 planted:
-	"$$(go -C tools tool -n planted)"
+	bash scripts/throwaway.sh "$$(go -C tools tool -n planted)"
 
 # Every property at 10,000 checks: the trace suite, and the models of retry.Do, the quota, the
 # PSP and its Efí and Open Finance front ends beside the code they prove.
