@@ -98,6 +98,7 @@ type answer struct {
 func (b *bank) serve(r *http.Request) (a answer) {
 	b.tb.Helper()
 	w := httptest.NewRecorder()
+	sent := time.Now().Unix()
 	func() {
 		defer func() {
 			if v := recover(); v == http.ErrAbortHandler {
@@ -114,7 +115,7 @@ func (b *bank) serve(r *http.Request) (a answer) {
 	a.status, a.header, a.body = w.Code, w.Header(), w.Body.String()
 	switch w.Header().Get("Content-Type") {
 	case "application/jwt":
-		a.claims = b.verify(a.body)
+		a.claims = b.verify(a.body, sent)
 	case "application/json; charset=utf-8":
 		if err := json.Unmarshal(w.Body.Bytes(), &a.json); err != nil {
 			b.tb.Fatalf("%s %s: plain answer %q: %v", r.Method, r.URL.Path, a.body, err)
@@ -124,8 +125,10 @@ func (b *bank) serve(r *http.Request) (a answer) {
 }
 
 // verify returns the claims of jws, checked: a PS256 JWS of type JWT that the served JWKS
-// verifies, whose aud is the client's organisationId, iss the double's, jti a UUID and iat now.
-func (b *bank) verify(jws string) map[string]any {
+// verifies, whose aud is the client's organisationId, iss the double's, jti a UUID and iat a
+// whole second from sent, when the request was sent, to now: the answer may be signed in the
+// second after the request's.
+func (b *bank) verify(jws string, sent int64) map[string]any {
 	b.tb.Helper()
 	sig, err := jose.ParseSignedCompact(jws, []jose.SignatureAlgorithm{jose.PS256})
 	if err != nil {
@@ -142,12 +145,15 @@ func (b *bank) verify(jws string) map[string]any {
 	if err := json.Unmarshal(payload, &claims); err != nil {
 		b.tb.Fatalf("answer's claims: %v", err)
 	}
-	want := map[string]any{"aud": openfinance.DefaultClientOrganisationID, "iss": openfinance.DefaultOrganisationID,
-		"iat": float64(time.Now().Unix())}
+	want := map[string]any{"aud": openfinance.DefaultClientOrganisationID, "iss": openfinance.DefaultOrganisationID}
 	for name, v := range want {
 		if claims[name] != v {
 			b.tb.Errorf("answer's %s = %v, want %v", name, claims[name], v)
 		}
+	}
+	if iat, ok := claims["iat"].(float64); !ok || iat != float64(int64(iat)) || int64(iat) < sent ||
+		int64(iat) > time.Now().Unix() {
+		b.tb.Errorf("answer's iat = %v, want a whole second from %d to now", claims["iat"], sent)
 	}
 	if jti, _ := claims["jti"].(string); uuid.Validate(jti) != nil {
 		b.tb.Errorf("answer's jti = %v, want a UUID", claims["jti"])
