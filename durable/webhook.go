@@ -18,7 +18,8 @@ var ErrWebhookMismatch = errors.New("durable: the webhook's valor is not its int
 
 // ApplyWebhook applies w, a terminal status the PSP delivered (see [pix.WebhookHandler]), to
 // the pending intent whose current key is w.IdempotencyKey, once: REALIZADO settles it with
-// w's endToEndId and horario, NAO_REALIZADO refuses it (nothing was paid). It returns once
+// w's endToEndId and horario, NAO_REALIZADO refuses it (nothing was paid), its Error naming the
+// webhook and the PSP's reason, when it gives one. It returns once
 // the change is committed, so that a PSP that gets no answer before a crash delivers again.
 //
 // The PSP delivers at least once, in any order across payments, so ApplyWebhook is
@@ -54,8 +55,12 @@ func (p *Payer[TTx]) ApplyWebhook(ctx context.Context, w pix.Webhook) error {
 		Args: []any{in.ID, in.Key, StatusSettled, w.EndToEndID, w.At.UnixNano(), "", time.Now().UnixMicro()}}
 	if !w.Settled() {
 		write.Args[2], write.Args[3], write.Args[4] = StatusRefused, "", int64(0)
-		write.Args[5] = fmt.Sprintf("%v: the PSP's webhook %s says %s for endToEndId %s", pix.ErrRejected, w.ID, w.Status,
+		refusal := fmt.Sprintf("%v: the PSP's webhook %s says %s for endToEndId %s", pix.ErrRejected, w.ID, w.Status,
 			w.EndToEndID)
+		if w.Reason != "" {
+			refusal += ": " + w.Reason
+		}
+		write.Args[5] = refusal
 	}
 	if err := p.group.do(ctx, p.db, write); err != nil {
 		return fmt.Errorf("durable: record webhook %s for intent %q: %w", w.ID, in.ID, err)

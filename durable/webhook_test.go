@@ -69,8 +69,20 @@ func TestApplyWebhookCompletesAPendingIntentOnce(t *testing.T) {
 	if got.Status != StatusRefused || got.EndToEndID != "" || got.Error != wantError {
 		t.Errorf("after NAO_REALIZADO: %+v, want refused with the error %q", got, wantError)
 	}
-	if n := logs.count("durable: webhook applied"); n != 2 {
-		t.Errorf("%d records of an applied webhook, want 2: one per change, none for the duplicates", n)
+	because := mustPay(t, p, "because", payment(300))
+	why := pix.Webhook{ID: "wh_4", EndToEndID: "E12345678202612070102abcdefghijm", IdempotencyKey: because.Key,
+		Status: "NAO_REALIZADO", AmountCents: 300, At: at, Reason: "DS04: Ordem rejeitada (PSP do usuário recebedor)"}
+	if err := p.ApplyWebhook(ctx, why); err != nil {
+		t.Fatalf("ApplyWebhook(NAO_REALIZADO with a reason): %v", err)
+	}
+	got, _ = p.Intent(ctx, "because")
+	wantError = pix.ErrRejected.Error() + ": the PSP's webhook wh_4 says NAO_REALIZADO for endToEndId " + why.EndToEndID +
+		": " + why.Reason
+	if got.Status != StatusRefused || got.Error != wantError {
+		t.Errorf("after NAO_REALIZADO with a reason: %+v, want refused with the error %q", got, wantError)
+	}
+	if n := logs.count("durable: webhook applied"); n != 3 {
+		t.Errorf("%d records of an applied webhook, want 3: one per change, none for the duplicates", n)
 	}
 	level, attrs, _ := logs.find("durable: webhook applied")
 	want := map[string]string{"id": "settled", "key": settled.Key, "status": "REALIZADO", "webhook": "wh_1"}
