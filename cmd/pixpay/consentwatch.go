@@ -9,6 +9,7 @@ import (
 
 	"pixretry/durable"
 	"pixretry/pix"
+	"pixretry/pix/openfinance"
 )
 
 // The codes of an Open Finance 422 that say a payment's consent will never pay it: the consent
@@ -19,10 +20,12 @@ const (
 	codeConsentDivergent = "PAGAMENTO_DIVERGENTE_CONSENTIMENTO"
 )
 
-// errConsentsSpent ends run -until-done once every pending intent waits on such a consent.
+// errConsentsSpent ends run -until-done once every pending intent waits on such a consent, or
+// on one consumed by a payment whose paymentId is unknown.
 var errConsentsSpent = errors.New("pixpay: every pending intent waits on a consent that the PSP no longer takes " +
-	"(" + codeConsentInvalid + " or " + codeConsentDivergent + "), so run again would not pay them either; " +
-	"check each with the PSP before you add it again under a new id, with a new consent")
+	"(" + codeConsentInvalid + " or " + codeConsentDivergent + ", or consumed by a payment whose paymentId is " +
+	"unknown), so run again would not pay them either; check each with the PSP before you add it again under a " +
+	"new id, with a new consent")
 
 // consentWatch is a pix.Observer that notes the keys whose latest Resume the PSP answered with
 // a consent that will never pay the payment. durable refuses such an intent at its key's first
@@ -32,9 +35,10 @@ var errConsentsSpent = errors.New("pixpay: every pending intent waits on a conse
 // key's lifetime ends, 24 hours in payments v4. It then looks the payment up by its consent.
 // A consent REJECTED, expired unconsumed, proves that nothing was paid: the intent gets a new
 // key, whose first attempt the PSP refuses, and durable refuses the intent. A consent CONSUMED
-// by another payment proves nothing, and the intent waits for ever. So run -until-done stops
-// once every pending intent's key is noted (stuck). Consent renewal is left out: a new consent
-// is a new intent.
+// proves nothing, since it does not name its payment: the lookup fails with
+// openfinance.ErrConsentConsumed, which the watch notes too, and the intent would wait for
+// ever. So run -until-done stops once every pending intent's key is noted (stuck). Consent
+// renewal is left out: a new consent is a new intent.
 //
 // It passes every event on to next, if not nil. It is safe for concurrent use.
 type consentWatch struct {
@@ -56,8 +60,11 @@ func newConsentWatch(next pix.Observer) *consentWatch {
 const spentCheck = time.Second
 
 // spentConsent reports whether err holds a PSP's answer that the payment's consent will never
-// pay it.
+// pay it, or a lookup that found it consumed by a payment whose paymentId is unknown.
 func spentConsent(err error) bool {
+	if errors.Is(err, openfinance.ErrConsentConsumed) {
+		return true
+	}
 	e, ok := errors.AsType[*pix.Error](err)
 	return ok && (e.Code == codeConsentInvalid || e.Code == codeConsentDivergent)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pixretry/pix"
+	"pixretry/pix/openfinance"
 	"pixretry/psp"
 )
 
@@ -101,6 +102,55 @@ func TestOpenFinanceSpentConsentEndsTheRun(t *testing.T) {
 	}
 }
 
+// As above, but run -until-done meets b past its key's lifetime, when pix no longer resends
+// under the key and looks the payment up by its consent: CONSUMED, by a payment whose paymentId
+// it never learned. That may be b's own payment, so b stays pending for ever, and run
+// -until-done names it and ends with exit 1 at once. The lifetime is 2 s, waited in real time.
+func TestOpenFinanceConsumedConsentEndsTheRunPastTheKey(t *testing.T) {
+	t.Parallel()
+	const ttl = 2 * time.Second
+	s := ofScenario(t, ttl, nil)
+	elsewhere := sqliteDB(t)
+	payment := []string{"-valor", "1.00", "-chave", "pix@example.com"}
+	out, stderr, code := pixpay(t, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url, "add", "-id", "a"},
+		payment)...)
+	if code != 0 {
+		t.Fatalf("add a: exit %d, %s", code, stderr)
+	}
+	a := lines(t, out)[0]
+	run := slices.Concat(ofArgs, []string{"-db", s.db, "-psp", s.url, "-key-ttl", ttl.String()})
+	out, stderr, code = pixpay(t, slices.Concat(run, []string{"add", "-id", "b"}, payment,
+		[]string{"-consent", a.ConsentID})...)
+	if code != 0 {
+		t.Fatalf("add b -consent: exit %d, %s", code, stderr)
+	}
+	b := lines(t, out)[0]
+	for range 3 { // pix's 3 attempts of b's first: the PSP answers before it reads the payment
+		s.srv.Inject(psp.Status(http.StatusServiceUnavailable))
+	}
+	runKilledAt(t, "recorded", slices.Concat(run, untilDone)...)
+	if stderr, code := runToEnd(t, 30*time.Second, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url},
+		untilDone)...); code != 0 {
+		t.Fatalf("run -until-done of a: exit %d, stderr:\n%s", code, stderr)
+	}
+	time.Sleep(ttl) // b's key was sent before: its lifetime is over
+	stderr, code = runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
+	waits := fmt.Sprintf("pixpay: pending b waits: pix: outcome unknown for key %q after 1 attempt(s): %v: consent %s, "+
+		"consumed at ", b.Key, openfinance.ErrConsentConsumed, a.ConsentID)
+	end := "pixpay: pending intents keep their keys: run again resumes them, and pays each at most once\n" +
+		errConsentsSpent.Error() + "\n"
+	if code != 1 || !strings.Contains(stderr, waits) || !strings.HasSuffix(stderr, end) {
+		t.Errorf("run -until-done: exit %d, stderr:\n%s\nwant exit 1, the line\n%s...\nand the end:\n%s", code, stderr,
+			waits, end)
+	}
+	if got := s.list()["b"]; got.Status != "pending" {
+		t.Errorf("b = %+v, want pending", got)
+	}
+	if got := s.srv.Settlements(); len(got) != 1 || got[0].IdempotencyKey == b.Key {
+		t.Errorf("the ledger holds %+v, want a's settlement alone", got)
+	}
+}
+
 // untilDone are the options of a run -until-done whose waits are short.
 var untilDone = []string{"-delay-base", "50ms", "-delay-max", "200ms", "-poll", "50ms", "run", "-until-done"}
 
@@ -133,7 +183,9 @@ func TestSpentConsent(t *testing.T) {
 		{&pix.Error{Status: 422, Code: "CONSENTIMENTO_INVALIDO"}, true},
 		{&pix.Error{Status: 422, Code: "PAGAMENTO_DIVERGENTE_CONSENTIMENTO"}, true},
 		{&pix.OutcomeUnknownError{Key: "k", Err: &pix.Error{Status: 422, Code: "CONSENTIMENTO_INVALIDO"}}, true},
+		{&pix.OutcomeUnknownError{Key: "k", Err: fmt.Errorf("%w: consent c", openfinance.ErrConsentConsumed)}, true},
 		{&pix.Error{Status: 422, Code: "CONSENTIMENTO_PENDENTE_AUTORIZACAO"}, false}, // it may be consumed later
+		{&pix.OutcomeUnknownError{Key: "k", Err: pix.ErrPending}, false},             // an AUTHORISED consent
 		{&pix.Error{Status: 422, Code: "SALDO_INSUFICIENTE"}, false},
 		{errors.New("CONSENTIMENTO_INVALIDO"), false},
 		{nil, false},

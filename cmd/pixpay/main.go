@@ -54,9 +54,10 @@
 // 1 once every pending intent waits on a consent that the PSP no longer takes (422
 // CONSENTIMENTO_INVALIDO or PAGAMENTO_DIVERGENTE_CONSENTIMENTO) under a key that may have
 // left, such as a consent that another payment consumed after the key's first attempt got no
-// answer. pix leaves such an outcome unknown, so a run would resend them until their keys'
-// lifetime ends, and some for ever. The same 422 to a key's first attempt refuses its intent
-// instead. When it ends, run prints a summary on stderr: the database's intents settled,
+// answer, or, past the key's lifetime, a consent that a payment consumed whose paymentId is
+// unknown (openfinance.ErrConsentConsumed). pix leaves such an outcome unknown, so a run would
+// resend them until their keys' lifetime ends, and some for ever. The same 422 to a key's first
+// attempt refuses its intent instead. When it ends, run prints a summary on stderr: the database's intents settled,
 // refused and pending, and the first five pending ones, each with the error that keeps it
 // waiting.
 //
