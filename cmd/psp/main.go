@@ -11,7 +11,7 @@
 //	    [-complete-after 0s] [-reject-range LOW-HIGH] [-dialect pix|efi|openfinance]
 //	    [-openfinance-signing-key-file FILE] [-openfinance-client-keys-file FILE]
 //	    [-openfinance-org-id pixretry-psp] [-openfinance-client-org-id pixretry-initiator]
-//	    [-openfinance-key-ttl 24h]
+//	    [-openfinance-key-ttl 24h] [-openfinance-consent-ttl 60m]
 //	    [-webhook URL -webhook-secret-file FILE [-webhook-attempts 8] [-webhook-delay-base 1s]
 //	    [-webhook-wait-max 1m] [-webhook-timeout 5s] [-webhook-queue 1000]]
 //
@@ -55,7 +55,8 @@
 // signs with. -openfinance-signing-key-file and -openfinance-client-keys-file give the keys
 // instead, and a file that openfinance.New cannot use is a bad command line.
 // -openfinance-org-id and -openfinance-client-org-id name the double and the initiator in the
-// claims. -openfinance-key-ttl, at most -key-ttl, is how long an x-idempotency-key is kept. A
+// claims. -openfinance-key-ttl, at most -key-ttl, is how long an x-idempotency-key is kept, and
+// -openfinance-consent-ttl how long a consent may wait for its payment before it reads REJECTED. A
 // reset forgets the consents and the keys of the front end with those of the PSP. Any other
 // value of -dialect is a bad command line, and so is an -openfinance- flag in another dialect.
 //

@@ -18,6 +18,10 @@ import (
 // payments v4 keeps an x-idempotency-key 24 hours.
 const defaultOpenFinanceKeyTTL = 24 * time.Hour
 
+// defaultOpenFinanceConsentTTL is the default of -openfinance-consent-ttl, openfinance.Config's
+// own: payments v4 rejects a consent left unconsumed 60 minutes.
+const defaultOpenFinanceConsentTTL = 60 * time.Minute
+
 // The flags that name the key files of -dialect openfinance, as a *flagError names them.
 const (
 	signingKeyFlag = "-openfinance-signing-key-file"
@@ -29,7 +33,7 @@ const (
 type openFinanceFlags struct {
 	signingKeyFile, clientKeysFile *string
 	orgID, clientOrgID             *string
-	keyTTL                         *duration
+	keyTTL, consentTTL             *duration
 }
 
 // addOpenFinanceFlags defines the flags of -dialect openfinance on fs.
@@ -47,6 +51,9 @@ func addOpenFinanceFlags(fs *flag.FlagSet) openFinanceFlags {
 		keyTTL: durationFlag(fs, "openfinance-key-ttl", defaultOpenFinanceKeyTTL,
 			"with -dialect openfinance, how long an x-idempotency-key is kept from its first request, a `duration` "+
 				"of at most -key-ttl"),
+		consentTTL: durationFlag(fs, "openfinance-consent-ttl", defaultOpenFinanceConsentTTL,
+			"with -dialect openfinance, how long an authorised consent may wait for its payment before it reads "+
+				"REJECTED (TEMPO_EXPIRADO_CONSUMO), a `duration`"),
 	}
 }
 
@@ -67,7 +74,8 @@ func (f openFinanceFlags) config(fs *flag.FlagSet, d cmdline.Dialect, keyTTL tim
 		return openfinance.Config{}, nil
 	}
 	cfg := openfinance.Config{OrganisationID: *f.orgID, ClientOrganisationID: *f.clientOrgID,
-		SigningKeyFile: *f.signingKeyFile, ClientKeysFile: *f.clientKeysFile, KeyTTL: time.Duration(*f.keyTTL)}
+		SigningKeyFile: *f.signingKeyFile, ClientKeysFile: *f.clientKeysFile, KeyTTL: time.Duration(*f.keyTTL),
+		ConsentTTL: time.Duration(*f.consentTTL)}
 	switch {
 	case cfg.OrganisationID == "":
 		return cfg, fmt.Errorf("psp: -openfinance-org-id: want an organisationId, as in %s", openfinance.DefaultOrganisationID)
@@ -76,6 +84,8 @@ func (f openFinanceFlags) config(fs *flag.FlagSet, d cmdline.Dialect, keyTTL tim
 			openfinance.DefaultClientOrganisationID)
 	case cfg.KeyTTL <= 0:
 		return cfg, fmt.Errorf("psp: -openfinance-key-ttl %v: want a positive duration, as in 24h", cfg.KeyTTL)
+	case cfg.ConsentTTL <= 0:
+		return cfg, fmt.Errorf("psp: -openfinance-consent-ttl %v: want a positive duration, as in 60m", cfg.ConsentTTL)
 	case cfg.KeyTTL > keyTTL:
 		// The front end relays a replay to the psp.Server under the key: the Server must still
 		// hold it (openfinance.Config.KeyTTL).

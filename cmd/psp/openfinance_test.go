@@ -39,12 +39,12 @@ func TestOpenFinanceFlagsReachTheConfig(t *testing.T) {
 		{nil, openfinance.Config{}},
 		{[]string{"-dialect", "efi"}, openfinance.Config{}},
 		{[]string{"-dialect", "openfinance"}, openfinance.Config{OrganisationID: "pixretry-psp",
-			ClientOrganisationID: "pixretry-initiator", KeyTTL: 24 * time.Hour}},
+			ClientOrganisationID: "pixretry-initiator", KeyTTL: 24 * time.Hour, ConsentTTL: time.Hour}},
 		{[]string{"-dialect", "openfinance", "-openfinance-signing-key-file", "psp.pem", "-openfinance-client-keys-file",
 			"clients.json", "-openfinance-org-id", "bank-9", "-openfinance-client-org-id", "initiator-7",
-			"-key-ttl", "2h", "-openfinance-key-ttl", "2h"},
+			"-key-ttl", "2h", "-openfinance-key-ttl", "2h", "-openfinance-consent-ttl", "90s"},
 			openfinance.Config{OrganisationID: "bank-9", ClientOrganisationID: "initiator-7", SigningKeyFile: "psp.pem",
-				ClientKeysFile: "clients.json", KeyTTL: 2 * time.Hour}},
+				ClientKeysFile: "clients.json", KeyTTL: 2 * time.Hour, ConsentTTL: 90 * time.Second}},
 	}
 	for _, tt := range tests {
 		o, _, err := parseFlags(tt.args, io.Discard)

@@ -30,7 +30,8 @@ func TestUsageNamesTheEndpointsAndTheDocs(t *testing.T) {
 	for _, want := range []string{"Usage of psp:\n  -addr string", "docs/psp.md", "GET    /openapi.json", "psp/scenarios",
 		"-dialect dialect", "With -dialect efi", "pagador@pixretry.example", "With -dialect openfinance",
 		"-openfinance-signing-key-file file", "-openfinance-client-keys-file file", "-openfinance-org-id string",
-		"-openfinance-client-org-id string", "-openfinance-key-ttl duration"} {
+		"-openfinance-client-org-id string", "-openfinance-key-ttl duration",
+		"-openfinance-consent-ttl duration"} {
 		if !strings.Contains(usage, want) {
 			t.Errorf("psp -h does not say %q:\n%s", want, usage)
 		}

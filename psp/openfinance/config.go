@@ -52,6 +52,11 @@ type Config struct {
 	// exceed the psp.Server's KeyTTL, which counts from a payment's end: a replay relayed to
 	// the Server then finds the key there. 0 means 24 hours; negative is invalid.
 	KeyTTL time.Duration
+	// ConsentTTL is how long an AUTHORISED consent may wait to be consumed, counted from its
+	// authorisation: from then on it reads REJECTED, rejectionReason TEMPO_EXPIRADO_CONSUMO,
+	// and no payment may consume it. 0 means 60 minutes, as payments v4 sets; a shorter one
+	// lets a test reach that proof of no payment without waiting an hour. Negative is invalid.
+	ConsentTTL time.Duration
 	// MaxKeys is the most x-idempotency-keys held at once, for payments and for consents each.
 	// A new key beyond them gets 529, and no key is forgotten before KeyTTL. 0 means 500000;
 	// negative is invalid.
@@ -94,6 +99,8 @@ func (c Config) withDefaults() (Config, error) {
 		return bad("ClientKeysFile", "set with ClientKeys; set at most one")
 	case c.KeyTTL < 0:
 		return bad("KeyTTL", "negative %v", c.KeyTTL)
+	case c.ConsentTTL < 0:
+		return bad("ConsentTTL", "negative %v", c.ConsentTTL)
 	case c.MaxKeys < 0:
 		return bad("MaxKeys", "negative %d", c.MaxKeys)
 	case c.MaxJTIs < 0:
@@ -106,6 +113,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.OrganisationID = cmp.Or(c.OrganisationID, DefaultOrganisationID)
 	c.ClientOrganisationID = cmp.Or(c.ClientOrganisationID, DefaultClientOrganisationID)
 	c.KeyTTL = cmp.Or(c.KeyTTL, defaultKeyTTL)
+	c.ConsentTTL = cmp.Or(c.ConsentTTL, consentLifetime)
 	c.MaxKeys = cmp.Or(c.MaxKeys, defaultMaxKeys)
 	c.MaxJTIs = cmp.Or(c.MaxJTIs, defaultMaxJTIs)
 	c.MaxConsents = cmp.Or(c.MaxConsents, defaultMaxConsents)

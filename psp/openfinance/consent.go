@@ -2,6 +2,7 @@ package openfinance
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -9,7 +10,7 @@ import (
 
 // consentLifetime is how long an AUTHORISED consent may wait to be consumed, counted from its
 // status update: then it is REJECTED with TEMPO_EXPIRADO_CONSUMO (4.1.0.yml,
-// ResponsePaymentConsent, expirationDateTime).
+// ResponsePaymentConsent, expirationDateTime). It is Config.ConsentTTL's default.
 const consentLifetime = 60 * time.Minute
 
 // The statuses of a consent the double shows (4.1.0.yml, EnumAuthorisationStatusType). It
@@ -29,6 +30,7 @@ type consent struct {
 	id, token string // its consentId, and the bearer token that created it and may use it
 	data      consentData
 	created   time.Time // its creation, and its authorisation
+	expires   time.Time // when it reads REJECTED unless consumed: its expirationDateTime
 	consumed  time.Time // when a payment consumed it; zero until then
 	inFlight  bool      // a payment under it is being relayed (see status)
 	// turn is held by the request relaying a payment under the consent, so that its payments
@@ -36,14 +38,16 @@ type consent struct {
 	turn chan struct{}
 }
 
-func newConsent(id, token string, data consentData, now time.Time) *consent {
-	return &consent{id: id, token: token, data: data, created: now, turn: make(chan struct{}, 1)}
+// newConsent returns a consent authorised at now, which expires ttl later unless consumed.
+func newConsent(id, token string, data consentData, now time.Time, ttl time.Duration) *consent {
+	return &consent{id: id, token: token, data: data, created: now, expires: now.Add(ttl),
+		turn: make(chan struct{}, 1)}
 }
 
 // status is c's status at now and when it took it. An AUTHORISED consent reads REJECTED from
-// consentLifetime after its authorisation, computed at each read, unless a payment under it is
-// being relayed: that payment may be paid, and it then reads CONSUMED. So REJECTED proves that
-// no payment consumed it, nor ever will.
+// its expiry on (Config.ConsentTTL after its authorisation), computed at each read, unless a
+// payment under it is being relayed: that payment may be paid, and it then reads CONSUMED. So
+// REJECTED proves that no payment consumed it, nor ever will.
 func (c *consent) status(now time.Time) (string, time.Time) {
 	expiry := c.expiry()
 	switch {
@@ -56,7 +60,7 @@ func (c *consent) status(now time.Time) (string, time.Time) {
 }
 
 // expiry is when c expires unless consumed: its expirationDateTime.
-func (c *consent) expiry() time.Time { return c.created.Add(consentLifetime) }
+func (c *consent) expiry() time.Time { return c.expires }
 
 // consume marks c consumed at now, unless it already is.
 func (c *consent) consume(now time.Time) {
@@ -114,8 +118,20 @@ func (c *consent) view(now time.Time) consentView {
 		BusinessEntity: c.data.businessEntity, Creditor: c.data.creditor, Payment: c.data.payment,
 		DebtorAccount: c.data.debtorAccount}
 	if status == consentRejected {
-		v.RejectionReason = &reason{expiredConsumption, "the consent was not consumed within 60 minutes of its " +
-			"authorisation"}
+		v.RejectionReason = &reason{expiredConsumption, "the consent was not consumed within " +
+			inWords(c.expires.Sub(c.created)) + " of its authorisation"}
 	}
 	return v
+}
+
+// inWords is d as a rejection's detail says it: "60 minutes", "1 minute", or d's String when
+// d is not a whole number of minutes, as in "90s".
+func inWords(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "1 minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }

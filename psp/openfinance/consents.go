@@ -56,7 +56,7 @@ func (s *Server) createConsent(req signedRequest, d consentData) (*consent, *api
 		}
 		return k.consent, nil
 	}
-	c := newConsent(consentIDPrefix+uuid.NewString(), req.token, d, now)
+	c := newConsent(consentIDPrefix+uuid.NewString(), req.token, d, now, s.cfg.ConsentTTL)
 	if !s.consentKeys.add(req.scope, &consentKey{data, c}, now) {
 		return nil, keysFull(s.cfg.MaxKeys)
 	}

@@ -82,6 +82,48 @@ func TestConsentExpiresUnconsumedAfter60Minutes(t *testing.T) {
 	})
 }
 
+// A ConsentTTL other than 60 minutes moves the expiry, its expirationDateTime and the words of
+// its rejectionReason.
+func TestConsentExpiresAfterConsentTTL(t *testing.T) {
+	for _, tc := range []struct {
+		ttl     time.Duration
+		expires string
+		words   string
+	}{
+		{time.Minute, "2000-01-01T00:01:00Z", "1 minute"},
+		{2 * time.Minute, "2000-01-01T00:02:00Z", "2 minutes"},
+		{90 * time.Second, "2000-01-01T00:01:30Z", "1m30s"},
+	} {
+		t.Run(tc.words, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := mustBank(t, func(_ *psp.Config, c *openfinance.Config) { c.ConsentTTL = tc.ttl })
+				id := b.mustConsent(consentData())
+				self := "http://" + host + openfinance.ConsentsPath + "/" + id
+				time.Sleep(tc.ttl - time.Second)
+				want := wantConsent(id, "AUTHORISED", start, self) // its meta says now
+				want["data"].(map[string]any)["expirationDateTime"] = tc.expires
+				if got := b.get(openfinance.ConsentsPath + "/" + id); !gocmp.Equal(want, got.claims) {
+					t.Errorf("GET consent a second before its expiry (-want +got):\n%s", gocmp.Diff(want, got.claims))
+				}
+				time.Sleep(time.Second)
+				want = wantConsent(id, "REJECTED", tc.expires, self)
+				data := want["data"].(map[string]any)
+				data["expirationDateTime"] = tc.expires
+				data["rejectionReason"] = map[string]any{"code": "TEMPO_EXPIRADO_CONSUMO",
+					"detail": "the consent was not consumed within " + tc.words + " of its authorisation"}
+				if got := b.get(openfinance.ConsentsPath + "/" + id); !gocmp.Equal(want, got.claims) {
+					t.Errorf("GET consent at its expiry (-want +got):\n%s", gocmp.Diff(want, got.claims))
+				}
+				a := b.pay("k1", paymentData(id))
+				wantErr := errorBody("CONSENTIMENTO_INVALIDO", "Unprocessable Entity", "the consent "+id+" is REJECTED")
+				if diff := gocmp.Diff(wantErr, a.claims); a.status != http.StatusUnprocessableEntity || diff != "" {
+					t.Errorf("POST payment = %d (-want +got):\n%s", a.status, diff)
+				}
+			})
+		})
+	}
+}
+
 func TestConsentKeyReplaysTheConsent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := mustBank(t, nil)

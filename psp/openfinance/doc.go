@@ -78,9 +78,10 @@
 //
 //   - POST /consents creates a consent, AUTHORISED at once, as a sandbox does: the double
 //     plays the payer too ([spec] EnumAuthorisationStatusType).
-//   - An AUTHORISED consent unconsumed 60 minutes after its status update reads REJECTED,
-//     rejectionReason TEMPO_EXPIRADO_CONSUMO, computed from the clock at each read ([spec]
-//     ResponsePaymentConsent expirationDateTime, item 5.1.11). It reads AUTHORISED while a
+//   - An AUTHORISED consent unconsumed 60 minutes after its status update (Config.ConsentTTL,
+//     which a test may shorten) reads REJECTED, rejectionReason TEMPO_EXPIRADO_CONSUMO,
+//     computed from the clock at each read ([spec] ResponsePaymentConsent expirationDateTime,
+//     item 5.1.11). It reads AUTHORISED while a
 //     payment under it is being relayed: REJECTED proves that no payment consumed it.
 //   - A consent turns CONSUMED on a 201 of its payment, on a 422 business error, and when a
 //     payment under it may have been made without an answer saying so (a fault after the

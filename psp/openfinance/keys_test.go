@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-json-experiment/json"
@@ -231,6 +232,7 @@ func TestConfigRefused(t *testing.T) {
 		{"SigningKeyFile", openfinance.Config{SigningKey: signingKey, SigningKeyFile: "x"}, "set with SigningKey; set at most one"},
 		{"ClientKeysFile", openfinance.Config{ClientKeys: []jose.JSONWebKey{}, ClientKeysFile: "x"}, "set with ClientKeys; set at most one"},
 		{"KeyTTL", openfinance.Config{KeyTTL: -1}, "negative -1ns"},
+		{"ConsentTTL", openfinance.Config{ConsentTTL: -time.Second}, "negative -1s"},
 		{"MaxKeys", openfinance.Config{MaxKeys: -1}, "negative -1"},
 		{"MaxJTIs", openfinance.Config{MaxJTIs: -1}, "negative -1"},
 		{"MaxConsents", openfinance.Config{MaxConsents: -1}, "negative -1"},
