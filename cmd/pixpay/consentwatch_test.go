@@ -18,6 +18,7 @@ import (
 	"pixretry/pix"
 	"pixretry/pix/openfinance"
 	"pixretry/psp"
+	ofpsp "pixretry/psp/openfinance"
 )
 
 // An intent under a consent that another intent consumed before the intent's key left is
@@ -148,6 +149,39 @@ func TestOpenFinanceConsumedConsentEndsTheRunPastTheKey(t *testing.T) {
 	}
 	if got := s.srv.Settlements(); len(got) != 1 || got[0].IdempotencyKey == b.Key {
 		t.Errorf("the ledger holds %+v, want a's settlement alone", got)
+	}
+}
+
+// An intent's first attempt got no answer, and its consent expired unconsumed: past its key's
+// lifetime, the lookup by consent reads REJECTED, which proves nothing was paid, so durable
+// rotates the key, the new key's first attempt meets the PSP's 422 CONSENTIMENTO_INVALIDO, and
+// the intent is refused. run -until-done ends with exit 0. The key's lifetime and the
+// consent's are 2 s, waited in real time.
+func TestOpenFinanceExpiredConsentRefusesPastTheKey(t *testing.T) {
+	t.Parallel()
+	const ttl = 2 * time.Second
+	f := openFinanceFront(ofpsp.Config{KeyTTL: ttl, ConsentTTL: ttl, SigningKey: testKeys().psp}, nil)
+	s := newScenarioSpeaking(t, sqliteDB(t), ttl, speaking{args: ofArgs, front: f})
+	b := s.add("b", 100)
+	for range 3 { // pix's 3 attempts of b's first: the PSP answers before it reads the payment
+		s.srv.Inject(psp.Status(http.StatusServiceUnavailable))
+	}
+	run := slices.Concat(ofArgs, []string{"-db", s.db, "-psp", s.url, "-key-ttl", ttl.String()})
+	runKilledAt(t, "recorded", slices.Concat(run, untilDone)...)
+	time.Sleep(ttl) // b's key was sent, and its consent authorised, before: both lifetimes are over
+	stderr, code := runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
+	want := "pixpay: run ended; the database holds 0 settled, 1 refused and 0 pending intents\n"
+	if code != 0 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("run -until-done: exit %d, stderr:\n%s\nwant exit 0 and the end:\n%s", code, stderr, want)
+	}
+	got := s.list()["b"]
+	refusal := fmt.Sprintf("pix: PSP answered 422 CONSENTIMENTO_INVALIDO: Unprocessable Entity the consent %s is "+
+		"REJECTED", b.ConsentID)
+	if got.Status != "refused" || got.Key == b.Key || got.Error != refusal {
+		t.Errorf("b = %+v, want refused under a new key with %q", got, refusal)
+	}
+	if got := s.srv.Settlements(); len(got) != 0 {
+		t.Errorf("the ledger holds %+v, want nothing", got)
 	}
 }
 
