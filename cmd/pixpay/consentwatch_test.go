@@ -63,30 +63,9 @@ func TestOpenFinanceSpentConsentIsRefused(t *testing.T) {
 func TestOpenFinanceSpentConsentEndsTheRun(t *testing.T) {
 	t.Parallel()
 	s := ofScenario(t, time.Hour, nil)
-	elsewhere := sqliteDB(t) // the other payment's database
-	payment := []string{"-valor", "1.00", "-chave", "pix@example.com"}
-	out, stderr, code := pixpay(t, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url, "add", "-id", "a"},
-		payment)...)
-	if code != 0 {
-		t.Fatalf("add a: exit %d, %s", code, stderr)
-	}
-	a := lines(t, out)[0]
 	run := slices.Concat(ofArgs, []string{"-db", s.db, "-psp", s.url})
-	out, stderr, code = pixpay(t, slices.Concat(run, []string{"add", "-id", "b"}, payment,
-		[]string{"-consent", a.ConsentID})...)
-	if code != 0 {
-		t.Fatalf("add b -consent: exit %d, %s", code, stderr)
-	}
-	b := lines(t, out)[0]
-	for range 3 { // pix's 3 attempts of b's first: the PSP answers before it reads the payment
-		s.srv.Inject(psp.Status(http.StatusServiceUnavailable))
-	}
-	runKilledAt(t, "recorded", slices.Concat(run, untilDone)...)
-	if stderr, code := runToEnd(t, 30*time.Second, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url},
-		untilDone)...); code != 0 {
-		t.Fatalf("run -until-done of a: exit %d, stderr:\n%s", code, stderr)
-	}
-	stderr, code = runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
+	a, b := consumedByAnother(t, s, run)
+	stderr, code := runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
 	want := "pixpay: run ended; the database holds 0 settled, 0 refused and 1 pending intents\n" +
 		fmt.Sprintf("pixpay: pending b waits: pix: outcome unknown for key %q after 1 attempt(s): pix: PSP answered 422 "+
 			"CONSENTIMENTO_INVALIDO: Unprocessable Entity the consent %s is CONSUMED\n", b.Key, a.ConsentID) +
@@ -111,31 +90,10 @@ func TestOpenFinanceConsumedConsentEndsTheRunPastTheKey(t *testing.T) {
 	t.Parallel()
 	const ttl = 2 * time.Second
 	s := ofScenario(t, ttl, nil)
-	elsewhere := sqliteDB(t)
-	payment := []string{"-valor", "1.00", "-chave", "pix@example.com"}
-	out, stderr, code := pixpay(t, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url, "add", "-id", "a"},
-		payment)...)
-	if code != 0 {
-		t.Fatalf("add a: exit %d, %s", code, stderr)
-	}
-	a := lines(t, out)[0]
 	run := slices.Concat(ofArgs, []string{"-db", s.db, "-psp", s.url, "-key-ttl", ttl.String()})
-	out, stderr, code = pixpay(t, slices.Concat(run, []string{"add", "-id", "b"}, payment,
-		[]string{"-consent", a.ConsentID})...)
-	if code != 0 {
-		t.Fatalf("add b -consent: exit %d, %s", code, stderr)
-	}
-	b := lines(t, out)[0]
-	for range 3 { // pix's 3 attempts of b's first: the PSP answers before it reads the payment
-		s.srv.Inject(psp.Status(http.StatusServiceUnavailable))
-	}
-	runKilledAt(t, "recorded", slices.Concat(run, untilDone)...)
-	if stderr, code := runToEnd(t, 30*time.Second, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url},
-		untilDone)...); code != 0 {
-		t.Fatalf("run -until-done of a: exit %d, stderr:\n%s", code, stderr)
-	}
+	a, b := consumedByAnother(t, s, run)
 	time.Sleep(ttl) // b's key was sent before: its lifetime is over
-	stderr, code = runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
+	stderr, code := runToEnd(t, 30*time.Second, slices.Concat(run, untilDone)...)
 	waits := fmt.Sprintf("pixpay: pending b waits: pix: outcome unknown for key %q after 1 attempt(s): %v: consent %s, "+
 		"consumed at ", b.Key, openfinance.ErrConsentConsumed, a.ConsentID)
 	end := "pixpay: pending intents keep their keys: run again resumes them, and pays each at most once\n" +
@@ -183,6 +141,37 @@ func TestOpenFinanceExpiredConsentRefusesPastTheKey(t *testing.T) {
 	if got := s.srv.Settlements(); len(got) != 0 {
 		t.Errorf("the ledger holds %+v, want nothing", got)
 	}
+}
+
+// consumedByAnother adds b to s's database, under the consent of a, added to another database.
+// b's first attempt gets no answer (the PSP answers 503 before it reads the payment; the run
+// that sends it, with the options run, is killed once it recorded that), then a is paid,
+// which consumes the consent. It returns add's lines of a and b.
+func consumedByAnother(t *testing.T, s *scenario, run []string) (a, b line) {
+	t.Helper()
+	elsewhere := sqliteDB(t) // a's database
+	payment := []string{"-valor", "1.00", "-chave", "pix@example.com"}
+	out, stderr, code := pixpay(t, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url, "add", "-id", "a"},
+		payment)...)
+	if code != 0 {
+		t.Fatalf("add a: exit %d, %s", code, stderr)
+	}
+	a = lines(t, out)[0]
+	out, stderr, code = pixpay(t, slices.Concat(run, []string{"add", "-id", "b"}, payment,
+		[]string{"-consent", a.ConsentID})...)
+	if code != 0 {
+		t.Fatalf("add b -consent: exit %d, %s", code, stderr)
+	}
+	b = lines(t, out)[0]
+	for range 3 { // pix's 3 attempts of b's first: the PSP answers before it reads the payment
+		s.srv.Inject(psp.Status(http.StatusServiceUnavailable))
+	}
+	runKilledAt(t, "recorded", slices.Concat(run, untilDone)...)
+	if stderr, code := runToEnd(t, 30*time.Second, slices.Concat(ofArgs, []string{"-db", elsewhere, "-psp", s.url},
+		untilDone)...); code != 0 {
+		t.Fatalf("run -until-done of a: exit %d, stderr:\n%s", code, stderr)
+	}
+	return a, b
 }
 
 // untilDone are the options of a run -until-done whose waits are short.
