@@ -10,18 +10,20 @@
 # warm at no cost in disk, and is removed with all it gained. A test killed by its timeout cannot
 # remove its t.TempDir; TMPDIR keeps those in the folder removed too.
 #
-# The copy sits beside the shared cache, on the same file system, named for this script's
-# process; a copy whose process is gone (one killed with SIGKILL) is removed on the next run.
+# The copy is a folder of the shared cache's own, so that it is on the same file system even
+# when the cache is a mount point, named for this script's process; the go command reads and
+# trims only the cache's folders 00 to ff. A copy whose process is gone (one killed with
+# SIGKILL) is removed on the next run.
 set -euo pipefail
 
 shared="$(go env GOCACHE)"
 mkdir -p "$shared"
-for stale in "$shared".throwaway.*; do
+for stale in "$shared"/throwaway-*; do
   [ -d "$stale" ] || continue
-  if ! kill -0 "${stale##*.}" 2>/dev/null; then rm -rf "$stale"; fi
+  if ! kill -0 "${stale##*-}" 2>/dev/null; then rm -rf "$stale"; fi
 done
 
-copy="$shared.throwaway.$$"
+copy="$shared/throwaway-$$"
 TMPDIR="$(mktemp -d)"
 trap 'rm -rf "$copy" "$TMPDIR"' EXIT
 mkdir "$copy"
@@ -29,7 +31,7 @@ mkdir "$copy"
 entries=("$shared"/[0-9a-f][0-9a-f])
 if [ -d "${entries[0]}" ]; then
   cp -al "${entries[@]}" "$copy/" || {
-    echo "throwaway.sh: cannot link $shared into $copy (another file system?)" >&2
+    echo "throwaway.sh: cannot link the entries of $shared into $copy" >&2
     exit 1
   }
 fi
