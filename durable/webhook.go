@@ -19,8 +19,8 @@ var ErrWebhookMismatch = errors.New("durable: the webhook's valor is not its int
 // ApplyWebhook applies w, a terminal status the PSP delivered (see [pix.WebhookHandler]), to
 // the pending intent whose current key is w.IdempotencyKey, once: REALIZADO settles it with
 // w's endToEndId and horario, NAO_REALIZADO refuses it (nothing was paid), its Error naming the
-// webhook and the PSP's reason, when it gives one. It returns once
-// the change is committed, so that a PSP that gets no answer before a crash delivers again.
+// webhook and the PSP's reason, when it gives one. It returns once the change is committed, so
+// that a PSP that gets no answer before a crash delivers again.
 //
 // The PSP delivers at least once, in any order across payments, so ApplyWebhook is
 // idempotent: an intent that is no longer pending is never changed, and nil is returned; the

@@ -80,7 +80,7 @@ func TestValidateNamesTheWrongField(t *testing.T) {
 // Pay writes one attempt: POST to the payments path under the base URL's own path, the key in
 // x-idempotency-key, a fresh x-fapi-interaction-id, and a body signed by the client's key. The
 // signature's header names the key's id and the token type. Its claims name the endpoint as
-// the audience and the Issuer as the signer, carry a random UUID that identifies this one
+// the audience and the Dialect's Issuer field as the signer, carry a random UUID that identifies this one
 // token, the time it was signed (now), and the payment's data, its endToEndId made from the
 // key.
 func TestPayWritesOneSignedAttempt(t *testing.T) {

@@ -49,18 +49,14 @@ func newConsent(id, token string, data consentData, now time.Time, ttl time.Dura
 // payment under it is being relayed: that payment may be paid, and it then reads CONSUMED. So
 // REJECTED proves that no payment consumed it, nor ever will.
 func (c *consent) status(now time.Time) (string, time.Time) {
-	expiry := c.expiry()
 	switch {
 	case !c.consumed.IsZero():
 		return consentConsumed, c.consumed
-	case !c.inFlight && !now.Before(expiry):
-		return consentRejected, expiry
+	case !c.inFlight && !now.Before(c.expires):
+		return consentRejected, c.expires
 	}
 	return consentAuthorised, c.created
 }
-
-// expiry is when c expires unless consumed: its expirationDateTime.
-func (c *consent) expiry() time.Time { return c.expires }
 
 // consume marks c consumed at now, unless it already is.
 func (c *consent) consume(now time.Time) {
@@ -113,7 +109,7 @@ type reason struct {
 // view is c as its answers show it at now.
 func (c *consent) view(now time.Time) consentView {
 	status, updated := c.status(now)
-	v := consentView{ConsentID: c.id, CreationDateTime: stamp(c.created), ExpirationDateTime: stamp(c.expiry()),
+	v := consentView{ConsentID: c.id, CreationDateTime: stamp(c.created), ExpirationDateTime: stamp(c.expires),
 		StatusUpdateDateTime: stamp(updated), Status: status, LoggedUser: c.data.loggedUser,
 		BusinessEntity: c.data.businessEntity, Creditor: c.data.creditor, Payment: c.data.payment,
 		DebtorAccount: c.data.debtorAccount}
